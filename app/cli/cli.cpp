@@ -1,0 +1,60 @@
+// Subcommand dispatch and the top-level help.
+#include "app/cli/cli.h"
+
+#include <QTextStream>
+
+#include <array>
+#include <iostream>
+
+namespace graphlens::cli {
+namespace {
+
+struct Command {
+    const char* name;
+    int (*run)(const QStringList&);
+    const char* summary;
+};
+
+constexpr std::array kCommands{
+    Command{"info", runInfo, "info MODEL [--json]             inputs, outputs, ops, parameters, FLOPs"},
+    Command{"optimize", runOptimize,
+            "optimize MODEL -o OUT [--passes none] [--json]   write the model back (passes: see issue list)"},
+};
+
+void printUsage(std::ostream& out) {
+    out << "usage: graphlens [MODEL]          open the window\n";
+    for (const Command& c : kCommands) out << "       graphlens " << c.summary << "\n";
+    out << "       graphlens --version\n";
+}
+
+} // namespace
+
+bool isCommand(const QString& word) {
+    if (word == "help" || word == "--help" || word == "-h" || word == "--version") return true;
+    for (const Command& c : kCommands)
+        if (word == QLatin1String(c.name)) return true;
+    return false;
+}
+
+int fail(const std::string& message) {
+    std::cerr << "graphlens: " << message << std::endl;
+    return 1;
+}
+
+int run(const QStringList& args) {
+    const QString name = args.value(0);
+    if (name == "--version") {
+        std::cout << "graphlens " << GRAPHLENS_VERSION << std::endl;
+        return 0;
+    }
+    if (name == "help" || name == "--help" || name == "-h") {
+        printUsage(std::cout);
+        return 0;
+    }
+    for (const Command& c : kCommands)
+        if (name == QLatin1String(c.name)) return c.run(args);
+    printUsage(std::cerr);
+    return 2;
+}
+
+} // namespace graphlens::cli

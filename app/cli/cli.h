@@ -1,0 +1,24 @@
+// The `graphlens` subcommands: one function each, looked up by name. Every command prints errors
+// as one sentence on stderr and returns the process exit status.
+#pragma once
+
+#include <QStringList>
+
+#include <cstdio>
+#include <string>
+
+namespace graphlens::cli {
+
+/// True when `word` names a subcommand (so main() runs headless).
+bool isCommand(const QString& word);
+
+/// Runs `args` (args[0] is the subcommand) and returns the exit status.
+int run(const QStringList& args);
+
+/// Prints "graphlens: <message>" on stderr; returns 1, the status for bad input.
+int fail(const std::string& message);
+
+int runInfo(const QStringList& args);
+int runOptimize(const QStringList& args);
+
+} // namespace graphlens::cli

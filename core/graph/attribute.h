@@ -1,0 +1,94 @@
+// Node attributes: every ONNX attribute kind. Sub-graphs (If/Loop/Scan bodies) are kept as Graphs;
+// sparse tensors and type protos, which no pass looks into, are kept as their serialized bytes.
+#pragma once
+
+#include "core/graph/tensor.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace graphlens {
+
+class Graph;
+using GraphPtr = std::shared_ptr<const Graph>;
+
+struct SparseTensorBytes {
+    std::string serialized;  ///< an onnx.SparseTensorProto
+    bool operator==(const SparseTensorBytes&) const = default;
+};
+struct TypeProtoBytes {
+    std::string serialized;  ///< an onnx.TypeProto
+    bool operator==(const TypeProtoBytes&) const = default;
+};
+
+enum class AttributeKind {
+    Float, Int, String, Tensor, Graph, SparseTensor, TypeProto,
+    Floats, Ints, Strings, Tensors, Graphs, SparseTensors, TypeProtos,
+};
+
+/// The ONNX name of an attribute kind ("INT", "FLOATS", "GRAPH", ...).
+std::string_view attributeKindName(AttributeKind kind);
+
+class Attribute {
+public:
+    using Storage = std::variant<float, int64_t, std::string, Tensor, GraphPtr, SparseTensorBytes,
+                                 TypeProtoBytes, std::vector<float>, std::vector<int64_t>,
+                                 std::vector<std::string>, std::vector<Tensor>,
+                                 std::vector<GraphPtr>, std::vector<SparseTensorBytes>,
+                                 std::vector<TypeProtoBytes>>;
+
+    Attribute() = default;
+    template <typename T>
+        requires std::is_constructible_v<Storage, T>
+    Attribute(T value) : value_(std::move(value)) {}  // NOLINT: implicit from any kind
+    Attribute(int value) : value_(int64_t(value)) {}  // NOLINT
+    Attribute(double value) : value_(float(value)) {}  // NOLINT
+    Attribute(const char* value) : value_(std::string(value)) {}  // NOLINT
+    Attribute(std::initializer_list<int64_t> values) : value_(std::vector<int64_t>(values)) {}
+
+    AttributeKind kind() const { return static_cast<AttributeKind>(value_.index()); }
+    template <typename T> bool holds() const { return std::holds_alternative<T>(value_); }
+    template <typename T> const T& get() const { return std::get<T>(value_); }
+    const Storage& storage() const { return value_; }
+
+    /// For attributes of function bodies that refer to an attribute of the caller.
+    std::string refAttrName;
+    std::string docString;
+
+private:
+    Storage value_;
+};
+
+/// Attributes of one node, in file order (so export writes them back in the same order).
+class Attributes {
+public:
+    using Entry = std::pair<std::string, Attribute>;
+
+    Attributes() = default;
+    Attributes(std::initializer_list<Entry> entries) : entries_(entries) {}
+
+    const Attribute* find(std::string_view name) const;
+    bool has(std::string_view name) const { return find(name) != nullptr; }
+    void set(std::string name, Attribute value);
+    bool erase(std::string_view name);
+
+    int64_t getInt(std::string_view name, int64_t fallback) const;
+    float getFloat(std::string_view name, float fallback) const;
+    std::string getString(std::string_view name, std::string fallback = {}) const;
+    std::vector<int64_t> getInts(std::string_view name, std::vector<int64_t> fallback = {}) const;
+    const Tensor* getTensor(std::string_view name) const;
+
+    size_t size() const { return entries_.size(); }
+    bool empty() const { return entries_.empty(); }
+    auto begin() const { return entries_.begin(); }
+    auto end() const { return entries_.end(); }
+
+private:
+    std::vector<Entry> entries_;
+};
+
+} // namespace graphlens

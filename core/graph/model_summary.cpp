@@ -1,0 +1,102 @@
+// Model statistics and the FLOP estimates of the compute-heavy ops.
+#include "core/graph/model_summary.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+namespace graphlens {
+namespace {
+
+/// Sizes of a value's shape with symbolic dims counted as 1; nullopt for unknown rank or dims.
+std::optional<std::vector<int64_t>> sizesOf(const Graph& g, ValueId v) {
+    if (v == kNoId) return std::nullopt;
+    const Value& value = g.value(v);
+    if (value.initializer) return value.initializer->dims();
+    if (const Tensor* t = g.constantValue(v)) return t->dims();
+    if (!value.shape.rankKnown()) return std::nullopt;
+    std::vector<int64_t> sizes;
+    for (const Dim& d : value.shape.dims()) {
+        if (d.isUnknown()) return std::nullopt;
+        sizes.push_back(d.isStatic() ? d.size() : 1);
+    }
+    return sizes;
+}
+
+/// Product of the sizes from index `from` on.
+int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
+    const auto begin = v.begin() + std::ptrdiff_t(std::min(from, v.size()));
+    return std::accumulate(begin, v.end(), int64_t(1), std::multiplies<>());
+}
+
+std::optional<int64_t> convFlops(const Graph& g, const Node& n) {
+    auto out = sizesOf(g, n.outputs.at(0));
+    auto w = n.inputs.size() > 1 ? sizesOf(g, n.inputs[1]) : std::nullopt;
+    if (!out || !w || w->size() < 2) return std::nullopt;
+    const int64_t macsPerOutput = product(*w, 1);  // (C/group) * kernel
+    const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNoId;
+    return 2 * product(*out) * macsPerOutput + (bias ? product(*out) : 0);
+}
+
+std::optional<int64_t> convTransposeFlops(const Graph& g, const Node& n) {
+    auto x = sizesOf(g, n.inputs.at(0));
+    auto w = n.inputs.size() > 1 ? sizesOf(g, n.inputs[1]) : std::nullopt;
+    if (!x || !w || w->size() < 2) return std::nullopt;
+    return 2 * product(*x) * product(*w, 1);  // each input element scatters (M/group) * kernel
+}
+
+std::optional<int64_t> gemmFlops(const Graph& g, const Node& n) {
+    auto a = sizesOf(g, n.inputs.at(0));
+    auto out = sizesOf(g, n.outputs.at(0));
+    if (!a || a->size() != 2 || !out) return std::nullopt;
+    const int64_t k = n.attributes.getInt("transA", 0) ? (*a)[0] : (*a)[1];
+    const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNoId;
+    return 2 * product(*out) * k + (bias ? product(*out) : 0);
+}
+
+std::optional<int64_t> matMulFlops(const Graph& g, const Node& n) {
+    auto a = sizesOf(g, n.inputs.at(0));
+    auto out = sizesOf(g, n.outputs.at(0));
+    if (!a || a->empty() || !out) return std::nullopt;
+    return 2 * product(*out) * a->back();
+}
+
+} // namespace
+
+std::optional<int64_t> estimateNodeFlops(const Graph& graph, const Node& node) {
+    if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;
+    if (node.inputs.empty() || node.outputs.empty()) return std::nullopt;
+    if (node.opType == "Conv") return convFlops(graph, node);
+    if (node.opType == "ConvTranspose") return convTransposeFlops(graph, node);
+    if (node.opType == "Gemm") return gemmFlops(graph, node);
+    if (node.opType == "MatMul") return matMulFlops(graph, node);
+    return std::nullopt;
+}
+
+ModelSummary summarize(const Model& model) {
+    const Graph& g = model.graph;
+    ModelSummary s;
+    s.nodes = g.nodeCount();
+    auto countTensor = [&](const Tensor& t) {
+        s.parameters += std::max<int64_t>(t.numel(), 0);
+        s.parameterBytes += static_cast<int64_t>(t.byteSize());
+    };
+    for (ValueId v : g.initializers()) {
+        ++s.initializers;
+        countTensor(*g.value(v).initializer);
+    }
+    for (NodeId id : g.nodeIds()) {
+        const Node& n = g.node(id);
+        const bool defaultDomain = n.domain.empty() || n.domain == "ai.onnx";
+        ++s.ops[defaultDomain ? n.opType : n.domain + ":" + n.opType];
+        if (n.opType == "Constant" && defaultDomain)
+            if (const Tensor* t = n.attributes.getTensor("value")) countTensor(*t);
+        if (auto flops = estimateNodeFlops(g, n)) {
+            s.flops += *flops;
+            ++s.nodesWithFlops;
+        }
+    }
+    return s;
+}
+
+} // namespace graphlens

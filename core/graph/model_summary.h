@@ -1,0 +1,28 @@
+// What `graphlens info` reports about a model: counts, op histogram, parameters, FLOPs.
+#pragma once
+
+#include "core/graph/model.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace graphlens {
+
+/// Floating-point operations of one node (a multiply-add counts 2), for Conv, ConvTranspose,
+/// Gemm and MatMul; nullopt for other ops or when shapes are not known. Symbolic dims count as 1.
+std::optional<int64_t> estimateNodeFlops(const Graph& graph, const Node& node);
+
+struct ModelSummary {
+    size_t nodes = 0;
+    std::map<std::string, int> ops;  ///< op type ("domain:Op" outside the default domain) -> count
+    int64_t parameters = 0;          ///< elements of initializers and Constant tensors
+    int64_t parameterBytes = 0;
+    int64_t flops = 0;               ///< sum of estimateNodeFlops over the nodes that have one
+    size_t nodesWithFlops = 0;
+    size_t initializers = 0;
+};
+
+ModelSummary summarize(const Model& model);
+
+} // namespace graphlens

@@ -1,0 +1,93 @@
+// Tensors with shared, immutable storage: copying a Tensor (or a whole Graph) never copies weights.
+#pragma once
+
+#include "core/graph/dtype.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace graphlens {
+
+/// Where a tensor's bytes lived on disk when it was loaded from ONNX external data;
+/// kept so that a model can be written back with the same layout.
+struct ExternalDataOrigin {
+    std::string location;  ///< relative to the model's folder
+    uint64_t offset = 0;
+    uint64_t length = 0;
+};
+
+class Tensor {
+public:
+    Tensor() = default;
+
+    /// Takes ownership of `bytes` (little-endian, packed as ONNX raw_data).
+    static Tensor fromBytes(DType type, std::vector<int64_t> dims, std::string bytes);
+    /// Refers to bytes owned by `owner` (a parsed model, a mapped file) without copying them.
+    static Tensor view(DType type, std::vector<int64_t> dims, const std::byte* data, size_t size,
+                       std::shared_ptr<const void> owner);
+    static Tensor fromStrings(std::vector<int64_t> dims, std::vector<std::string> values);
+
+    template <typename T>
+    static Tensor fromVector(DType type, std::vector<int64_t> dims, const std::vector<T>& values) {
+        std::string bytes(values.size() * sizeof(T), '\0');
+        if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+        return fromBytes(type, std::move(dims), std::move(bytes));
+    }
+    static Tensor floats(std::vector<int64_t> dims, const std::vector<float>& values) {
+        return fromVector(DType::Float, std::move(dims), values);
+    }
+    static Tensor int64s(std::vector<int64_t> dims, const std::vector<int64_t>& values) {
+        return fromVector(DType::Int64, std::move(dims), values);
+    }
+    static Tensor scalar(float value) { return floats({}, {value}); }
+
+    DType dtype() const { return dtype_; }
+    const std::vector<int64_t>& dims() const { return dims_; }
+    size_t rank() const { return dims_.size(); }
+    int64_t numel() const;
+    size_t byteSize() const { return size_; }
+    const std::byte* data() const { return data_.get(); }
+    bool empty() const { return !data_ && !strings_; }
+
+    template <typename T>
+    std::span<const T> span() const {
+        static_assert(std::is_trivially_copyable_v<T>);
+        if (dtypeBits(dtype_) != static_cast<int>(sizeof(T) * 8))
+            throw std::logic_error("Tensor::span: element type does not match the tensor's dtype");
+        return {reinterpret_cast<const T*>(data_.get()), size_ / sizeof(T)};
+    }
+    /// Values of a string tensor (empty for other types).
+    const std::vector<std::string>& strings() const;
+
+    /// Values converted to double (float, double, float16, bfloat16 and every integer type).
+    std::vector<double> toDoubles() const;
+
+    bool sharesStorageWith(const Tensor& other) const;
+    /// True when both have the same type, dims and bytes (or strings).
+    bool contentEquals(const Tensor& other) const;
+
+    const ExternalDataOrigin* externalOrigin() const { return origin_.get(); }
+    void setExternalOrigin(ExternalDataOrigin origin) {
+        origin_ = std::make_shared<const ExternalDataOrigin>(std::move(origin));
+    }
+
+private:
+    DType dtype_ = DType::Undefined;
+    std::vector<int64_t> dims_;
+    std::shared_ptr<const std::byte> data_;
+    size_t size_ = 0;
+    std::shared_ptr<const std::vector<std::string>> strings_;
+    std::shared_ptr<const ExternalDataOrigin> origin_;
+};
+
+float halfToFloat(uint16_t bits);
+float bfloat16ToFloat(uint16_t bits);
+
+} // namespace graphlens

@@ -1,0 +1,349 @@
+// ONNX import: the file is parsed once; tensors view its bytes instead of copying them.
+// Structural problems (duplicate names, undefined inputs, cycles, bad tensors) stop the load with
+// one sentence; what the ONNX checker and shape inference say is kept as warnings, so a model that
+// ONNX Runtime runs also opens here.
+#include "core/onnx/loader.h"
+
+#include "core/onnx/external_data.h"
+#include "core/onnx/onnx_error.h"
+#include "core/onnx/onnx_types.h"
+#include "core/onnx/tensor_proto.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <unordered_set>
+
+namespace graphlens {
+namespace {
+
+namespace fs = std::filesystem;
+using ProtoPtr = std::shared_ptr<onnx::ModelProto>;
+
+ProtoPtr parseModelStream(google::protobuf::io::ZeroCopyInputStream& stream) {
+    auto proto = std::make_shared<onnx::ModelProto>();
+    google::protobuf::io::CodedInputStream coded(&stream);
+    coded.SetTotalBytesLimit(INT_MAX);
+    coded.SetRecursionLimit(200);
+    if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+        throw OnnxError("the file is not an ONNX model: its protobuf data is malformed or truncated");
+    return proto;
+}
+
+ProtoPtr parseModelBytes(const void* data, size_t size) {
+    google::protobuf::io::ArrayInputStream array(data, static_cast<int>(size));
+    return parseModelStream(array);
+}
+
+/// Reads the file in blocks rather than mapping it whole, so the peak memory of a load is the
+/// parsed model plus one block, not twice the file.
+ProtoPtr parseModelFile(const fs::path& path) {
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) throw OnnxError("cannot open the file: it does not exist");
+    if (!fs::is_regular_file(status)) throw OnnxError("it is not a regular file");
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw OnnxError("cannot read the file's size: " + ec.message());
+    if (size == 0) throw OnnxError("the file is empty");
+    if (size > uint64_t(INT_MAX))
+        throw OnnxError("the file is over 2 GiB; ONNX models that large keep their weights in "
+                        "external data files");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw OnnxError(std::string("cannot open the file: ") + std::strerror(errno));
+    google::protobuf::io::FileInputStream stream(fd, 1 << 20);
+    stream.SetCloseOnDelete(true);
+    return parseModelStream(stream);
+}
+
+/// Names visible in a graph and in the graphs around it (sub-graphs read outer values).
+struct Scope {
+    const Scope* parent = nullptr;
+    std::unordered_set<std::string> names;
+    bool has(const std::string& name) const {
+        return names.count(name) || (parent && parent->has(name));
+    }
+};
+
+class GraphImporter {
+public:
+    GraphImporter(std::shared_ptr<const void> owner, ExternalDataReader* external)
+        : owner_(std::move(owner)), external_(external) {}
+
+    std::shared_ptr<Graph> import(const onnx::GraphProto& proto, const Scope* outer);
+
+    /// Every imported graph with the proto it came from, to apply inferred shapes afterwards.
+    std::vector<std::pair<const onnx::GraphProto*, Graph*>> graphs;
+
+private:
+    void importInputsAndInitializers(const onnx::GraphProto& proto, Graph& g);
+    void importNodes(const onnx::GraphProto& proto, Graph& g, const Scope& scope);
+    ValueId resolve(Graph& g, const std::string& name, const Scope& scope, const std::string& user);
+    Attributes importAttributes(const onnx::NodeProto& node, const Scope& scope);
+    Attribute importAttribute(const onnx::AttributeProto& a, const std::string& label,
+                              const Scope& scope);
+
+    std::shared_ptr<const void> owner_;
+    ExternalDataReader* external_;
+};
+
+std::string nodeLabel(const onnx::NodeProto& node) {
+    return "node '" + (node.name().empty() ? node.op_type() : node.name()) + "'";
+}
+
+std::shared_ptr<Graph> GraphImporter::import(const onnx::GraphProto& proto, const Scope* outer) {
+    auto g = std::make_shared<Graph>();
+    graphs.emplace_back(&proto, g.get());
+    g->name = proto.name();
+    g->docString = proto.doc_string();
+    Scope scope{outer, {}};
+    try {
+        importInputsAndInitializers(proto, *g);
+        for (const auto& n : proto.node())
+            for (const std::string& out : n.output())
+                if (!out.empty()) {
+                    g->addValue(out);
+                    scope.names.insert(out);
+                }
+        for (ValueId v : g->valueIds()) scope.names.insert(g->value(v).name);
+        importNodes(proto, *g, scope);
+        for (const auto& out : proto.output()) {
+            ValueId v = resolve(*g, out.name(), scope, "graph output");
+            applyValueInfo(out, g->value(v));
+            g->addOutput(v);
+        }
+        for (const auto& info : proto.value_info())
+            if (auto v = g->findValue(info.name())) applyValueInfo(info, g->value(*v));
+        (void)g->topologicalOrder();
+    } catch (const GraphError& e) {
+        throw OnnxError(e.what());
+    }
+    return g;
+}
+
+void GraphImporter::importInputsAndInitializers(const onnx::GraphProto& proto, Graph& g) {
+    for (const auto& in : proto.input()) {
+        ValueId v = g.addInput(in.name(), DType::Undefined, {});
+        applyValueInfo(in, g.value(v));
+        const Shape& shape = g.value(v).shape;
+        for (const Dim& d : shape.dims())
+            if (d.isStatic() && d.size() < 0)
+                throw OnnxError("the graph input '" + in.name() + "' has a negative dimension");
+        if (shape.isStatic() && !shape.numel())
+            throw OnnxError("the graph input '" + in.name() + "' has the shape " +
+                            shape.toString() + ", whose element count overflows 64 bits");
+    }
+    for (const auto& init : proto.initializer()) {
+        const std::string label = "initializer '" + init.name() + "'";
+        Tensor t = tensorFromProto(init, owner_, external_, label);
+        if (auto existing = g.findValue(init.name())) {
+            if (g.value(*existing).initializer)
+                throw OnnxError("the initializer name '" + init.name() + "' is used more than once");
+            g.setInitializer(*existing, std::move(t));  // IR < 4: an input with a default
+        } else {
+            ValueId v = g.addInitializer(init.name(), std::move(t));
+            g.value(v).declaredInFile = true;
+        }
+    }
+    for (const auto& sparse : proto.sparse_initializer()) {
+        g.sparseInitializers.push_back(sparse.SerializeAsString());
+        const std::string& name = sparse.values().name();
+        ValueId v = g.findValue(name).value_or(kNoId);
+        if (v == kNoId) v = g.addValue(name);
+        g.value(v).sparseInitializer = true;
+    }
+}
+
+ValueId GraphImporter::resolve(Graph& g, const std::string& name, const Scope& scope,
+                               const std::string& user) {
+    if (auto v = g.findValue(name)) return *v;
+    if (scope.parent && scope.parent->has(name)) {
+        ValueId v = g.addValue(name);
+        g.value(v).outerScope = true;
+        return v;
+    }
+    throw OnnxError("the " + user + " reads '" + name +
+                    "', which no node, graph input or initializer produces");
+}
+
+void GraphImporter::importNodes(const onnx::GraphProto& proto, Graph& g, const Scope& scope) {
+    for (const auto& n : proto.node()) {
+        const std::string label = nodeLabel(n);
+        std::vector<ValueId> inputs;
+        for (const std::string& in : n.input())
+            inputs.push_back(in.empty() ? kNoId : resolve(g, in, scope, "input of " + label));
+        std::vector<ValueId> outputs;
+        for (const std::string& out : n.output())
+            outputs.push_back(out.empty() ? g.addValue("") : *g.findValue(out));
+        NodeId id = g.addNodeProducing(n.op_type(), std::move(inputs), std::move(outputs),
+                                       importAttributes(n, scope), n.name(), n.domain());
+        g.node(id).docString = n.doc_string();
+    }
+}
+
+Attributes GraphImporter::importAttributes(const onnx::NodeProto& node, const Scope& scope) {
+    Attributes attrs;
+    for (const auto& a : node.attribute()) {
+        const std::string label = "attribute '" + a.name() + "' of " + nodeLabel(node);
+        Attribute value = importAttribute(a, label, scope);
+        value.refAttrName = a.ref_attr_name();
+        value.docString = a.doc_string();
+        attrs.set(a.name(), std::move(value));
+    }
+    return attrs;
+}
+
+onnx::AttributeProto::AttributeType inferredAttributeType(const onnx::AttributeProto& a) {
+    using A = onnx::AttributeProto;
+    if (a.type() != A::UNDEFINED) return a.type();
+    if (a.has_f()) return A::FLOAT;
+    if (a.has_i()) return A::INT;
+    if (a.has_s()) return A::STRING;
+    if (a.has_t()) return A::TENSOR;
+    if (a.has_g()) return A::GRAPH;
+    if (a.floats_size()) return A::FLOATS;
+    if (a.ints_size()) return A::INTS;
+    if (a.strings_size()) return A::STRINGS;
+    if (a.tensors_size()) return A::TENSORS;
+    if (a.graphs_size()) return A::GRAPHS;
+    return A::UNDEFINED;
+}
+
+Attribute GraphImporter::importAttribute(const onnx::AttributeProto& a, const std::string& label,
+                                         const Scope& scope) {
+    using A = onnx::AttributeProto;
+    auto tensor = [&](const onnx::TensorProto& t) { return tensorFromProto(t, owner_, external_, label); };
+    auto graph = [&](const onnx::GraphProto& sub) -> GraphPtr { return import(sub, &scope); };
+    switch (inferredAttributeType(a)) {
+    case A::FLOAT: return a.f();
+    case A::INT: return a.i();
+    case A::STRING: return a.s();
+    case A::TENSOR: return tensor(a.t());
+    case A::GRAPH: return graph(a.g());
+    case A::SPARSE_TENSOR: return SparseTensorBytes{a.sparse_tensor().SerializeAsString()};
+    case A::TYPE_PROTO: return TypeProtoBytes{a.tp().SerializeAsString()};
+    case A::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
+    case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case A::TENSORS: {
+        std::vector<Tensor> out;
+        for (const auto& t : a.tensors()) out.push_back(tensor(t));
+        return out;
+    }
+    case A::GRAPHS: {
+        std::vector<GraphPtr> out;
+        for (const auto& sub : a.graphs()) out.push_back(graph(sub));
+        return out;
+    }
+    case A::SPARSE_TENSORS: {
+        std::vector<SparseTensorBytes> out;
+        for (const auto& s : a.sparse_tensors()) out.push_back({s.SerializeAsString()});
+        return out;
+    }
+    case A::TYPE_PROTOS: {
+        std::vector<TypeProtoBytes> out;
+        for (const auto& t : a.type_protos()) out.push_back({t.SerializeAsString()});
+        return out;
+    }
+    default:
+        if (!a.ref_attr_name().empty()) return int64_t(0);  // a function-body reference
+        throw OnnxError("the " + label + " has no type and no value");
+    }
+}
+
+void runChecker(const onnx::ModelProto& proto, const fs::path& dir, Model& model) {
+    try {
+        onnx::checker::CheckerContext ctx;
+        ctx.set_ir_version(static_cast<int>(proto.ir_version()));
+        std::unordered_map<std::string, int> opsets;
+        for (const auto& o : proto.opset_import()) opsets[o.domain()] = int(o.version());
+        ctx.set_opset_imports(opsets);
+        if (!dir.empty()) ctx.set_model_dir(dir.string());
+        onnx::checker::LexicalScopeContext lex;
+        onnx::checker::check_graph(proto.graph(), ctx, lex);
+    } catch (const std::exception& e) {
+        std::string message = e.what();
+        if (auto cut = message.find('\n'); cut != std::string::npos) message.resize(cut);
+        model.warnings.push_back("ONNX checker: " + message);
+    }
+}
+
+void inferShapes(onnx::ModelProto& proto, GraphImporter& importer, Model& model) {
+    try {
+        onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
+                                            /*data_propagation=*/true);
+        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& e) {
+        std::string message = e.what();
+        if (auto cut = message.find('\n'); cut != std::string::npos) message.resize(cut);
+        model.warnings.push_back("ONNX shape inference: " + message);
+    }
+    for (auto [graphProto, graph] : importer.graphs) {
+        auto apply = [&](const onnx::ValueInfoProto& info) {
+            if (auto v = graph->findValue(info.name())) {
+                Value& value = graph->value(*v);
+                const bool declared = value.declaredInFile;
+                applyValueInfo(info, value, /*onlyIfMoreKnown=*/true);
+                value.declaredInFile = declared;
+            }
+        };
+        for (const auto& info : graphProto->value_info()) apply(info);
+        for (const auto& info : graphProto->output()) apply(info);
+    }
+}
+
+Model importModel(ProtoPtr proto, const fs::path& dir, const LoadOptions& options) {
+    if (!proto->has_graph())
+        throw OnnxError("the file holds no graph, so it is not an ONNX model");
+    if (proto->ir_version() <= 0)
+        throw OnnxError("the file does not state an ONNX IR version, so it is not an ONNX model");
+    Model model;
+    model.irVersion = proto->ir_version();
+    model.opsets.clear();
+    for (const auto& o : proto->opset_import()) model.opsets.push_back({o.domain(), o.version()});
+    model.producerName = proto->producer_name();
+    model.producerVersion = proto->producer_version();
+    model.domain = proto->domain();
+    model.modelVersion = proto->model_version();
+    model.docString = proto->doc_string();
+    for (const auto& p : proto->metadata_props()) model.metadata.emplace_back(p.key(), p.value());
+    model.sourceDir = dir;
+    if (proto->functions_size() || proto->training_info_size()) {
+        onnx::ModelProto opaque;
+        *opaque.mutable_functions() = proto->functions();
+        *opaque.mutable_training_info() = proto->training_info();
+        model.opaqueFields = opaque.SerializeAsString();
+    }
+
+    ExternalDataReader external(dir);
+    GraphImporter importer(proto, &external);
+    std::shared_ptr<Graph> main = importer.import(proto->graph(), nullptr);
+    if (options.runChecker) runChecker(*proto, dir, model);
+    if (options.inferShapes) inferShapes(*proto, importer, model);
+    model.graph = std::move(*main);
+    return model;
+}
+
+} // namespace
+
+Model loadModel(const fs::path& path, const LoadOptions& options) {
+    ProtoPtr proto = parseModelFile(path);
+    fs::path dir = path.parent_path();
+    if (dir.empty()) dir = ".";
+    return importModel(std::move(proto), dir, options);
+}
+
+Model loadModelFromBytes(std::string_view bytes, const fs::path& baseDir, const LoadOptions& options) {
+    if (bytes.empty()) throw OnnxError("the model data is empty");
+    if (bytes.size() > size_t(INT_MAX)) throw OnnxError("the model data is over 2 GiB");
+    return importModel(parseModelBytes(bytes.data(), bytes.size()), baseDir, options);
+}
+
+} // namespace graphlens

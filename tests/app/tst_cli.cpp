@@ -1,0 +1,126 @@
+// The command line as scripts use it: `info` JSON keys, the `optimize --passes none` round trip,
+// and one-sentence errors with exit status 1 for bad input.
+#include "core/onnx/loader.h"
+#include "support/proto_fixtures.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace graphlens;
+using namespace graphlens::testing;
+
+namespace {
+
+const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
+
+struct Result {
+    int status = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Result runGraphlens(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(GRAPHLENS_BINARY), args);
+    p.waitForFinished(60000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+    void expectOneLineError(const QStringList& args, const QByteArray& fragment) {
+        const Result r = runGraphlens(args);
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.startsWith("graphlens: "), r.err.constData());
+        QVERIFY2(r.err.contains(fragment), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(r.out.isEmpty());
+    }
+
+private slots:
+    void infoJsonHasTheDocumentedKeys() {
+        const Result r = runGraphlens({"info", kSample, "--json"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject json = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(json["nodes"].toInt(), 23);
+        const QJsonObject ops = json["ops"].toObject();
+        QCOMPARE(ops["Conv"].toInt(), 4);
+        QCOMPARE(ops["BatchNormalization"].toInt(), 4);
+        QCOMPARE(ops["Constant"].toInt(), 3);
+        const QJsonArray inputs = json["inputs"].toArray();
+        QCOMPARE(inputs.size(), 1);
+        QCOMPARE(inputs[0].toObject()["name"].toString(), QString("input"));
+        QCOMPARE(inputs[0].toObject()["shape"].toArray(), (QJsonArray{1, 3, 32, 32}));
+        QCOMPARE(json["outputs"].toArray()[0].toObject()["shape"].toArray(), (QJsonArray{1, 10}));
+        QCOMPARE(json["parameters"].toInteger(), qint64(10302));
+        QCOMPARE(json["parameter_bytes"].toInteger(), qint64(41216));
+        // Conv: 2*16*32*32*27 + 2*(2*16*32*32*144) + 2*32*16*16*144; Gemm: 2*10*32 + 10.
+        QCOMPARE(json["flops"].toInteger(), qint64(884736 + 9437184 + 2359296 + 650));
+    }
+
+    void infoTextNamesTheEssentials() {
+        const Result r = runGraphlens({"info", kSample});
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.contains("input: float [1,3,32,32]"));
+        QVERIFY(r.out.contains("nodes:       23"));
+        QVERIFY(r.out.contains("4 Conv"));
+    }
+
+    void optimizeWithNoPassesWritesTheModelBack() {
+        const QString out = dir_.filePath("roundtrip.onnx");
+        const Result r = runGraphlens({"optimize", kSample, "-o", out, "--passes", "none", "--json"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject json = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(json["nodes_before"].toInt(), 23);
+        QCOMPARE(json["nodes_after"].toInt(), 23);
+        const Model a = loadModel(kSample.toStdString());
+        const Model b = loadModel(out.toStdString());
+        QCOMPARE(b.graph.nodeCount(), a.graph.nodeCount());
+        QCOMPARE(b.graph.initializers().size(), a.graph.initializers().size());
+        for (ValueId v : a.graph.initializers()) {
+            const Value& va = a.graph.value(v);
+            QVERIFY(b.graph.value(*b.graph.findValue(va.name)).initializer->contentEquals(*va.initializer));
+        }
+    }
+
+    void badInputGetsOneSentenceAndStatusOne() {
+        writeFile(dir_.filePath("empty.onnx"), "");
+        expectOneLineError({"info", dir_.filePath("empty.onnx")}, "the file is empty");
+        writeFile(dir_.filePath("junk.onnx"), std::string("\x08\x96\x01\xff\xff\xff", 6));
+        expectOneLineError({"info", dir_.filePath("junk.onnx")}, "malformed or truncated");
+        expectOneLineError({"info", dir_.filePath("absent.onnx")}, "does not exist");
+        onnx::ModelProto cyclic = reluModel();
+        cyclic.mutable_graph()->mutable_node(0)->set_input(0, "y");
+        writeModel(dir_.filePath("cycle.onnx"), cyclic);
+        expectOneLineError({"info", "--json", dir_.filePath("cycle.onnx")}, "cycle");
+        expectOneLineError({"optimize", dir_.filePath("cycle.onnx"), "-o", dir_.filePath("x.onnx")}, "cycle");
+        QVERIFY(!QFile::exists(dir_.filePath("x.onnx")));
+    }
+
+    void usageErrorsSayWhatIsMissing() {
+        expectOneLineError({"optimize", kSample}, "needs an output file");
+        expectOneLineError({"info"}, "exactly one MODEL");
+        expectOneLineError({"info", kSample, "--bogus"}, "bogus");
+        expectOneLineError({"optimize", kSample, "-o", dir_.filePath("o.onnx"), "--passes", "fancy"},
+                           "'fancy'");
+    }
+
+    void versionAndHelp() {
+        QVERIFY(runGraphlens({"--version"}).out.startsWith("graphlens "));
+        const Result help = runGraphlens({"--help"});
+        QCOMPARE(help.status, 0);
+        QVERIFY(help.out.contains("graphlens info MODEL"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

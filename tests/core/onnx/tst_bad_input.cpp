@@ -1,0 +1,246 @@
+// Bad input: each malformed file is refused with one sentence that says what is wrong, and
+// nothing outside the model's folder is read.
+#include "core/onnx/loader.h"
+#include "core/onnx/onnx_error.h"
+#include "support/proto_fixtures.h"
+
+#include <QFile>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace graphlens;
+using namespace graphlens::testing;
+
+namespace {
+
+const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
+
+void addExternalInitializer(onnx::GraphProto& g, const std::string& name, const std::string& location,
+                            std::initializer_list<int64_t> dims = {2, 3}, const std::string& offset = "0") {
+    auto* t = g.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* loc = t->add_external_data();
+    loc->set_key("location");
+    loc->set_value(location);
+    auto* off = t->add_external_data();
+    off->set_key("offset");
+    off->set_value(offset);
+}
+
+/// x + w -> y where w is the initializer added by `addWeight`.
+onnx::ModelProto modelWithWeight(const std::function<void(onnx::GraphProto&)>& addWeight) {
+    onnx::ModelProto m = emptyModel();
+    auto& g = *m.mutable_graph();
+    addInput(g, "x", {2, 3});
+    addWeight(g);
+    addNode(g, "Add", {"x", "w"}, {"y"}, "add");
+    addOutput(g, "y", {2, 3});
+    return m;
+}
+
+} // namespace
+
+class TestBadInput : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+
+    QString write(const QString& name, const std::string& bytes) {
+        const QString path = dir_.filePath(name);
+        writeFile(path, bytes);
+        return path;
+    }
+
+    /// Loading `path` must fail with a one-line message containing `fragment`.
+    void expectRefusal(const QString& path, const std::string& fragment) {
+        try {
+            (void)loadModel(path.toStdString());
+        } catch (const OnnxError& e) {
+            const std::string message = e.what();
+            QVERIFY2(message.find(fragment) != std::string::npos, message.c_str());
+            QVERIFY2(message.find('\n') == std::string::npos, message.c_str());
+            return;
+        }
+        QFAIL(qPrintable("loading " + path + " did not fail"));
+    }
+
+private slots:
+    void emptyFile() { expectRefusal(write("empty.onnx", ""), "the file is empty"); }
+
+    void missingFile() { expectRefusal(dir_.filePath("absent.onnx"), "does not exist"); }
+
+    void directoryInsteadOfFile() { expectRefusal(dir_.path(), "not a regular file"); }
+
+    void truncatedFile() {
+        QFile f(kSample);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray all = f.readAll();
+        // Cut inside the last initializer's raw bytes and inside the graph header.
+        for (qsizetype cut : {all.size() - 7, all.size() / 2, qsizetype(40)}) {
+            const QString path = write(QString("truncated_%1.onnx").arg(cut), all.left(cut).toStdString());
+            expectRefusal(path, "malformed or truncated");
+        }
+    }
+
+    void randomBytes() {
+        QRandomGenerator rng(1234);
+        for (int round = 0; round < 20; ++round) {
+            std::string bytes(size_t(64 + rng.bounded(4096)), '\0');
+            for (char& c : bytes) c = char(rng.bounded(256));
+            const QString path = write(QString("random_%1.onnx").arg(round), bytes);
+            try {
+                (void)loadModel(path.toStdString());
+                QFAIL("random bytes loaded as a model");
+            } catch (const OnnxError& e) {
+                QVERIFY(std::string(e.what()).find('\n') == std::string::npos);
+            }
+        }
+    }
+
+    void textFileIsNotAModel() {
+        expectRefusal(write("notes.onnx", "hello, this is not a model\n"), "not an ONNX model");
+    }
+
+    void graphWithACycle() {
+        onnx::ModelProto m = emptyModel();
+        auto& g = *m.mutable_graph();
+        addInput(g, "x", {2});
+        addNode(g, "Add", {"x", "b"}, {"a"}, "first");
+        addNode(g, "Relu", {"a"}, {"b"}, "second");
+        addOutput(g, "a", {2});
+        expectRefusal(write("cycle.onnx", m.SerializeAsString()), "cycle through node 'first'");
+    }
+
+    void inputThatNothingProduces() {
+        onnx::ModelProto m = reluModel();
+        m.mutable_graph()->mutable_node(0)->set_input(0, "ghost");
+        expectRefusal(write("undefined.onnx", m.SerializeAsString()),
+                      "reads 'ghost', which no node, graph input or initializer produces");
+    }
+
+    void outputThatNothingProduces() {
+        onnx::ModelProto m = reluModel();
+        addOutput(*m.mutable_graph(), "phantom", {1});
+        expectRefusal(write("phantom.onnx", m.SerializeAsString()), "'phantom'");
+    }
+
+    void duplicateValueNames() {
+        onnx::ModelProto m = reluModel();
+        addNode(*m.mutable_graph(), "Neg", {"x"}, {"y"}, "again");
+        expectRefusal(write("dup_output.onnx", m.SerializeAsString()),
+                      "value name 'y' is defined more than once");
+        onnx::ModelProto shadow = reluModel();
+        addNode(*shadow.mutable_graph(), "Neg", {"y"}, {"x"}, "shadow");
+        expectRefusal(write("dup_input.onnx", shadow.SerializeAsString()),
+                      "value name 'x' is defined more than once");
+        onnx::ModelProto twice = modelWithWeight([](onnx::GraphProto& g) {
+            addFloatInitializer(g, "w", {2, 3}, {1, 2, 3, 4, 5, 6});
+            addFloatInitializer(g, "w", {2, 3}, {1, 2, 3, 4, 5, 6});
+        });
+        expectRefusal(write("dup_init.onnx", twice.SerializeAsString()), "'w' is used more than once");
+    }
+
+    void initializerDataDoesNotMatchItsShape() {
+        onnx::ModelProto shortRaw = modelWithWeight([](onnx::GraphProto& g) {
+            addFloatInitializer(g, "w", {2, 3}, {1, 2, 3});
+        });
+        expectRefusal(write("short_raw.onnx", shortRaw.SerializeAsString()),
+                      "initializer 'w' holds 12 bytes but its shape [2,3] of type float needs 24");
+        onnx::ModelProto typed = modelWithWeight([](onnx::GraphProto& g) {
+            auto* t = g.add_initializer();
+            t->set_name("w");
+            t->set_data_type(onnx::TensorProto::FLOAT);
+            t->add_dims(2);
+            t->add_dims(3);
+            t->add_float_data(1.f);
+        });
+        expectRefusal(write("short_typed.onnx", typed.SerializeAsString()),
+                      "initializer 'w' holds 1 values but its shape [2,3] needs 6");
+    }
+
+    void dimsWhoseProductOverflows() {
+        onnx::ModelProto huge = modelWithWeight([](onnx::GraphProto& g) {
+            auto* t = g.add_initializer();
+            t->set_name("w");
+            t->set_data_type(onnx::TensorProto::FLOAT);
+            for (int i = 0; i < 3; ++i) t->add_dims(int64_t(1) << 30);
+        });
+        expectRefusal(write("overflow_init.onnx", huge.SerializeAsString()),
+                      "whose element count overflows 64 bits");
+        onnx::ModelProto input = reluModel();
+        setTensorType(*input.mutable_graph()->mutable_input(0), "x",
+                      {int64_t(1) << 40, int64_t(1) << 40});
+        expectRefusal(write("overflow_input.onnx", input.SerializeAsString()),
+                      "graph input 'x' has the shape");
+        onnx::ModelProto negative = modelWithWeight([](onnx::GraphProto& g) {
+            addFloatInitializer(g, "w", {-2, 3}, {});
+        });
+        expectRefusal(write("negative.onnx", negative.SerializeAsString()), "negative dimension");
+    }
+
+    void externalDataOutsideTheModelsFolder() {
+        QDir(dir_.path()).mkpath("inner");
+        for (const std::string location : {"../../etc/passwd", "/etc/passwd", "sub/../../x.bin",
+                                           "../outside.bin"}) {
+            onnx::ModelProto m = modelWithWeight([&](onnx::GraphProto& g) {
+                addExternalInitializer(g, "w", location);
+            });
+            writeModel(dir_.filePath("inner/escape.onnx"), m);
+            expectRefusal(dir_.filePath("inner/escape.onnx"),
+                          "external data location '" + location + "' of initializer 'w' points "
+                          "outside the model's folder");
+        }
+    }
+
+    void externalDataThroughASymlinkThatLeavesTheFolder() {
+        QDir(dir_.path()).mkpath("linked");
+        QFile::remove(dir_.filePath("linked/weights.bin"));
+        QVERIFY(QFile::link("/etc/passwd", dir_.filePath("linked/weights.bin")));
+        onnx::ModelProto m = modelWithWeight([](onnx::GraphProto& g) {
+            addExternalInitializer(g, "w", "weights.bin");
+        });
+        writeModel(dir_.filePath("linked/model.onnx"), m);
+        expectRefusal(dir_.filePath("linked/model.onnx"), "points outside the model's folder");
+    }
+
+    void externalDataMissingOrTooShort() {
+        QDir(dir_.path()).mkpath("ext");
+        writeFile(dir_.filePath("ext/small.bin"), std::string(10, '\0'));
+        onnx::ModelProto missing = modelWithWeight([](onnx::GraphProto& g) {
+            addExternalInitializer(g, "w", "nothing.bin");
+        });
+        writeModel(dir_.filePath("ext/missing.onnx"), missing);
+        expectRefusal(dir_.filePath("ext/missing.onnx"), "does not exist in the model's folder");
+        onnx::ModelProto tooShort = modelWithWeight([](onnx::GraphProto& g) {
+            addExternalInitializer(g, "w", "small.bin");
+        });
+        writeModel(dir_.filePath("ext/short.onnx"), tooShort);
+        expectRefusal(dir_.filePath("ext/short.onnx"), "needs 24 bytes at offset 0 of 'small.bin'");
+        onnx::ModelProto badOffset = modelWithWeight([](onnx::GraphProto& g) {
+            addExternalInitializer(g, "w", "small.bin", {2, 3}, "-5");
+        });
+        writeModel(dir_.filePath("ext/offset.onnx"), badOffset);
+        expectRefusal(dir_.filePath("ext/offset.onnx"), "offset '-5' of initializer 'w' is not a number");
+    }
+
+    void modelWithoutAGraph() {
+        onnx::ModelProto m;
+        m.set_ir_version(8);
+        m.set_producer_name("no graph here");
+        expectRefusal(write("nograph.onnx", m.SerializeAsString()), "holds no graph");
+    }
+
+    void unknownElementType() {
+        onnx::ModelProto m = modelWithWeight([](onnx::GraphProto& g) {
+            addFloatInitializer(g, "w", {2, 3}, {1, 2, 3, 4, 5, 6}).set_data_type(77);
+        });
+        expectRefusal(write("dtype.onnx", m.SerializeAsString()), "unknown element type (77)");
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBadInput)
+#include "tst_bad_input.moc"

@@ -1,0 +1,174 @@
+// Loading ONNX: the sample model, inferred shapes, typed tensor fields, unknown domains,
+// sub-graphs with outer-scope references, and external data.
+#include "core/onnx/exporter.h"
+#include "core/onnx/loader.h"
+#include "core/onnx/onnx_error.h"
+#include "support/proto_fixtures.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace graphlens;
+using namespace graphlens::testing;
+
+namespace {
+const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
+}
+
+class TestLoader : public QObject {
+    Q_OBJECT
+private slots:
+    void sampleModelLoadsWithEveryNodeAndInitializer() {
+        const Model m = loadModel(kSample.toStdString());
+        QCOMPARE(m.irVersion, int64_t(7));
+        QCOMPARE(m.opsetVersion(), int64_t(13));
+        QCOMPARE(m.graph.nodeCount(), size_t(23));
+        QCOMPARE(m.graph.initializers().size(), size_t(22));
+        QCOMPARE(m.graph.inputs().size(), size_t(1));
+        QVERIFY2(m.warnings.empty(), m.warnings.empty() ? "" : m.warnings[0].c_str());
+        const Value& input = m.graph.value(m.graph.inputs()[0]);
+        QCOMPARE(input.shape, Shape({1, 3, 32, 32}));
+        int constants = 0;
+        for (NodeId id : m.graph.nodeIds()) constants += m.graph.node(id).opType == "Constant";
+        QCOMPARE(constants, 3);
+    }
+
+    void shapeInferenceFillsIntermediateValues() {
+        const Model m = loadModel(kSample.toStdString());
+        const Graph& g = m.graph;
+        const Node& conv = g.node(*g.findNode("/stem/conv/Conv"));
+        const Value& out = g.value(conv.outputs[0]);
+        QCOMPARE(out.dtype, DType::Float);
+        QCOMPARE(out.shape, Shape({1, 16, 32, 32}));
+        QVERIFY(!out.declaredInFile);  // inferred, not read from value_info
+        const Value& logits = g.value(g.outputs()[0]);
+        QCOMPARE(logits.shape, Shape({1, 10}));
+    }
+
+    void initializersViewTheParsedBytesWithoutCopies() {
+        const Model m = loadModel(kSample.toStdString());
+        const Tensor& w = *m.graph.value(*m.graph.findValue("stem.conv.weight")).initializer;
+        QCOMPARE(w.dims(), (std::vector<int64_t>{16, 3, 3, 3}));
+        QCOMPARE(w.byteSize(), size_t(16 * 27 * 4));
+        const Model copy = m;  // a snapshot of the whole model shares every weight
+        QVERIFY(copy.graph.value(*copy.graph.findValue("stem.conv.weight")).initializer->sharesStorageWith(w));
+    }
+
+    void typedFieldsAreReadLikeRawData() {
+        onnx::ModelProto p = emptyModel();
+        auto& g = *p.mutable_graph();
+        addInput(g, "x", {3});
+        auto* f = g.add_initializer();
+        f->set_name("f");
+        f->set_data_type(onnx::TensorProto::FLOAT);
+        f->add_dims(3);
+        for (float v : {1.5f, -2.f, 4.f}) f->add_float_data(v);
+        auto* h = g.add_initializer();
+        h->set_name("h");
+        h->set_data_type(onnx::TensorProto::FLOAT16);
+        h->add_dims(2);
+        h->add_int32_data(0x3c00);  // 1.0
+        h->add_int32_data(0x4000);  // 2.0
+        auto* i8 = g.add_initializer();
+        i8->set_name("i8");
+        i8->set_data_type(onnx::TensorProto::INT8);
+        i8->add_dims(2);
+        i8->add_int32_data(-3);
+        i8->add_int32_data(100);
+        addNode(g, "Add", {"x", "f"}, {"y"});
+        addOutput(g, "y", {3});
+        const Model m = loadModelFromBytes(p.SerializeAsString());
+        auto tensor = [&](const char* name) { return *m.graph.value(*m.graph.findValue(name)).initializer; };
+        QCOMPARE(tensor("f").toDoubles(), (std::vector<double>{1.5, -2, 4}));
+        QCOMPARE(tensor("h").toDoubles(), (std::vector<double>{1, 2}));
+        QCOMPARE(tensor("i8").toDoubles(), (std::vector<double>{-3, 100}));
+        QCOMPARE(tensor("i8").byteSize(), size_t(2));
+    }
+
+    void unknownDomainsStayAsOpaqueNodes() {
+        onnx::ModelProto p = reluModel();
+        auto* op = p.add_opset_import();
+        op->set_domain("com.example");
+        op->set_version(1);
+        auto& custom = addNode(*p.mutable_graph(), "FancyOp", {"y"}, {"z"}, "fancy");
+        custom.set_domain("com.example");
+        auto* attr = custom.add_attribute();
+        attr->set_name("flavour");
+        attr->set_type(onnx::AttributeProto::STRING);
+        attr->set_s("vanilla");
+        addOutput(*p.mutable_graph(), "z", {2, 3});
+        const Model m = loadModelFromBytes(p.SerializeAsString());
+        const Node& n = m.graph.node(*m.graph.findNode("fancy"));
+        QCOMPARE(n.domain, std::string("com.example"));
+        QCOMPARE(n.attributes.getString("flavour"), std::string("vanilla"));
+        QCOMPARE(m.opsetVersion("com.example"), int64_t(1));
+    }
+
+    void subgraphsReadOuterValuesAsOuterScope() {
+        onnx::ModelProto p = emptyModel();
+        auto& g = *p.mutable_graph();
+        addInput(g, "cond", {});
+        g.mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+        addInput(g, "x", {2});
+        addNode(g, "Relu", {"x"}, {"r"}, "relu");
+        auto& ifNode = addNode(g, "If", {"cond"}, {"y"}, "if");
+        for (const char* branchName : {"then_branch", "else_branch"}) {
+            auto* a = ifNode.add_attribute();
+            a->set_name(branchName);
+            a->set_type(onnx::AttributeProto::GRAPH);
+            auto* body = a->mutable_g();
+            body->set_name(branchName);
+            addNode(*body, std::string(branchName) == "then_branch" ? "Neg" : "Abs", {"r"}, {"out"});
+            addOutput(*body, "out", {2});
+        }
+        addOutput(g, "y", {2});
+        const Model m = loadModelFromBytes(p.SerializeAsString());
+        QVERIFY2(m.warnings.empty(), m.warnings.empty() ? "" : m.warnings[0].c_str());
+        const Node& n = m.graph.node(*m.graph.findNode("if"));
+        const GraphPtr& then = n.attributes.find("then_branch")->get<GraphPtr>();
+        QCOMPARE(then->nodeCount(), size_t(1));
+        const Value& r = then->value(*then->findValue("r"));
+        QVERIFY(r.outerScope);
+        QVERIFY(then->validate().empty());
+    }
+
+    void irVersion3InitializersListedAsInputsHaveDefaults() {
+        onnx::ModelProto p = reluModel();
+        p.set_ir_version(3);
+        auto& g = *p.mutable_graph();
+        addInput(g, "bias", {2, 3});
+        addFloatInitializer(g, "bias", {2, 3}, {1, 2, 3, 4, 5, 6});
+        g.mutable_node(0)->set_op_type("Add");
+        g.mutable_node(0)->add_input("bias");
+        const Model m = loadModelFromBytes(p.SerializeAsString());
+        const ValueId bias = *m.graph.findValue("bias");
+        QVERIFY(m.graph.isGraphInput(bias));
+        QVERIFY(m.graph.value(bias).initializer.has_value());
+        QVERIFY(m.graph.constantValue(bias) == nullptr);  // an input may override it
+    }
+
+    void externalDataIsMappedFromTheModelsFolder() {
+        QTemporaryDir dir;
+        Model m = loadModel(kSample.toStdString());
+        const QString path = dir.filePath("external.onnx");
+        SaveOptions options;
+        options.externalData = SaveOptions::ExternalData::Always;
+        options.externalThresholdBytes = 256;
+        saveModel(m, path.toStdString(), options);
+        QVERIFY(QFileInfo::exists(dir.filePath("external.data")));
+        const Model back = loadModel(path.toStdString());
+        const Tensor& w = *back.graph.value(*back.graph.findValue("block1.conv1.weight")).initializer;
+        QVERIFY(w.externalOrigin() != nullptr);
+        QCOMPARE(w.externalOrigin()->location, std::string("external.data"));
+        QCOMPARE(w.externalOrigin()->offset % 64, uint64_t(0));
+        const Tensor& original = *m.graph.value(*m.graph.findValue("block1.conv1.weight")).initializer;
+        QVERIFY(w.contentEquals(original));
+        // small tensors stay inline
+        const Tensor& bias = *back.graph.value(*back.graph.findValue("head.fc.bias")).initializer;
+        QVERIFY(bias.externalOrigin() == nullptr);
+        QVERIFY(back.warnings.empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLoader)
+#include "tst_loader.moc"

@@ -1,0 +1,69 @@
+// ModelOverview: the model as a tree of sections, filled from the IR and its summary.
+#include "viewer/model_overview.h"
+
+#include "core/graph/model_summary.h"
+
+#include <QHeaderView>
+
+namespace graphlens {
+namespace {
+
+QString typeText(const Value& v) {
+    return QString::fromStdString(std::string(dtypeName(v.dtype)) + " " + v.shape.toString());
+}
+
+} // namespace
+
+ModelOverview::ModelOverview(QWidget* parent) : QTreeWidget(parent) {
+    setColumnCount(2);
+    setHeaderLabels({tr("Item"), tr("Details")});
+    header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    setUniformRowHeights(true);
+}
+
+QTreeWidgetItem* ModelOverview::addSection(const QString& title, const QString& detail) {
+    auto* item = new QTreeWidgetItem(this, {title, detail});
+    QFont bold = item->font(0);
+    bold.setBold(true);
+    item->setFont(0, bold);
+    return item;
+}
+
+void ModelOverview::showModel(const Model& model) {
+    clear();
+    const Graph& g = model.graph;
+    const ModelSummary summary = summarize(model);
+    auto* inputs = addSection(tr("Inputs"), QString::number(g.inputs().size()));
+    for (ValueId v : g.inputs())
+        if (!g.value(v).initializer)
+            new QTreeWidgetItem(inputs, {QString::fromStdString(g.value(v).name), typeText(g.value(v))});
+    auto* outputs = addSection(tr("Outputs"), QString::number(g.outputs().size()));
+    for (ValueId v : g.outputs())
+        new QTreeWidgetItem(outputs, {QString::fromStdString(g.value(v).name), typeText(g.value(v))});
+    auto* ops = addSection(tr("Operators"), tr("%1 types").arg(summary.ops.size()));
+    for (const auto& [op, count] : summary.ops)
+        new QTreeWidgetItem(ops, {QString::fromStdString(op), QString::number(count)});
+    addSection(tr("Parameters"), tr("%L1 (%L2 bytes)").arg(summary.parameters).arg(summary.parameterBytes));
+    addSection(tr("FLOPs"), QString("%L1").arg(summary.flops));
+    auto* nodes = addSection(tr("Nodes"), QString::number(summary.nodes));
+    for (NodeId id : g.topologicalOrder()) {
+        const Node& n = g.node(id);
+        new QTreeWidgetItem(nodes, {QString::fromStdString(n.name.empty() ? n.opType : n.name),
+                                    QString::fromStdString(n.opType)});
+    }
+    if (!model.warnings.empty()) {
+        auto* warnings = addSection(tr("Warnings"), QString::number(model.warnings.size()));
+        for (const std::string& w : model.warnings)
+            new QTreeWidgetItem(warnings, {QString(), QString::fromStdString(w)});
+    }
+    for (int i = 0; i < topLevelItemCount() - 1; ++i)
+        if (topLevelItem(i)->childCount() <= 12) topLevelItem(i)->setExpanded(true);
+}
+
+int ModelOverview::nodeRowCount() const {
+    for (int i = 0; i < topLevelItemCount(); ++i)
+        if (topLevelItem(i)->text(0) == tr("Nodes")) return topLevelItem(i)->childCount();
+    return 0;
+}
+
+} // namespace graphlens

@@ -3,7 +3,9 @@
 
 #include "core/graph/shape.h"
 
+#include <algorithm>
 #include <bit>
+#include <new>
 
 namespace graphlens {
 
@@ -28,6 +30,26 @@ Tensor Tensor::fromStrings(std::vector<int64_t> dims, std::vector<std::string> v
     t.dtype_ = DType::String;
     t.dims_ = std::move(dims);
     t.strings_ = std::make_shared<const std::vector<std::string>>(std::move(values));
+    return t;
+}
+
+Tensor Tensor::allocate(DType type, std::vector<int64_t> dims) {
+    const int64_t count = checkedElementCount(dims).value_or(-1);
+    if (count < 0) throw std::length_error("Tensor::allocate: the shape's element count overflows");
+    if (type == DType::String)
+        return fromStrings(std::move(dims), std::vector<std::string>(size_t(count)));
+    const size_t bytes = dtypeStorageBytes(type, uint64_t(count));
+    constexpr std::align_val_t alignment{64};
+    auto* raw = static_cast<std::byte*>(::operator new(std::max<size_t>(bytes, 1), alignment));
+    std::memset(raw, 0, bytes);
+    std::shared_ptr<const std::byte> owner(raw, [](const std::byte* p) {
+        ::operator delete(const_cast<std::byte*>(p), std::align_val_t{64});
+    });
+    Tensor t;
+    t.dtype_ = type;
+    t.dims_ = std::move(dims);
+    t.data_ = std::move(owner);
+    t.size_ = bytes;
     return t;
 }
 

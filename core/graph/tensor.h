@@ -33,6 +33,9 @@ public:
     static Tensor view(DType type, std::vector<int64_t> dims, const std::byte* data, size_t size,
                        std::shared_ptr<const void> owner);
     static Tensor fromStrings(std::vector<int64_t> dims, std::vector<std::string> values);
+    /// A new zero-filled tensor with 64-byte aligned storage, to be filled through mutableData()
+    /// before anyone else sees it (strings: empty strings).
+    static Tensor allocate(DType type, std::vector<int64_t> dims);
 
     template <typename T>
     static Tensor fromVector(DType type, std::vector<int64_t> dims, const std::vector<T>& values) {
@@ -63,6 +66,18 @@ public:
             throw std::logic_error("Tensor::span: element type does not match the tensor's dtype");
         return {reinterpret_cast<const T*>(data_.get()), size_ / sizeof(T)};
     }
+    /// Writable access for the producer of a tensor made by allocate(); storage is shared by
+    /// copies, so nothing may write once the tensor has been handed on.
+    std::byte* mutableData() const { return const_cast<std::byte*>(data_.get()); }
+    template <typename T>
+    std::span<T> mutableSpan() const {
+        auto s = span<T>();
+        return {const_cast<T*>(s.data()), s.size()};
+    }
+    std::vector<std::string>& mutableStrings() const {
+        return const_cast<std::vector<std::string>&>(*strings_);
+    }
+
     /// Values of a string tensor (empty for other types).
     const std::vector<std::string>& strings() const;
 

@@ -19,6 +19,10 @@ constexpr std::array kCommands{
     Command{"info", runInfo, "info MODEL [--json]             inputs, outputs, ops, parameters, FLOPs"},
     Command{"optimize", runOptimize,
             "optimize MODEL -o OUT [--passes none] [--json]   write the model back (passes: see issue list)"},
+    Command{"run", runRun,
+            "run MODEL [--input NAME=FILE.pb] [--seed N] [--dim NAME=VALUE] [--output-dir DIR]   run once"},
+    Command{"conformance", runConformance,
+            "conformance DIR [--filter REGEX] [--expect FILE] [--write-passing FILE]   run ONNX backend test cases"},
 };
 
 void printUsage(std::ostream& out) {

@@ -20,5 +20,7 @@ int fail(const std::string& message);
 
 int runInfo(const QStringList& args);
 int runOptimize(const QStringList& args);
+int runConformance(const QStringList& args);
+int runRun(const QStringList& args);
 
 } // namespace graphlens::cli

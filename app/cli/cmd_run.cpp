@@ -1,0 +1,75 @@
+// `graphlens run MODEL [--backend cpu] [--input NAME=FILE.pb ...] [--seed N] [--dim NAME=VALUE]
+// [--output-dir DIR]`: runs the model once; writes output_K.pb (graph-output order) into DIR.
+#include "app/cli/cli.h"
+#include "app/cli/model_inputs.h"
+#include "app/cli/model_report.h"
+#include "core/onnx/onnx_error.h"
+#include "core/onnx/tensor_file.h"
+#include "core/runtime/executor.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+
+#include <algorithm>
+#include <iostream>
+
+namespace graphlens::cli {
+namespace {
+
+std::string describe(const std::string& name, const Tensor& t) {
+    std::string line = name + ": " + std::string(dtypeName(t.dtype())) + " " + Shape::ofSizes(t.dims()).toString();
+    const std::vector<double> v = t.toDoubles();
+    if (!v.empty()) {
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        double sum = 0;
+        for (double x : v) sum += x;
+        line += "  min " + std::to_string(*lo) + "  max " + std::to_string(*hi) + "  mean " +
+                std::to_string(sum / double(v.size()));
+    }
+    return line;
+}
+
+} // namespace
+
+int runRun(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Run a model once.");
+    parser.addPositionalArgument("MODEL", "the .onnx file");
+    parser.addOption({"backend", "cpu", "BACKEND", "cpu"});
+    parser.addOption({"input", "feed input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
+    parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
+    parser.addOption({"seed", "seed of the random inputs", "N", "0"});
+    parser.addOption({"output-dir", "write output_K.pb files here", "DIR"});
+    if (!parser.parse(args)) return fail(parser.errorText().toStdString());
+    if (parser.positionalArguments().size() != 1) return fail("run takes exactly one MODEL argument");
+    if (parser.value("backend") != "cpu")
+        return fail("the backend '" + parser.value("backend").toStdString() + "' is not available; use cpu");
+    auto model = loadOrReport(parser.positionalArguments()[0]);
+    if (!model) return 1;
+    const Graph& g = model->graph;
+    try {
+        GraphExecutor executor(g, referenceKernels(), model->opsetVersion(), 1);
+        const auto missing = executor.unsupportedOps();
+        if (!missing.empty()) {
+            std::string ops;
+            for (const auto& op : missing) ops += (ops.empty() ? "" : ", ") + op;
+            return fail("the cpu backend does not support these ops of the model: " + ops);
+        }
+        const auto feeds = makeFeeds(g, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong());
+        const std::vector<Tensor> outputs = executor.run(feeds);
+        const QString outDir = parser.value("output-dir");
+        if (!outDir.isEmpty() && !QDir().mkpath(outDir))
+            return fail("cannot create the folder '" + outDir.toStdString() + "'");
+        for (size_t k = 0; k < outputs.size(); ++k) {
+            const std::string& name = g.value(g.outputs()[k]).name;
+            std::cout << describe(name, outputs[k]) << "\n";
+            if (!outDir.isEmpty())
+                writeTensorFile(QDir(outDir).filePath(QString("output_%1.pb").arg(k)).toStdString(), outputs[k], name);
+        }
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    return 0;
+}
+
+} // namespace graphlens::cli

@@ -1,0 +1,81 @@
+// Input feeds from files and seeded random data.
+#include "app/cli/model_inputs.h"
+
+#include "core/onnx/tensor_file.h"
+#include "core/runtime/reference/ref_util.h"
+
+#include <random>
+#include <stdexcept>
+
+namespace graphlens::cli {
+namespace {
+
+std::map<std::string, int64_t> parseDims(const QStringList& specs) {
+    std::map<std::string, int64_t> dims;
+    for (const QString& spec : specs) {
+        const int eq = spec.indexOf('=');
+        bool ok = false;
+        const qint64 value = eq > 0 ? spec.mid(eq + 1).toLongLong(&ok) : 0;
+        if (!ok || value < 0) throw std::runtime_error("--dim expects NAME=VALUE with VALUE >= 0, not '" + spec.toStdString() + "'");
+        dims[spec.left(eq).toStdString()] = value;
+    }
+    return dims;
+}
+
+std::vector<int64_t> concreteDims(const Value& input, const std::map<std::string, int64_t>& dims) {
+    if (!input.shape.rankKnown())
+        throw std::runtime_error("the input '" + input.name + "' has no known shape; give it with --input " + input.name + "=FILE.pb");
+    std::vector<int64_t> out;
+    for (const Dim& d : input.shape.dims()) {
+        if (d.isStatic()) out.push_back(d.size());
+        else if (auto it = dims.find(d.symbol()); d.isSymbolic() && it != dims.end()) out.push_back(it->second);
+        else throw std::runtime_error("the input '" + input.name + "' has the dimension '" + d.toString() +
+                                      "'; give its size with --dim " + (d.isSymbolic() ? d.symbol() : "NAME") + "=N");
+    }
+    return out;
+}
+
+} // namespace
+
+Tensor randomTensor(DType dtype, const std::vector<int64_t>& dims, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    if (dtype == DType::Float16 || dtype == DType::BFloat16 || dtype == DType::Double)
+        return ref::fromFloat(randomTensor(DType::Float, dims, seed), dtype);
+    Tensor t = Tensor::allocate(dtype, dims);
+    const int64_t n = t.numel();
+    ref::visitNumeric(dtype, "random input", [&]<typename T>() {
+        T* p = ref::mutableDataOf<T>(t);
+        for (int64_t i = 0; i < n; ++i) {
+            if constexpr (std::is_same_v<T, bool>) p[i] = rng() & 1;
+            else if constexpr (std::is_floating_point_v<T>) p[i] = T(std::uniform_real_distribution<double>(-1, 1)(rng));
+            else p[i] = T(rng() % 10);
+        }
+    });
+    return t;
+}
+
+std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& inputSpecs,
+                                        const QStringList& dimSpecs, uint64_t seed) {
+    std::map<std::string, Tensor> feeds;
+    for (const QString& spec : inputSpecs) {
+        const int eq = spec.indexOf('=');
+        if (eq <= 0) throw std::runtime_error("--input expects NAME=FILE.pb, not '" + spec.toStdString() + "'");
+        const std::string name = spec.left(eq).toStdString();
+        const auto v = graph.findValue(name);
+        if (!v || !graph.isGraphInput(*v)) throw std::runtime_error("the model has no input named '" + name + "'");
+        feeds[name] = readTensorFile(spec.mid(eq + 1).toStdString());
+    }
+    const auto dims = parseDims(dimSpecs);
+    uint64_t index = 0;
+    for (ValueId v : graph.inputs()) {
+        const Value& input = graph.value(v);
+        ++index;
+        if (feeds.count(input.name) || input.initializer) continue;
+        if (input.dtype == DType::Undefined || input.dtype == DType::String)
+            throw std::runtime_error("the input '" + input.name + "' needs a file: --input " + input.name + "=FILE.pb");
+        feeds[input.name] = randomTensor(input.dtype, concreteDims(input, dims), seed * 1000003u + index);
+    }
+    return feeds;
+}
+
+} // namespace graphlens::cli

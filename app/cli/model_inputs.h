@@ -1,0 +1,22 @@
+// Feeds for `run`, `bench` and `profile`: tensors from --input NAME=FILE.pb, the rest seeded random
+// data of the right type and shape (symbolic dims from --dim NAME=VALUE).
+#pragma once
+
+#include "core/graph/model.h"
+
+#include <QStringList>
+
+#include <map>
+#include <string>
+
+namespace graphlens::cli {
+
+/// Builds feeds for every graph input without an initializer default. Throws std::runtime_error
+/// with one sentence (unknown input name, unreadable file, symbolic dim without --dim).
+std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& inputSpecs,
+                                        const QStringList& dimSpecs, uint64_t seed);
+
+/// Seeded random values: floats uniform in [-1, 1), integers in [0, 10), bools fair.
+Tensor randomTensor(DType dtype, const std::vector<int64_t>& dims, uint64_t seed);
+
+} // namespace graphlens::cli

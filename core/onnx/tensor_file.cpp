@@ -1,0 +1,45 @@
+// TensorProto files.
+#include "core/onnx/tensor_file.h"
+
+#include "core/onnx/onnx_error.h"
+#include "core/onnx/tensor_proto.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace graphlens {
+
+Tensor readTensorFile(const std::filesystem::path& path, std::string* name) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw OnnxError("cannot open the tensor file '" + path.string() + "'");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    auto proto = std::make_shared<onnx::TensorProto>();
+    if (!proto->ParseFromString(buffer.str()))
+        throw OnnxError("'" + path.string() + "' is not an ONNX TensorProto file");
+    if (name) *name = proto->name();
+    return tensorFromProto(*proto, proto, nullptr, "the tensor in '" + path.filename().string() + "'");
+}
+
+void writeTensorFile(const std::filesystem::path& path, const Tensor& tensor, const std::string& name) {
+    onnx::TensorProto proto;
+    tensorToProto(tensor, proto);
+    proto.set_name(name);
+    const std::filesystem::path temp = path.string() + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        if (!out || !proto.SerializeToOstream(&out) || !out.flush())
+            throw OnnxError("cannot write '" + path.string() + "'");
+    }
+    std::error_code ec;
+    std::filesystem::rename(temp, path, ec);
+    if (ec) {
+        std::filesystem::remove(temp, ec);
+        throw OnnxError("cannot write '" + path.string() + "': " + ec.message());
+    }
+}
+
+} // namespace graphlens

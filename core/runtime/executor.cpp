@@ -1,0 +1,198 @@
+// GraphExecutor: feeds, topological execution, early freeing, sub-graphs, observer events.
+#include "core/runtime/executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+namespace graphlens {
+namespace {
+
+std::string label(const Node& n) { return n.name.empty() ? n.opType : n.name; }
+
+/// Names a sub-graph (and its own sub-graphs) reads from enclosing scopes.
+void collectOuterNames(const Graph& g, std::set<std::string>& names) {
+    for (ValueId v : g.valueIds())
+        if (g.value(v).outerScope) names.insert(g.value(v).name);
+    for (NodeId id : g.nodeIds())
+        for (const auto& [name, attr] : g.node(id).attributes) {
+            if (attr.holds<GraphPtr>()) collectOuterNames(*attr.get<GraphPtr>(), names);
+            if (attr.holds<std::vector<GraphPtr>>())
+                for (const GraphPtr& sub : attr.get<std::vector<GraphPtr>>()) collectOuterNames(*sub, names);
+        }
+}
+
+std::set<std::string> subgraphReads(const Node& n) {
+    std::set<std::string> names;
+    for (const auto& [name, attr] : n.attributes)
+        if (attr.holds<GraphPtr>()) collectOuterNames(*attr.get<GraphPtr>(), names);
+    return names;
+}
+
+int64_t nowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+GraphExecutor::GraphExecutor(const Graph& graph, const KernelRegistry& kernels, int64_t opset, int threads)
+    : graph_(graph), kernels_(kernels), opset_(opset), threads_(threads) {
+    try {
+        order_ = graph.topologicalOrder();
+    } catch (const GraphError& e) {
+        throw ExecutionError(e.what());
+    }
+    const auto nodes = graph.nodeIds();
+    kernelOf_.assign(nodes.empty() ? 0 : size_t(nodes.back()) + 1, nullptr);
+    for (NodeId id : nodes) kernelOf_[size_t(id)] = kernels.find(graph.node(id).domain, graph.node(id).opType);
+
+    // Last use of each value, counting reads from inside sub-graphs; graph outputs are never freed.
+    std::map<ValueId, size_t> lastUse;
+    for (size_t pos = 0; pos < order_.size(); ++pos) {
+        const Node& n = graph.node(order_[pos]);
+        for (ValueId in : n.inputs)
+            if (in != kNoId) lastUse[in] = pos;
+        for (const std::string& name : subgraphReads(n))
+            if (auto v = graph.findValue(name)) lastUse[*v] = pos;
+    }
+    freeAfter_.resize(order_.size());
+    for (const auto& [value, pos] : lastUse)
+        if (!graph.isGraphOutput(value) && !graph.value(value).initializer) freeAfter_[pos].push_back(value);
+}
+
+std::vector<std::string> GraphExecutor::unsupportedOps() const {
+    std::set<std::string> missing;
+    for (NodeId id : order_) {
+        const Node& n = graph_.node(id);
+        if (!kernelOf_[size_t(id)]) missing.insert(n.domain.empty() ? n.opType : n.domain + ":" + n.opType);
+        for (const auto& [name, attr] : n.attributes)
+            if (attr.holds<GraphPtr>()) {
+                GraphExecutor sub(*attr.get<GraphPtr>(), kernels_, opset_, threads_);
+                for (const std::string& op : sub.unsupportedOps()) missing.insert(op);
+            }
+    }
+    return {missing.begin(), missing.end()};
+}
+
+std::vector<ValueId> GraphExecutor::feedableInputs() const { return graph_.inputs(); }
+
+void GraphExecutor::checkFeed(const Value& input, const Tensor& t) const {
+    if (input.dtype != DType::Undefined && t.dtype() != input.dtype)
+        throw ExecutionError("the input '" + input.name + "' is " + std::string(dtypeName(t.dtype())) +
+                             " but the model expects " + std::string(dtypeName(input.dtype)));
+    if (!input.shape.rankKnown()) return;
+    bool matches = input.shape.rank() == t.rank();
+    for (size_t i = 0; matches && i < t.rank(); ++i)
+        matches = !input.shape[i].isStatic() || input.shape[i].size() == t.dims()[i];
+    if (!matches) {
+        const Shape given = Shape::ofSizes(t.dims());
+        throw ExecutionError("the input '" + input.name + "' has the shape " + given.toString() +
+                             " but the model expects " + input.shape.toString());
+    }
+}
+
+std::vector<Tensor> GraphExecutor::run(const std::map<std::string, Tensor>& feeds,
+                                       ExecutionObserver* observer) {
+    std::vector<Tensor> inputs;
+    for (ValueId v : graph_.inputs()) {
+        const Value& value = graph_.value(v);
+        auto it = feeds.find(value.name);
+        if (it == feeds.end() && !value.initializer)
+            throw ExecutionError("the model input '" + value.name + "' was not given");
+        inputs.push_back(it == feeds.end() ? Tensor() : it->second);
+    }
+    for (const auto& [name, tensor] : feeds) {
+        auto v = graph_.findValue(name);
+        if (!v || !graph_.isGraphInput(*v)) throw ExecutionError("the model has no input named '" + name + "'");
+    }
+    return runPositional(inputs, observer);
+}
+
+std::vector<Tensor> GraphExecutor::runPositional(const std::vector<Tensor>& inputs,
+                                                 ExecutionObserver* observer, const OuterLookup& outer) {
+    const auto ids = graph_.valueIds();
+    std::vector<Tensor> values(ids.empty() ? 0 : size_t(ids.back()) + 1);
+    for (ValueId v : graph_.initializers()) values[size_t(v)] = *graph_.value(v).initializer;
+    if (inputs.size() > graph_.inputs().size())
+        throw ExecutionError("the graph takes " + std::to_string(graph_.inputs().size()) + " inputs, got " +
+                             std::to_string(inputs.size()));
+    for (size_t i = 0; i < graph_.inputs().size(); ++i) {
+        const ValueId v = graph_.inputs()[i];
+        const bool given = i < inputs.size() && !inputs[i].empty();
+        if (given) {
+            checkFeed(graph_.value(v), inputs[i]);
+            values[size_t(v)] = inputs[i];
+        } else if (!graph_.value(v).initializer) {
+            throw ExecutionError("the model input '" + graph_.value(v).name + "' was not given");
+        }
+    }
+    for (ValueId v : ids) {
+        const Value& value = graph_.value(v);
+        if (!value.outerScope) continue;
+        const Tensor* t = outer ? outer(value.name) : nullptr;
+        if (!t) throw ExecutionError("the sub-graph reads '" + value.name + "', which has no value");
+        values[size_t(v)] = *t;
+    }
+    // Sub-graphs see this frame's values (and, through it, the enclosing ones) by name.
+    OuterLookup lookup = [&](const std::string& name) -> const Tensor* {
+        if (auto v = graph_.findValue(name); v && !values[size_t(*v)].empty()) return &values[size_t(*v)];
+        return outer ? outer(name) : nullptr;
+    };
+    for (size_t pos = 0; pos < order_.size(); ++pos) {
+        runNode(graph_.node(order_[pos]), values, observer, lookup);
+        for (ValueId dead : freeAfter_[pos]) values[size_t(dead)] = Tensor();
+    }
+    std::vector<Tensor> outputs;
+    for (ValueId v : graph_.outputs()) outputs.push_back(values[size_t(v)]);
+    return outputs;
+}
+
+void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, ExecutionObserver* observer,
+                            const OuterLookup& lookup) {
+    const KernelFn kernel = kernelOf_[size_t(n.id)];
+    const std::string where = "node '" + label(n) + "' (" + n.opType + ")";
+    if (!kernel) throw ExecutionError(where + ": the op is not supported by this backend");
+    std::vector<const Tensor*> inputs;
+    uint64_t bytesRead = 0;
+    for (ValueId in : n.inputs) {
+        inputs.push_back(in == kNoId ? nullptr : &values[size_t(in)]);
+        if (in != kNoId) bytesRead += values[size_t(in)].byteSize();
+    }
+    SubgraphRunner subgraphs = [this, &lookup](const Graph& g, const std::vector<Tensor>& in) {
+        auto& sub = subExecutors_[&g];
+        if (!sub) sub = std::make_unique<GraphExecutor>(g, kernels_, opset_, threads_);
+        return sub->runPositional(in, nullptr, lookup);
+    };
+    KernelContext ctx(n, opset_, std::move(inputs), threads_, std::move(subgraphs));
+    const int64_t begin = observer ? nowNs() : 0;
+    try {
+        kernel(ctx);
+    } catch (const KernelError& e) {
+        throw ExecutionError(where + ": " + e.what());
+    } catch (const ExecutionError& e) {
+        throw ExecutionError(where + ": " + e.what());
+    } catch (const std::bad_alloc&) {
+        throw ExecutionError(where + ": not enough memory");
+    }
+    const int64_t end = observer ? nowNs() : 0;
+    uint64_t bytesWritten = 0;
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+        const Value& out = graph_.value(n.outputs[i]);
+        Tensor& produced = ctx.outputs()[i];
+        if (produced.empty() && (!out.uses.empty() || graph_.isGraphOutput(out.id)))
+            throw ExecutionError(where + ": the kernel produced no output " + std::to_string(i));
+        bytesWritten += produced.byteSize();
+        values[size_t(out.id)] = std::move(produced);
+    }
+    if (observer) observer->nodeFinished({n.id, begin, end, bytesRead, bytesWritten, 0});
+}
+
+std::vector<Tensor> runReference(const Graph& graph, int64_t opset,
+                                 const std::map<std::string, Tensor>& feeds) {
+    GraphExecutor executor(graph, referenceKernels(), opset, 1);
+    return executor.run(feeds);
+}
+
+} // namespace graphlens

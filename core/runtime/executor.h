@@ -1,0 +1,63 @@
+// Runs a graph node by node with kernels from a registry, in topological order, freeing each
+// intermediate tensor after its last use. The reference executor is the oracle of the tests; the
+// CPU backend builds on it.
+#pragma once
+
+#include "core/runtime/kernel.h"
+#include "core/runtime/observer.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace graphlens {
+
+/// Bad feeds, unsupported ops, or a kernel failure; one sentence naming the input or node.
+class ExecutionError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class GraphExecutor {
+public:
+    /// Looks up values of enclosing graphs by name (for sub-graphs).
+    using OuterLookup = std::function<const Tensor*(const std::string&)>;
+
+    GraphExecutor(const Graph& graph, const KernelRegistry& kernels, int64_t opset, int threads = 1);
+
+    /// Op types without a kernel ("Op" or "domain:Op"), sorted; empty when the graph can run.
+    std::vector<std::string> unsupportedOps() const;
+
+    /// The graph inputs a caller must (or, with an initializer default, may) feed.
+    std::vector<ValueId> feedableInputs() const;
+
+    /// Runs with inputs by name; returns the graph outputs in order.
+    std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds,
+                            ExecutionObserver* observer = nullptr);
+    /// Runs with inputs in graph-input order (an empty Tensor takes the initializer default).
+    std::vector<Tensor> runPositional(const std::vector<Tensor>& inputs,
+                                      ExecutionObserver* observer = nullptr,
+                                      const OuterLookup& outer = {});
+
+private:
+    void checkFeed(const Value& input, const Tensor& tensor) const;
+    void runNode(const Node& node, std::vector<Tensor>& values, ExecutionObserver* observer,
+                 const OuterLookup& lookup);
+
+    const Graph& graph_;
+    const KernelRegistry& kernels_;
+    int64_t opset_;
+    int threads_;
+    std::vector<NodeId> order_;
+    std::vector<KernelFn> kernelOf_;          ///< by node id
+    std::vector<std::vector<ValueId>> freeAfter_;  ///< by position in order_
+    std::map<const Graph*, std::unique_ptr<GraphExecutor>> subExecutors_;
+};
+
+/// Runs `model`'s graph once with the reference kernels (single thread).
+std::vector<Tensor> runReference(const Graph& graph, int64_t opset,
+                                 const std::map<std::string, Tensor>& feeds);
+
+} // namespace graphlens

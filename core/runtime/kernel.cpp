@@ -1,0 +1,72 @@
+// KernelContext and KernelRegistry.
+#include "core/runtime/kernel.h"
+
+#include "core/runtime/reference/families.h"
+
+namespace graphlens {
+
+KernelContext::KernelContext(const Node& node, int64_t opset, std::vector<const Tensor*> inputs,
+                             int threads, SubgraphRunner subgraphs)
+    : node_(node), opset_(opset), inputs_(std::move(inputs)), outputs_(node.outputs.size()),
+      threads_(threads), subgraphs_(std::move(subgraphs)) {}
+
+const Tensor& KernelContext::input(size_t i) const {
+    if (!hasInput(i)) throw KernelError("input " + std::to_string(i) + " is missing");
+    return *inputs_[i];
+}
+
+Tensor& KernelContext::allocateOutput(size_t i, DType dtype, std::vector<int64_t> dims) {
+    if (i >= outputs_.size()) throw KernelError("the node has no output " + std::to_string(i));
+    for (int64_t d : dims)
+        if (d < 0) throw KernelError("an output dimension would be negative");
+    outputs_[i] = Tensor::allocate(dtype, std::move(dims));
+    return outputs_[i];
+}
+
+void KernelContext::setOutput(size_t i, Tensor tensor) {
+    if (i >= outputs_.size()) throw KernelError("the node has no output " + std::to_string(i));
+    outputs_[i] = std::move(tensor);
+}
+
+std::vector<Tensor> KernelContext::runSubgraph(const Graph& graph,
+                                               const std::vector<Tensor>& inputs) const {
+    if (!subgraphs_) throw KernelError("sub-graphs cannot run here");
+    return subgraphs_(graph, inputs);
+}
+
+namespace {
+std::string canonicalDomain(std::string_view domain) {
+    return domain == "ai.onnx" ? std::string() : std::string(domain);
+}
+} // namespace
+
+void KernelRegistry::add(std::string op, KernelFn fn, std::string domain) {
+    kernels_[{canonicalDomain(domain), std::move(op)}] = fn;
+}
+
+KernelFn KernelRegistry::find(std::string_view domain, std::string_view op) const {
+    auto it = kernels_.find(std::make_pair(canonicalDomain(domain), std::string(op)));
+    return it == kernels_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> KernelRegistry::ops() const {
+    std::vector<std::string> out;
+    for (const auto& [key, fn] : kernels_)
+        out.push_back(key.first.empty() ? key.second : key.first + ":" + key.second);
+    return out;
+}
+
+const KernelRegistry& referenceKernels() {
+    static const KernelRegistry registry = [] {
+        KernelRegistry r;
+        registerElementwiseKernels(r);
+        registerShapeKernels(r);
+        registerReductionKernels(r);
+        registerNeuralNetKernels(r);
+        registerControlFlowKernels(r);
+        return r;
+    }();
+    return registry;
+}
+
+} // namespace graphlens

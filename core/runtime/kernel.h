@@ -1,0 +1,79 @@
+// The kernel interface shared by every backend's CPU-side kernels: a kernel reads its node's
+// inputs and attributes through a KernelContext and writes outputs the context allocates.
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace graphlens {
+
+/// A kernel's complaint about its inputs or attributes: one sentence, without the node's name
+/// (the executor adds "node 'X' (Op): ").
+class KernelError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class KernelContext;
+using KernelFn = void (*)(KernelContext&);
+/// Runs a sub-graph (If/Loop/Scan bodies) with `inputs` for its graph inputs; values it reads
+/// from enclosing scopes are looked up by name in the caller's frame.
+using SubgraphRunner = std::function<std::vector<Tensor>(const Graph&, const std::vector<Tensor>&)>;
+
+class KernelContext {
+public:
+    KernelContext(const Node& node, int64_t opset, std::vector<const Tensor*> inputs,
+                  int threads = 1, SubgraphRunner subgraphs = {});
+
+    const Node& node() const { return node_; }
+    const Attributes& attributes() const { return node_.attributes; }
+    int64_t opset() const { return opset_; }
+    int threads() const { return threads_; }
+
+    /// Number of input slots, omitted optional inputs included.
+    size_t inputCount() const { return inputs_.size(); }
+    /// True when input `i` exists and was not omitted.
+    bool hasInput(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+    /// Input `i`; throws KernelError when it is missing.
+    const Tensor& input(size_t i) const;
+
+    size_t outputCount() const { return node_.outputs.size(); }
+    /// A new zero-filled output tensor; fill it through Tensor::mutableData()/mutableSpan().
+    Tensor& allocateOutput(size_t i, DType dtype, std::vector<int64_t> dims);
+    /// Sets output `i` to an existing tensor (Identity, Reshape: no copy).
+    void setOutput(size_t i, Tensor tensor);
+    std::vector<Tensor>& outputs() { return outputs_; }
+
+    std::vector<Tensor> runSubgraph(const Graph& graph, const std::vector<Tensor>& inputs) const;
+
+private:
+    const Node& node_;
+    int64_t opset_;
+    std::vector<const Tensor*> inputs_;
+    std::vector<Tensor> outputs_;
+    int threads_;
+    SubgraphRunner subgraphs_;
+};
+
+/// Kernels by (domain, op type).
+class KernelRegistry {
+public:
+    void add(std::string op, KernelFn fn, std::string domain = {});
+    /// nullptr when no kernel is registered; "ai.onnx" and "" are the same domain.
+    KernelFn find(std::string_view domain, std::string_view op) const;
+    std::vector<std::string> ops() const;  ///< "Op" or "domain:Op", sorted
+
+private:
+    std::map<std::pair<std::string, std::string>, KernelFn, std::less<>> kernels_;
+};
+
+/// Every reference kernel: plain, readable loops; the oracle the optimized kernels are tested
+/// against.
+const KernelRegistry& referenceKernels();
+
+} // namespace graphlens

@@ -10,7 +10,7 @@ packages=(
   libgraphviz-dev graphviz
   libvulkan-dev glslc spirv-tools mesa-vulkan-drivers
   libprotobuf-dev protobuf-compiler libonnx-dev
-  libdnnl-dev
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
   python3 python3-onnx python3-numpy
   xvfb xauth fonts-dejavu-core dpkg-dev file
 )

@@ -23,14 +23,14 @@ namespace graphlens::cli {
 namespace {
 
 /// Runs `caseDir` in a child process; returns its verdict (a crash or time-out becomes a failure).
-CaseResult runIsolated(const QString& caseDir, int timeoutSeconds) {
+CaseResult runIsolated(const QString& caseDir, int timeoutSeconds, bool referenceOnly) {
     int fds[2];
     if (pipe(fds) != 0) return {CaseVerdict::Failed, "cannot create a pipe"};
     const pid_t child = fork();
     if (child < 0) return {CaseVerdict::Failed, "cannot fork"};
     if (child == 0) {
         ::close(fds[0]);
-        const CaseResult r = runConformanceCase(caseDir.toStdString());
+        const CaseResult r = runConformanceCase(caseDir.toStdString(), referenceOnly);
         const std::string message = std::to_string(int(r.verdict)) + " " + r.message;
         [[maybe_unused]] ssize_t n = ::write(fds[1], message.data(), message.size());
         ::close(fds[1]);
@@ -93,6 +93,7 @@ int runConformance(const QStringList& args) {
     parser.addOption({"write-passing", "write the names of the passing cases to FILE", "FILE"});
     parser.addOption({"timeout", "seconds per case (default 60)", "S", "60"});
     parser.addOption({"verbose", "also list skipped cases"});
+    parser.addOption({"reference", "run every node with its reference kernel"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("conformance takes exactly one DIR argument");
     if (parser.value("backend") != "cpu")
@@ -109,7 +110,7 @@ int runConformance(const QStringList& args) {
     for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
         if (!filter.pattern().isEmpty() && !filter.match(name).hasMatch()) continue;
         if (!QFile::exists(dir.filePath(name + "/model.onnx"))) continue;
-        const CaseResult r = runIsolated(dir.filePath(name), timeout);
+        const CaseResult r = runIsolated(dir.filePath(name), timeout, parser.isSet("reference"));
         switch (r.verdict) {
         case CaseVerdict::Passed: ++passed; passing << name; break;
         case CaseVerdict::Skipped:

@@ -5,6 +5,7 @@
 #include "app/cli/model_report.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/tensor_file.h"
+#include "core/runtime/backend.h"
 #include "core/runtime/executor.h"
 
 #include <QCommandLineParser>
@@ -40,6 +41,8 @@ int runRun(const QStringList& args) {
     parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
     parser.addOption({"seed", "seed of the random inputs", "N", "0"});
     parser.addOption({"output-dir", "write output_K.pb files here", "DIR"});
+    parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
+    parser.addOption({"reference", "run every node with its reference kernel"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("run takes exactly one MODEL argument");
     if (parser.value("backend") != "cpu")
@@ -48,15 +51,13 @@ int runRun(const QStringList& args) {
     if (!model) return 1;
     const Graph& g = model->graph;
     try {
-        GraphExecutor executor(g, referenceKernels(), model->opsetVersion(), 1);
-        const auto missing = executor.unsupportedOps();
-        if (!missing.empty()) {
-            std::string ops;
-            for (const auto& op : missing) ops += (ops.empty() ? "" : ", ") + op;
-            return fail("the cpu backend does not support these ops of the model: " + ops);
-        }
         const auto feeds = makeFeeds(g, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong());
-        const std::vector<Tensor> outputs = executor.run(feeds);
+        CompileOptions options;
+        options.threads = parser.value("threads").toInt();
+        options.referenceOnly = parser.isSet("reference");
+        for (const auto& [name, tensor] : feeds) options.inputShapes[name] = tensor.dims();
+        const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(*model, options);
+        const std::vector<Tensor> outputs = plan->run(feeds);
         const QString outDir = parser.value("output-dir");
         if (!outDir.isEmpty() && !QDir().mkpath(outDir))
             return fail("cannot create the folder '" + outDir.toStdString() + "'");

@@ -12,6 +12,7 @@ struct CaseResult {
     std::string message;  ///< why it failed, or which ops/types made it skip
 };
 
-CaseResult runConformanceCase(const std::string& caseDir);
+/// Runs the case on the CPU backend (or its reference kernels only).
+CaseResult runConformanceCase(const std::string& caseDir, bool referenceOnly = false);
 
 } // namespace graphlens::cli

@@ -85,8 +85,15 @@ public:
     std::vector<double> toDoubles() const;
 
     bool sharesStorageWith(const Tensor& other) const;
+    /// True when both tensors view the same allocation (e.g. two slices of one arena).
+    bool sameAllocation(const Tensor& other) const {
+        return data_ && other.data_ && !data_.owner_before(other.data_) && !other.data_.owner_before(data_);
+    }
     /// True when both have the same type, dims and bytes (or strings).
     bool contentEquals(const Tensor& other) const;
+
+    /// The storage owner, for views that must keep this tensor's bytes alive.
+    std::shared_ptr<const std::byte> sharedStorage() const { return data_; }
 
     const ExternalDataOrigin* externalOrigin() const { return origin_.get(); }
     void setExternalOrigin(ExternalDataOrigin origin) {

@@ -144,7 +144,10 @@ std::string GraphExporter::nameOf(const Graph& g, ValueId v) {
 }
 
 void GraphExporter::writeTensor(const Tensor& t, onnx::TensorProto& out, bool allowExternal) {
-    if (allowExternal && external_ && external_->wants(t)) external_->write(t, out);
+    if (t.byteSize() > options_.omitDataAboveBytes) {
+        out.set_data_type(static_cast<int32_t>(t.dtype()));
+        for (int64_t d : t.dims()) out.add_dims(d);
+    } else if (allowExternal && external_ && external_->wants(t)) external_->write(t, out);
     else tensorToProto(t, out);
 }
 

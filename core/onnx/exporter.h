@@ -4,6 +4,7 @@
 
 #include "core/graph/model.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -19,6 +20,9 @@ struct SaveOptions {
     uint64_t externalThresholdBytes = 1024;
     /// Write the shapes inferred on load as value_info (off: only what the file declared).
     bool writeInferredShapes = false;
+    /// Initializers larger than this are written with type and dims but no data (for tools that
+    /// only need shapes, such as shape inference); the file is then not a complete model.
+    uint64_t omitDataAboveBytes = UINT64_MAX;
 };
 
 /// Converts `model` to a ModelProto; tensors are copied in (raw_data).

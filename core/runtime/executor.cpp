@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <set>
 
 namespace graphlens {
@@ -62,11 +63,34 @@ GraphExecutor::GraphExecutor(const Graph& graph, const KernelRegistry& kernels, 
         if (!graph.isGraphOutput(value) && !graph.value(value).initializer) freeAfter_[pos].push_back(value);
 }
 
+void GraphExecutor::setPreparedKernel(NodeId node, std::unique_ptr<PreparedKernel> kernel) {
+    if (prepared_.size() < kernelOf_.size()) prepared_.resize(kernelOf_.size());
+    prepared_.at(size_t(node)) = std::move(kernel);
+}
+
+void GraphExecutor::reserveBuffer(ValueId value, Tensor buffer) {
+    const auto ids = graph_.valueIds();
+    if (reserved_.empty() && !ids.empty()) reserved_.resize(size_t(ids.back()) + 1);
+    reserved_.at(size_t(value)) = std::move(buffer);
+}
+
+const PreparedKernel* GraphExecutor::preparedKernel(NodeId node) const {
+    return size_t(node) < prepared_.size() ? prepared_[size_t(node)].get() : nullptr;
+}
+
+Tensor GraphExecutor::outputBuffer(ValueId v) const {
+    if (size_t(v) < reserved_.size() && !reserved_[size_t(v)].empty()) return reserved_[size_t(v)];
+    const Value& value = graph_.value(v);
+    auto sizes = value.shape.sizes();
+    if (!sizes) throw ExecutionError("the output '" + value.name + "' has no static shape");
+    return Tensor::allocate(value.dtype, *sizes);
+}
+
 std::vector<std::string> GraphExecutor::unsupportedOps() const {
     std::set<std::string> missing;
     for (NodeId id : order_) {
         const Node& n = graph_.node(id);
-        if (!kernelOf_[size_t(id)]) missing.insert(n.domain.empty() ? n.opType : n.domain + ":" + n.opType);
+        if (!kernelOf_[size_t(id)] && !preparedKernel(id)) missing.insert(n.domain.empty() ? n.opType : n.domain + ":" + n.opType);
         for (const auto& [name, attr] : n.attributes)
             if (attr.holds<GraphPtr>()) {
                 GraphExecutor sub(*attr.get<GraphPtr>(), kernels_, opset_, threads_);
@@ -149,16 +173,12 @@ std::vector<Tensor> GraphExecutor::runPositional(const std::vector<Tensor>& inpu
     return outputs;
 }
 
-void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, ExecutionObserver* observer,
-                            const OuterLookup& lookup) {
-    const KernelFn kernel = kernelOf_[size_t(n.id)];
-    const std::string where = "node '" + label(n) + "' (" + n.opType + ")";
-    if (!kernel) throw ExecutionError(where + ": the op is not supported by this backend");
-    std::vector<const Tensor*> inputs;
-    uint64_t bytesRead = 0;
-    for (ValueId in : n.inputs) {
-        inputs.push_back(in == kNoId ? nullptr : &values[size_t(in)]);
-        if (in != kNoId) bytesRead += values[size_t(in)].byteSize();
+void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs,
+                              std::vector<Tensor>& outputs, const OuterLookup& lookup) {
+    if (PreparedKernel* prepared = size_t(n.id) < prepared_.size() ? prepared_[size_t(n.id)].get() : nullptr) {
+        for (size_t i = 0; i < n.outputs.size(); ++i) outputs[i] = outputBuffer(n.outputs[i]);
+        prepared->run(inputs, outputs);
+        return;
     }
     SubgraphRunner subgraphs = [this, &lookup](const Graph& g, const std::vector<Tensor>& in) {
         auto& sub = subExecutors_[&g];
@@ -166,9 +186,44 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
         return sub->runPositional(in, nullptr, lookup);
     };
     KernelContext ctx(n, opset_, std::move(inputs), threads_, std::move(subgraphs));
+    if (!reserved_.empty()) {
+        std::vector<Tensor> reserved;
+        for (ValueId out : n.outputs) reserved.push_back(size_t(out) < reserved_.size() ? reserved_[size_t(out)] : Tensor());
+        ctx.setReservedOutputs(std::move(reserved));
+    }
+    kernelOf_[size_t(n.id)](ctx);
+    outputs = std::move(ctx.outputs());
+    for (size_t i = 0; i < outputs.size() && !reserved_.empty(); ++i) {
+        const ValueId out = n.outputs[i];
+        const Tensor& own = size_t(out) < reserved_.size() ? reserved_[size_t(out)] : Tensor();
+        // A forwarded input that lives in the arena would outlive its planned slot: copy it.
+        if (!own.empty() && outputs[i].data() != own.data() && outputs[i].sameAllocation(arena_) &&
+            outputs[i].byteSize() == own.byteSize() && outputs[i].dims() == own.dims()) {
+            std::memcpy(own.mutableData(), outputs[i].data(), own.byteSize());
+            outputs[i] = own;
+        } else if (outputs[i].sameAllocation(arena_) && outputs[i].data() != own.data()) {
+            Tensor copy = Tensor::allocate(outputs[i].dtype(), outputs[i].dims());
+            std::memcpy(copy.mutableData(), outputs[i].data(), outputs[i].byteSize());
+            outputs[i] = std::move(copy);
+        }
+    }
+}
+
+void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, ExecutionObserver* observer,
+                            const OuterLookup& lookup) {
+    const std::string where = "node '" + label(n) + "' (" + n.opType + ")";
+    if (!kernelOf_[size_t(n.id)] && !preparedKernel(n.id))
+        throw ExecutionError(where + ": the op is not supported by this backend");
+    std::vector<const Tensor*> inputs;
+    uint64_t bytesRead = 0;
+    for (ValueId in : n.inputs) {
+        inputs.push_back(in == kNoId ? nullptr : &values[size_t(in)]);
+        if (in != kNoId) bytesRead += values[size_t(in)].byteSize();
+    }
+    std::vector<Tensor> outputs(n.outputs.size());
     const int64_t begin = observer ? nowNs() : 0;
     try {
-        kernel(ctx);
+        runKernel(n, std::move(inputs), outputs, lookup);
     } catch (const KernelError& e) {
         throw ExecutionError(where + ": " + e.what());
     } catch (const ExecutionError& e) {
@@ -180,11 +235,10 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
     uint64_t bytesWritten = 0;
     for (size_t i = 0; i < n.outputs.size(); ++i) {
         const Value& out = graph_.value(n.outputs[i]);
-        Tensor& produced = ctx.outputs()[i];
-        if (produced.empty() && (!out.uses.empty() || graph_.isGraphOutput(out.id)))
+        if (outputs[i].empty() && (!out.uses.empty() || graph_.isGraphOutput(out.id)))
             throw ExecutionError(where + ": the kernel produced no output " + std::to_string(i));
-        bytesWritten += produced.byteSize();
-        values[size_t(out.id)] = std::move(produced);
+        bytesWritten += outputs[i].byteSize();
+        values[size_t(out.id)] = std::move(outputs[i]);
     }
     if (observer) observer->nodeFinished({n.id, begin, end, bytesRead, bytesWritten, 0});
 }

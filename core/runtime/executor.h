@@ -27,6 +27,18 @@ public:
 
     GraphExecutor(const Graph& graph, const KernelRegistry& kernels, int64_t opset, int threads = 1);
 
+    /// Runs `node` with a prepared kernel instead of the registry's. Its outputs need static
+    /// shapes in the graph.
+    void setPreparedKernel(NodeId node, std::unique_ptr<PreparedKernel> kernel);
+    /// Gives `value` a fixed buffer (a view into the plan's arena `arena`) reused on every run.
+    void reserveBuffer(ValueId value, Tensor buffer);
+    /// The arena the reserved buffers view: a kernel output that aliases it elsewhere (a
+    /// forwarding kernel returning its input) is copied into the output's own buffer.
+    void setArena(Tensor arena) { arena_ = std::move(arena); }
+    const PreparedKernel* preparedKernel(NodeId node) const;
+    /// The position of each node in execution order, and of each value's last reader.
+    const std::vector<NodeId>& order() const { return order_; }
+
     /// Op types without a kernel ("Op" or "domain:Op"), sorted; empty when the graph can run.
     std::vector<std::string> unsupportedOps() const;
 
@@ -45,6 +57,9 @@ private:
     void checkFeed(const Value& input, const Tensor& tensor) const;
     void runNode(const Node& node, std::vector<Tensor>& values, ExecutionObserver* observer,
                  const OuterLookup& lookup);
+    void runKernel(const Node& node, std::vector<const Tensor*> inputs, std::vector<Tensor>& outputs,
+                   const OuterLookup& lookup);
+    Tensor outputBuffer(ValueId value) const;
 
     const Graph& graph_;
     const KernelRegistry& kernels_;
@@ -52,6 +67,9 @@ private:
     int threads_;
     std::vector<NodeId> order_;
     std::vector<KernelFn> kernelOf_;          ///< by node id
+    std::vector<std::unique_ptr<PreparedKernel>> prepared_;  ///< by node id
+    std::vector<Tensor> reserved_;            ///< by value id
+    Tensor arena_;
     std::vector<std::vector<ValueId>> freeAfter_;  ///< by position in order_
     std::map<const Graph*, std::unique_ptr<GraphExecutor>> subExecutors_;
 };

@@ -3,6 +3,8 @@
 
 #include "core/runtime/reference/families.h"
 
+#include <cstring>
+
 namespace graphlens {
 
 KernelContext::KernelContext(const Node& node, int64_t opset, std::vector<const Tensor*> inputs,
@@ -19,6 +21,12 @@ Tensor& KernelContext::allocateOutput(size_t i, DType dtype, std::vector<int64_t
     if (i >= outputs_.size()) throw KernelError("the node has no output " + std::to_string(i));
     for (int64_t d : dims)
         if (d < 0) throw KernelError("an output dimension would be negative");
+    if (i < reserved_.size() && !reserved_[i].empty() && reserved_[i].dtype() == dtype &&
+        reserved_[i].dims() == dims && dtype != DType::String) {
+        std::memset(reserved_[i].mutableData(), 0, reserved_[i].byteSize());
+        outputs_[i] = reserved_[i];
+        return outputs_[i];
+    }
     outputs_[i] = Tensor::allocate(dtype, std::move(dims));
     return outputs_[i];
 }

@@ -44,7 +44,11 @@ public:
 
     size_t outputCount() const { return node_.outputs.size(); }
     /// A new zero-filled output tensor; fill it through Tensor::mutableData()/mutableSpan().
+    /// When the plan reserved a buffer for this output with the same type and shape (in its
+    /// arena), that buffer is cleared and returned instead of a new allocation.
     Tensor& allocateOutput(size_t i, DType dtype, std::vector<int64_t> dims);
+    /// Buffers the plan reserved for the outputs (empty Tensors where it reserved none).
+    void setReservedOutputs(std::vector<Tensor> reserved) { reserved_ = std::move(reserved); }
     /// Sets output `i` to an existing tensor (Identity, Reshape: no copy).
     void setOutput(size_t i, Tensor tensor);
     std::vector<Tensor>& outputs() { return outputs_; }
@@ -56,8 +60,20 @@ private:
     int64_t opset_;
     std::vector<const Tensor*> inputs_;
     std::vector<Tensor> outputs_;
+    std::vector<Tensor> reserved_;
     int threads_;
     SubgraphRunner subgraphs_;
+};
+
+/// A kernel prepared for one node with known static shapes (weights already packed): the
+/// optimized CPU kernels. Outputs arrive allocated with their planned shapes.
+class PreparedKernel {
+public:
+    virtual ~PreparedKernel() = default;
+    virtual std::string name() const = 0;  ///< "onednn:conv", "cpu:binary", ...
+    /// True when output 0 may share its buffer with input 0 (element-wise ops).
+    virtual bool writesInPlace() const { return false; }
+    virtual void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) = 0;
 };
 
 /// Kernels by (domain, op type).

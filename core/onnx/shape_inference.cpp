@@ -1,0 +1,48 @@
+// Concrete shape inference through libonnx on a weight-less copy of the model.
+#include "core/onnx/shape_inference.h"
+
+#include "core/onnx/exporter.h"
+#include "core/onnx/onnx_error.h"
+#include "core/onnx/onnx_types.h"
+
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+namespace graphlens {
+
+void inferShapesForInputs(Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes) {
+    Graph& g = model.graph;
+    for (const auto& [name, dims] : inputShapes) {
+        auto v = g.findValue(name);
+        if (!v || !g.isGraphInput(*v)) throw OnnxError("the model has no input named '" + name + "'");
+        g.value(*v).shape = Shape::ofSizes(dims);
+    }
+    SaveOptions options;
+    options.omitDataAboveBytes = 4096;  // shape inference reads small constants (shapes), not weights
+    onnx::ModelProto proto;
+    modelToProto(model, proto, options);
+    auto* graph = proto.mutable_graph();
+    graph->clear_value_info();
+    for (auto& out : *graph->mutable_output()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+    try {
+        onnx::ShapeInferenceOptions inference(false, /*error_mode=*/1, /*data_propagation=*/true);
+        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), inference);
+    } catch (const std::exception& e) {
+        std::string message = e.what();
+        if (auto cut = message.find('\n'); cut != std::string::npos) message.resize(cut);
+        throw OnnxError("shape inference for the given input shapes failed: " + message);
+    }
+    auto apply = [&](const onnx::ValueInfoProto& info) {
+        if (auto v = g.findValue(info.name())) {
+            Value& value = g.value(*v);
+            const bool declared = value.declaredInFile;
+            value.shape = Shape();
+            applyValueInfo(info, value);
+            value.declaredInFile = declared;
+        }
+    };
+    for (const auto& info : graph->value_info()) apply(info);
+    for (const auto& info : graph->output()) apply(info);
+}
+
+} // namespace graphlens

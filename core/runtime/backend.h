@@ -1,0 +1,49 @@
+// The backend interface: a backend compiles a graph into a plan (a kernel per node, a memory plan,
+// pre-packed weights); a plan runs many times. The CPU backend implements it now, Vulkan later.
+#pragma once
+
+#include "core/graph/model.h"
+#include "core/runtime/memory_planner.h"
+#include "core/runtime/observer.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace graphlens {
+
+struct CompileOptions {
+    int threads = 0;  ///< 0: every core
+    /// Concrete shapes of the graph inputs; inputs not listed keep the model's static shapes.
+    std::map<std::string, std::vector<int64_t>> inputShapes;
+    bool referenceOnly = false;  ///< run every node with its reference kernel (the oracle)
+};
+
+/// How one node runs in a plan, for `describe` and the profiler.
+struct PlannedNode {
+    NodeId node = kNoId;
+    std::string kernel;  ///< "onednn:conv", "cpu:relu", "reference", ...
+};
+
+class Plan {
+public:
+    virtual ~Plan() = default;
+    /// Runs with inputs by name; returns the graph outputs in order. Throws ExecutionError.
+    virtual std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds,
+                                    ExecutionObserver* observer = nullptr) = 0;
+    virtual const MemoryPlan& memoryPlan() const = 0;
+    virtual const std::vector<PlannedNode>& nodes() const = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;
+    /// Throws ExecutionError naming unsupported ops or shapes.
+    virtual std::unique_ptr<Plan> compile(const Model& model, const CompileOptions& options) = 0;
+};
+
+std::unique_ptr<Backend> makeCpuBackend();
+
+} // namespace graphlens

@@ -1,0 +1,35 @@
+// The registry of optimized CPU kernel factories.
+#include "core/runtime/cpu/cpu_kernel.h"
+
+namespace graphlens {
+
+void CpuKernelRegistry::add(const std::string& op, CpuKernelFactory factory) {
+    factories_[op].push_back(factory);
+}
+
+std::unique_ptr<PreparedKernel> CpuKernelRegistry::prepare(const CpuNodeInfo& info) const {
+    if (!info.node.domain.empty() && info.node.domain != "ai.onnx") return nullptr;
+    auto it = factories_.find(info.node.opType);
+    if (it == factories_.end()) return nullptr;
+    for (CpuKernelFactory factory : it->second)
+        if (auto kernel = factory(info)) return kernel;
+    return nullptr;
+}
+
+std::vector<std::string> CpuKernelRegistry::ops() const {
+    std::vector<std::string> out;
+    for (const auto& [op, list] : factories_) out.push_back(op);
+    return out;
+}
+
+const CpuKernelRegistry& cpuKernels() {
+    static const CpuKernelRegistry registry = [] {
+        CpuKernelRegistry r;
+        registerOneDnnKernels(r);
+        registerCpuElementwiseKernels(r);
+        return r;
+    }();
+    return registry;
+}
+
+} // namespace graphlens

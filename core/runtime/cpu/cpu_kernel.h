@@ -1,0 +1,50 @@
+// Optimized CPU kernels: a factory per op type looks at one node with static shapes and either
+// prepares a kernel for it (packing weights once) or declines, leaving it to the reference kernel.
+#pragma once
+
+#include "core/graph/graph.h"
+#include "core/runtime/kernel.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace graphlens {
+
+/// What a factory knows about a node at plan time. Every input and output shape is static.
+struct CpuNodeInfo {
+    const Graph& graph;
+    const Node& node;
+    int64_t opset = 0;
+    int threads = 1;
+    std::vector<std::vector<int64_t>> inputDims;   ///< empty for omitted inputs
+    std::vector<DType> inputTypes;                 ///< Undefined for omitted inputs
+    std::vector<const Tensor*> constants;          ///< an input's constant value, or nullptr
+    std::vector<std::vector<int64_t>> outputDims;
+    std::vector<DType> outputTypes;
+
+    bool hasInput(size_t i) const { return i < inputTypes.size() && inputTypes[i] != DType::Undefined; }
+    const Attributes& attributes() const { return node.attributes; }
+};
+
+using CpuKernelFactory = std::unique_ptr<PreparedKernel> (*)(const CpuNodeInfo& info);
+
+/// Factories by default-domain op type (several may serve one op; the first that accepts wins).
+class CpuKernelRegistry {
+public:
+    void add(const std::string& op, CpuKernelFactory factory);
+    std::unique_ptr<PreparedKernel> prepare(const CpuNodeInfo& info) const;
+    std::vector<std::string> ops() const;
+
+private:
+    std::map<std::string, std::vector<CpuKernelFactory>, std::less<>> factories_;
+};
+
+const CpuKernelRegistry& cpuKernels();
+
+// Families of optimized kernels; each file registers its factories.
+void registerOneDnnKernels(CpuKernelRegistry& registry);      ///< Conv, ConvTranspose, Gemm, MatMul, pooling
+void registerCpuElementwiseKernels(CpuKernelRegistry& registry);  ///< vectorized, multi-threaded
+
+} // namespace graphlens

@@ -1,0 +1,161 @@
+// Reference kernels for matrix products: Gemm, MatMul (numpy batching, 1-D operands),
+// MatMulInteger and QLinearMatMul. Float sums are accumulated in double.
+#include "core/runtime/reference/neural_net_internal.h"
+
+#include <type_traits>
+
+namespace graphlens::nn {
+namespace {
+
+/// A batched product A (batch..., M, K) x B (batch..., K, N) after numpy broadcasting.
+struct MatMulShapes {
+    int64_t m = 0, k = 0, n = 0;
+    std::vector<int64_t> aBatchIndex, bBatchIndex;  ///< per output batch: which A / B matrix
+    std::vector<int64_t> outDims;
+};
+
+MatMulShapes matMulShapes(std::vector<int64_t> a, std::vector<int64_t> b) {
+    if (a.empty() || b.empty()) throw KernelError("MatMul does not take scalars");
+    const bool vectorA = a.size() == 1, vectorB = b.size() == 1;
+    if (vectorA) a.insert(a.begin(), 1);
+    if (vectorB) b.push_back(1);
+    MatMulShapes s{a[a.size() - 2], a.back(), b.back(), {}, {}, {}};
+    if (b[b.size() - 2] != s.k)
+        throw KernelError("the inner dimensions of " + ref::dimsText(a) + " and " + ref::dimsText(b) + " differ");
+    const std::vector<int64_t> aBatch(a.begin(), a.end() - 2), bBatch(b.begin(), b.end() - 2);
+    s.outDims = ref::broadcastDims(aBatch, bBatch);
+    s.aBatchIndex = ref::broadcastIndices(aBatch, s.outDims);
+    s.bBatchIndex = ref::broadcastIndices(bBatch, s.outDims);
+    if (!vectorA) s.outDims.push_back(s.m);
+    if (!vectorB) s.outDims.push_back(s.n);
+    return s;
+}
+
+/// out[batch] = A[aBatchIndex] x B[bBatchIndex], accumulating in Acc.
+template <typename T, typename Acc>
+void batchedProduct(const MatMulShapes& s, const T* a, const T* b, T* out) {
+    for (size_t batch = 0; batch < s.aBatchIndex.size(); ++batch) {
+        const T* am = a + s.aBatchIndex[batch] * s.m * s.k;
+        const T* bm = b + s.bBatchIndex[batch] * s.k * s.n;
+        T* om = out + int64_t(batch) * s.m * s.n;
+        for (int64_t i = 0; i < s.m; ++i)
+            for (int64_t j = 0; j < s.n; ++j) {
+                Acc sum = 0;
+                for (int64_t p = 0; p < s.k; ++p) sum += Acc(am[i * s.k + p]) * Acc(bm[p * s.n + j]);
+                om[i * s.n + j] = T(sum);
+            }
+    }
+}
+
+template <typename T>
+using Accumulator = std::conditional_t<std::is_floating_point_v<T>, double,
+                                       std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+
+/// A (rank 2, possibly transposed) as a row-major M x K matrix of doubles.
+std::vector<double> gemmOperand(const Tensor& t, bool transposed, int64_t& rows, int64_t& cols) {
+    if (t.rank() != 2) throw KernelError("Gemm operands must be matrices, got " + ref::dimsText(t.dims()));
+    rows = t.dims()[transposed ? 1 : 0];
+    cols = t.dims()[transposed ? 0 : 1];
+    std::vector<double> values = doublesOf(t);
+    if (!transposed) return values;
+    std::vector<double> out(values.size());
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c) out[size_t(r * cols + c)] = values[size_t(c * rows + r)];
+    return out;
+}
+
+/// Zero points (or scales) of a quantized product: one value, or one per row of A / column of B,
+/// expanded to one per element of the product's A or B operand.
+std::vector<double> perElement(const KernelContext& ctx, size_t index, const std::vector<int64_t>& dims,
+                               bool perRow) {
+    const size_t count = size_t(ref::elementCount(dims));
+    if (!ctx.hasInput(index)) return std::vector<double>(count, 0.0);
+    const std::vector<double> z = doublesOf(ctx.input(index));
+    if (z.size() == 1) return std::vector<double>(count, z[0]);
+    const int64_t axisSize = dims.size() < 2 ? 1 : dims[dims.size() - (perRow ? 2 : 1)];
+    if (int64_t(z.size()) != axisSize) throw KernelError("a zero point or scale does not match its operand");
+    const int64_t cols = dims.back();
+    std::vector<double> out(count);
+    for (size_t i = 0; i < count; ++i)
+        out[i] = z[size_t(perRow ? (int64_t(i) / cols) % axisSize : int64_t(i) % cols)];
+    return out;
+}
+
+/// (A - a_zero) x (B - b_zero) in double, with zero points at inputs aZero and bZero.
+std::vector<double> integerProduct(const KernelContext& ctx, size_t a, size_t aZero, size_t b, size_t bZero,
+                                   MatMulShapes& s) {
+    const Tensor& at = ctx.input(a);
+    const Tensor& bt = ctx.input(b);
+    s = matMulShapes(at.dims(), bt.dims());
+    std::vector<double> av = doublesOf(at), bv = doublesOf(bt);
+    const auto az = perElement(ctx, aZero, at.dims(), true), bz = perElement(ctx, bZero, bt.dims(), false);
+    for (size_t i = 0; i < av.size(); ++i) av[i] -= az[i];
+    for (size_t i = 0; i < bv.size(); ++i) bv[i] -= bz[i];
+    std::vector<double> out(size_t(ref::elementCount(s.outDims)));
+    batchedProduct<double, double>(s, av.data(), bv.data(), out.data());
+    return out;
+}
+
+} // namespace
+
+void matMul(KernelContext& ctx) {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (a.dtype() != b.dtype()) throw KernelError("MatMul operands have different element types");
+    const MatMulShapes s = matMulShapes(a.dims(), b.dims());
+    if (a.dtype() == DType::Float16 || a.dtype() == DType::BFloat16) {
+        const Tensor af = ref::toFloat(a), bf = ref::toFloat(b);
+        Tensor out = Tensor::allocate(DType::Float, s.outDims);
+        batchedProduct<float, double>(s, ref::dataOf<float>(af), ref::dataOf<float>(bf), ref::mutableDataOf<float>(out));
+        return ctx.setOutput(0, ref::fromFloat(out, a.dtype()));
+    }
+    Tensor& out = ctx.allocateOutput(0, a.dtype(), s.outDims);
+    ref::visitNumeric(a.dtype(), "MatMul", [&]<typename T>() {
+        if constexpr (std::is_same_v<T, bool>) throw KernelError("MatMul does not support bool");
+        else batchedProduct<T, Accumulator<T>>(s, ref::dataOf<T>(a), ref::dataOf<T>(b), ref::mutableDataOf<T>(out));
+    });
+}
+
+void gemm(KernelContext& ctx) {
+    const Attributes& attrs = ctx.attributes();
+    int64_t m = 0, k = 0, kb = 0, n = 0;
+    const auto a = gemmOperand(ctx.input(0), attrs.getInt("transA", 0) != 0, m, k);
+    const auto b = gemmOperand(ctx.input(1), attrs.getInt("transB", 0) != 0, kb, n);
+    if (k != kb) throw KernelError("the inner dimensions of the Gemm operands differ");
+    const double alpha = attrs.getFloat("alpha", 1.0f), beta = attrs.getFloat("beta", 1.0f);
+    std::vector<double> y(size_t(m * n), 0.0);
+    if (ctx.hasInput(2)) {
+        const Tensor& c = ctx.input(2);
+        const auto index = ref::broadcastIndices(c.dims(), ref::broadcastDims(c.dims(), {m, n}));
+        if (index.size() != y.size()) throw KernelError("C " + ref::dimsText(c.dims()) + " does not broadcast to the output");
+        const auto cv = doublesOf(c);
+        for (size_t i = 0; i < y.size(); ++i) y[i] = beta * cv[size_t(index[i])];
+    }
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double sum = 0.0;
+            for (int64_t p = 0; p < k; ++p) sum += a[size_t(i * k + p)] * b[size_t(p * n + j)];
+            y[size_t(i * n + j)] += alpha * sum;
+        }
+    ctx.setOutput(0, tensorOfDoubles(ctx.input(0).dtype(), {m, n}, y));
+}
+
+void matMulInteger(KernelContext& ctx) {
+    MatMulShapes s;
+    const auto y = integerProduct(ctx, 0, 2, 1, 3, s);
+    ctx.setOutput(0, tensorOfDoubles(DType::Int32, s.outDims, y));
+}
+
+void qlinearMatMul(KernelContext& ctx) {
+    MatMulShapes s;
+    std::vector<double> y = integerProduct(ctx, 0, 2, 3, 5, s);
+    const float aScale = float(scalarOf(ctx.input(1), "a_scale")), bScale = float(scalarOf(ctx.input(4), "b_scale"));
+    const float yScale = float(scalarOf(ctx.input(6), "y_scale"));
+    const DType yType = ctx.hasInput(7) ? ctx.input(7).dtype() : ctx.input(0).dtype();
+    const double yZero = ctx.hasInput(7) ? scalarOf(ctx.input(7), "y_zero_point") : 0.0;
+    const float multiplier = aScale * bScale / yScale;
+    for (double& v : y) v = saturateRound(double(float(v) * multiplier) + yZero, yType);
+    ctx.setOutput(0, tensorOfDoubles(yType, s.outDims, y));
+}
+
+} // namespace graphlens::nn

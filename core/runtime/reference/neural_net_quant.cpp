@@ -1,0 +1,82 @@
+// Reference kernels for linear quantization: QuantizeLinear and DequantizeLinear (per tensor or
+// per axis) and DynamicQuantizeLinear. Scaling is done in float, as ONNX's reference does.
+#include "core/runtime/reference/neural_net_internal.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace graphlens::nn {
+namespace {
+
+/// For each element of x, the index of its scale / zero point: 0 per tensor, else its
+/// coordinate along `axis`.
+std::vector<size_t> parameterIndex(const KernelContext& ctx, const Tensor& x, const Tensor& scale) {
+    std::vector<size_t> index(size_t(std::max<int64_t>(x.numel(), 0)), 0);
+    if (scale.numel() == 1 && scale.rank() <= 1) return index;
+    if (scale.rank() != 1) throw KernelError("the scale must be a scalar or a 1-D tensor");
+    const int64_t axis = ref::normalizeAxis(ctx.attributes().getInt("axis", 1), int64_t(x.rank()));
+    if (scale.dims()[0] != x.dims()[size_t(axis)])
+        throw KernelError("the scale has " + std::to_string(scale.dims()[0]) + " values for an axis of size " +
+                          std::to_string(x.dims()[size_t(axis)]));
+    const int64_t inner = ref::stridesOf(x.dims())[size_t(axis)];
+    for (size_t i = 0; i < index.size(); ++i) index[i] = size_t((int64_t(i) / inner) % scale.dims()[0]);
+    return index;
+}
+
+std::vector<double> zeroPointValues(const KernelContext& ctx, size_t input, const Tensor& scale) {
+    if (!ctx.hasInput(input)) return std::vector<double>(size_t(std::max<int64_t>(scale.numel(), 1)), 0.0);
+    const Tensor& zero = ctx.input(input);
+    if (zero.numel() != scale.numel()) throw KernelError("the zero point and the scale have different sizes");
+    return doublesOf(zero);
+}
+
+} // namespace
+
+void quantizeLinear(KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& scale = ctx.input(1);
+    const DType yType = ctx.hasInput(2) ? ctx.input(2).dtype() : DType::UInt8;
+    const auto index = parameterIndex(ctx, x, scale);
+    const auto scales = doublesOf(scale);
+    const auto zeros = zeroPointValues(ctx, 2, scale);
+    std::vector<double> y = doublesOf(x);
+    for (size_t i = 0; i < y.size(); ++i) {
+        const double scaled = x.dtype() == DType::Double ? y[i] / scales[index[i]]
+                                                         : double(float(y[i]) / float(scales[index[i]]));
+        y[i] = saturateRound(std::nearbyint(scaled) + zeros[index[i]], yType);
+    }
+    ctx.setOutput(0, tensorOfDoubles(yType, x.dims(), y));
+}
+
+void dequantizeLinear(KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& scale = ctx.input(1);
+    const auto index = parameterIndex(ctx, x, scale);
+    const auto scales = doublesOf(scale);
+    const auto zeros = zeroPointValues(ctx, 2, scale);
+    std::vector<double> y = doublesOf(x);
+    for (size_t i = 0; i < y.size(); ++i)
+        y[i] = double(float(y[i] - zeros[index[i]]) * float(scales[index[i]]));
+    const DType yType = scale.dtype() == DType::Float16 || scale.dtype() == DType::Double ? scale.dtype() : DType::Float;
+    ctx.setOutput(0, tensorOfDoubles(yType, x.dims(), y));
+}
+
+void dynamicQuantizeLinear(KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const std::vector<double> values = doublesOf(x);
+    float low = 0.0f, high = 0.0f;
+    for (double v : values) {
+        low = std::min(low, float(v));
+        high = std::max(high, float(v));
+    }
+    const float scale = (high - low) / 255.0f;
+    const double zero = scale == 0.0f ? 0.0 : saturateRound(double((0.0f - low) / scale), DType::UInt8);
+    std::vector<double> y(values.size(), zero);
+    if (scale != 0.0f)
+        for (size_t i = 0; i < y.size(); ++i) y[i] = saturateRound(std::nearbyint(double(float(values[i]) / scale)) + zero, DType::UInt8);
+    ctx.setOutput(0, tensorOfDoubles(DType::UInt8, x.dims(), y));
+    if (ctx.outputCount() > 1) ctx.setOutput(1, tensorOfDoubles(DType::Float, {}, {double(scale)}));
+    if (ctx.outputCount() > 2) ctx.setOutput(2, tensorOfDoubles(DType::UInt8, {}, {zero}));
+}
+
+} // namespace graphlens::nn

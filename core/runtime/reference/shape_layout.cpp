@@ -1,0 +1,131 @@
+// Reference kernels of the shape family that rearrange elements by position: Transpose, Expand,
+// Tile, DepthToSpace, SpaceToDepth and Trilu.
+#include "core/runtime/reference/shape_internal.h"
+
+namespace graphlens::shape {
+
+Tensor transposed(const Tensor& in, const std::vector<int64_t>& perm) {
+    const size_t rank = in.rank();
+    if (perm.size() != rank) throw KernelError("the permutation does not have one entry per axis");
+    std::vector<bool> seen(rank, false);
+    std::vector<int64_t> outDims(rank);
+    std::vector<int64_t> step(rank);  // input stride along each output axis
+    const std::vector<int64_t> inStrides = ref::stridesOf(in.dims());
+    for (size_t i = 0; i < rank; ++i) {
+        const int64_t axis = ref::normalizeAxis(perm[i], int64_t(rank), "permutation axis");
+        if (seen[size_t(axis)]) throw KernelError("the permutation repeats the axis " + std::to_string(perm[i]));
+        seen[size_t(axis)] = true;
+        outDims[i] = in.dims()[size_t(axis)];
+        step[i] = inStrides[size_t(axis)];
+    }
+    Tensor out = Tensor::allocate(in.dtype(), outDims);
+    const ElementMover mover(in, out);
+    forEachIndex(outDims, [&](const std::vector<int64_t>& position, int64_t linear) {
+        int64_t source = 0;
+        for (size_t i = 0; i < rank; ++i) source += position[i] * step[i];
+        mover.copy(linear, source);
+    });
+    return out;
+}
+
+void transpose(KernelContext& ctx) {
+    const Tensor& in = ctx.input(0);
+    std::vector<int64_t> perm = ctx.attributes().getInts("perm");
+    if (!ctx.attributes().has("perm"))
+        for (size_t i = in.rank(); i-- > 0;) perm.push_back(int64_t(i));
+    ctx.setOutput(0, transposed(in, perm));
+}
+
+void expand(KernelContext& ctx) {
+    const Tensor& in = ctx.input(0);
+    if (ctx.input(1).rank() != 1) throw KernelError("the shape input must be 1-D");
+    const std::vector<int64_t> dims = ref::broadcastDims(in.dims(), ref::toInt64s(ctx.input(1)));
+    checkOutputSize(in.dtype(), dims);
+    Tensor& out = ctx.allocateOutput(0, in.dtype(), dims);
+    const ElementMover mover(in, out);
+    std::vector<int64_t> step(dims.size(), 0);  // input stride along each output axis; 0 where broadcast
+    const std::vector<int64_t> inStrides = ref::stridesOf(in.dims());
+    const size_t offset = dims.size() - in.rank();
+    for (size_t d = 0; d < in.rank(); ++d) step[d + offset] = in.dims()[d] == 1 ? 0 : inStrides[d];
+    forEachIndex(dims, [&](const std::vector<int64_t>& position, int64_t linear) {
+        int64_t source = 0;
+        for (size_t d = 0; d < dims.size(); ++d) source += position[d] * step[d];
+        mover.copy(linear, source);
+    });
+}
+
+void tile(KernelContext& ctx) {
+    const Tensor& in = ctx.input(0);
+    const std::vector<int64_t> repeats = ref::toInt64s(ctx.input(1));
+    if (repeats.size() != in.rank()) throw KernelError("repeats must have one entry per input axis");
+    std::vector<int64_t> dims = in.dims();
+    for (size_t d = 0; d < dims.size(); ++d) {
+        if (repeats[d] < 0) throw KernelError("repeats must not be negative");
+        dims[d] = checkedMul(dims[d], repeats[d]);
+    }
+    checkOutputSize(in.dtype(), dims);
+    Tensor& out = ctx.allocateOutput(0, in.dtype(), dims);
+    const ElementMover mover(in, out);
+    const std::vector<int64_t> inStrides = ref::stridesOf(in.dims());
+    forEachIndex(dims, [&](const std::vector<int64_t>& position, int64_t linear) {
+        int64_t source = 0;
+        for (size_t d = 0; d < dims.size(); ++d) source += (position[d] % in.dims()[d]) * inStrides[d];
+        mover.copy(linear, source);
+    });
+}
+
+namespace {
+
+/// The blocksize attribute, and the input checked to be 4-D.
+int64_t blockSizeOf(KernelContext& ctx) {
+    if (ctx.input(0).rank() != 4) throw KernelError("the input must be 4-D (N, C, H, W)");
+    const int64_t block = ctx.attributes().getInt("blocksize", 0);
+    if (block <= 0 || block > (int64_t(1) << 20)) throw KernelError("blocksize must be positive and sensible");
+    return block;
+}
+
+} // namespace
+
+void depthToSpace(KernelContext& ctx) {
+    const int64_t b = blockSizeOf(ctx);
+    const Tensor& in = ctx.input(0);
+    const auto& d = in.dims();
+    const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+    if (c % (b * b) != 0) throw KernelError("the channels are not divisible by blocksize squared");
+    const bool crd = ctx.attributes().getString("mode", "DCR") == "CRD";
+    const Tensor blocks = crd ? withDims(in, {n, c / (b * b), b, b, h, w}) : withDims(in, {n, b, b, c / (b * b), h, w});
+    const std::vector<int64_t> perm = crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3}
+                                          : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+    ctx.setOutput(0, withDims(transposed(blocks, perm), {n, c / (b * b), checkedMul(h, b), checkedMul(w, b)}));
+}
+
+void spaceToDepth(KernelContext& ctx) {
+    const int64_t b = blockSizeOf(ctx);
+    const Tensor& in = ctx.input(0);
+    const auto& d = in.dims();
+    const int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+    if (h % b != 0 || w % b != 0) throw KernelError("the height and width must be divisible by blocksize");
+    const Tensor blocks = withDims(in, {n, c, h / b, b, w / b, b});
+    ctx.setOutput(0, withDims(transposed(blocks, {0, 3, 5, 1, 2, 4}), {n, checkedMul(c, b * b), h / b, w / b}));
+}
+
+void trilu(KernelContext& ctx) {
+    const Tensor& in = ctx.input(0);
+    if (in.rank() < 2) throw KernelError("the input must have at least 2 dimensions");
+    int64_t k = 0;
+    if (ctx.hasInput(1)) {
+        const auto values = ref::toInt64s(ctx.input(1));
+        if (values.size() != 1) throw KernelError("k must hold exactly one value");
+        k = values[0];
+    }
+    const bool upper = ctx.attributes().getInt("upper", 1) != 0;
+    Tensor& out = ctx.allocateOutput(0, in.dtype(), in.dims());
+    const ElementMover mover(in, out);
+    const size_t rank = in.rank();
+    forEachIndex(in.dims(), [&](const std::vector<int64_t>& position, int64_t linear) {
+        const int64_t offset = position[rank - 1] - position[rank - 2];  // column - row
+        if (upper ? offset >= k : offset <= k) mover.copy(linear, linear);
+    });
+}
+
+} // namespace graphlens::shape

@@ -21,6 +21,8 @@ constexpr std::array kCommands{
             "optimize MODEL -o OUT [--passes none] [--json]   write the model back (passes: see issue list)"},
     Command{"run", runRun,
             "run MODEL [--input NAME=FILE.pb] [--seed N] [--dim NAME=VALUE] [--output-dir DIR]   run once"},
+    Command{"bench", runBench,
+            "bench MODEL [--runs N] [--warmup W] [--threads T] [--json]   min/median/max latency"},
     Command{"conformance", runConformance,
             "conformance DIR [--filter REGEX] [--expect FILE] [--write-passing FILE]   run ONNX backend test cases"},
 };

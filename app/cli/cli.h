@@ -22,5 +22,6 @@ int runInfo(const QStringList& args);
 int runOptimize(const QStringList& args);
 int runConformance(const QStringList& args);
 int runRun(const QStringList& args);
+int runBench(const QStringList& args);
 
 } // namespace graphlens::cli

@@ -42,6 +42,7 @@ int runRun(const QStringList& args) {
     parser.addOption({"seed", "seed of the random inputs", "N", "0"});
     parser.addOption({"output-dir", "write output_K.pb files here", "DIR"});
     parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
+    parser.addOption({"save-inputs", "also write the inputs used as input_K.pb into DIR", "DIR"});
     parser.addOption({"reference", "run every node with its reference kernel"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("run takes exactly one MODEL argument");
@@ -56,6 +57,13 @@ int runRun(const QStringList& args) {
         options.threads = parser.value("threads").toInt();
         options.referenceOnly = parser.isSet("reference");
         for (const auto& [name, tensor] : feeds) options.inputShapes[name] = tensor.dims();
+        if (const QString dir = parser.value("save-inputs"); !dir.isEmpty()) {
+            if (!QDir().mkpath(dir)) return fail("cannot create the folder '" + dir.toStdString() + "'");
+            int k = 0;
+            for (ValueId v : g.inputs())
+                if (auto it = feeds.find(g.value(v).name); it != feeds.end())
+                    writeTensorFile(QDir(dir).filePath(QString("input_%1.pb").arg(k++)).toStdString(), it->second, it->first);
+        }
         const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(*model, options);
         const std::vector<Tensor> outputs = plan->run(feeds);
         const QString outDir = parser.value("output-dir");

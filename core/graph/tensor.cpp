@@ -7,6 +7,8 @@
 #include <bit>
 #include <new>
 
+#include <unistd.h>
+
 namespace graphlens {
 
 Tensor Tensor::fromBytes(DType type, std::vector<int64_t> dims, std::string bytes) {
@@ -38,7 +40,15 @@ Tensor Tensor::allocate(DType type, std::vector<int64_t> dims) {
     if (count < 0) throw std::length_error("Tensor::allocate: the shape's element count overflows");
     if (type == DType::String)
         return fromStrings(std::move(dims), std::vector<std::string>(size_t(count)));
+    const int bits = dtypeBits(type);
+    if (bits > 8 && uint64_t(count) > UINT64_MAX / uint64_t(bits / 8))
+        throw std::length_error("Tensor::allocate: the tensor's byte size overflows");
     const size_t bytes = dtypeStorageBytes(type, uint64_t(count));
+    static const uint64_t physicalMemory =
+        uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+    if (bytes > physicalMemory)
+        throw std::length_error("a tensor of " + std::to_string(bytes) +
+                                " bytes would not fit in this machine's memory");
     constexpr std::align_val_t alignment{64};
     auto* raw = static_cast<std::byte*>(::operator new(std::max<size_t>(bytes, 1), alignment));
     std::memset(raw, 0, bytes);

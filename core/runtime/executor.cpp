@@ -230,6 +230,8 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
         throw ExecutionError(where + ": " + e.what());
     } catch (const std::bad_alloc&) {
         throw ExecutionError(where + ": not enough memory");
+    } catch (const std::length_error& e) {
+        throw ExecutionError(where + ": " + e.what());
     }
     const int64_t end = observer ? nowNs() : 0;
     uint64_t bytesWritten = 0;

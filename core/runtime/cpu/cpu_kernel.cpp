@@ -8,7 +8,8 @@ void CpuKernelRegistry::add(const std::string& op, CpuKernelFactory factory) {
 }
 
 std::unique_ptr<PreparedKernel> CpuKernelRegistry::prepare(const CpuNodeInfo& info) const {
-    if (!info.node.domain.empty() && info.node.domain != "ai.onnx") return nullptr;
+    const std::string& domain = info.node.domain;
+    if (!domain.empty() && domain != "ai.onnx" && domain != "com.microsoft") return nullptr;
     auto it = factories_.find(info.node.opType);
     if (it == factories_.end()) return nullptr;
     for (CpuKernelFactory factory : it->second)

@@ -30,7 +30,8 @@ struct CpuNodeInfo {
 
 using CpuKernelFactory = std::unique_ptr<PreparedKernel> (*)(const CpuNodeInfo& info);
 
-/// Factories by default-domain op type (several may serve one op; the first that accepts wins).
+/// Factories by op type, for the default domain and ONNX Runtime's com.microsoft fused ops
+/// (several may serve one op; the first that accepts wins).
 class CpuKernelRegistry {
 public:
     void add(const std::string& op, CpuKernelFactory factory);

@@ -1,10 +1,144 @@
-// Optimized CPU kernels: onednn (see cpu_kernel.h).
-#include "core/runtime/cpu/cpu_kernel.h"
+// Optimized CPU kernels on oneDNN (see cpu_kernel.h): the shared engine, stream and helpers of
+// onednn_internal.h, and the registration of every oneDNN factory.
+#include "core/runtime/cpu/onednn_internal.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <new>
 
 namespace graphlens {
+namespace onednn {
+
+const dnnl::engine& engine() {
+    static const dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
+    return cpu;
+}
+
+dnnl::stream& stream() {
+    thread_local dnnl::stream s(engine());
+    return s;
+}
+
+void* scratchBuffer(int slot, size_t bytes) {
+    struct Buffer {
+        std::unique_ptr<std::byte, decltype(&std::free)> data{nullptr, &std::free};
+        size_t size = 0;
+    };
+    thread_local Buffer buffers[2];
+    Buffer& b = buffers[slot];
+    if (b.size < bytes) {
+        const size_t size = (bytes + 63) / 64 * 64;
+        b.data.reset(static_cast<std::byte*>(std::aligned_alloc(64, size)));
+        if (!b.data) throw std::bad_alloc();
+        b.size = size;
+    }
+    return b.data.get();
+}
+
+ThreadScope::ThreadScope(int threads) {
+    if (threads <= 0) return;
+    const int current = omp_get_max_threads();
+    if (current == threads) return;
+    previous_ = current;
+    omp_set_num_threads(threads);
+}
+
+ThreadScope::~ThreadScope() {
+    if (previous_ > 0) omp_set_num_threads(previous_);
+}
+
+namespace {
+std::atomic<ConvLayout> layoutPolicy{ConvLayout::Auto};
+}
+
+void setConvLayoutPolicy(ConvLayout layout) { layoutPolicy = layout; }
+ConvLayout convLayoutPolicy() { return layoutPolicy; }
+
+Dims toDims(const std::vector<int64_t>& dims) { return Dims(dims.begin(), dims.end()); }
+
+dnnl::memory::format_tag plainTag(size_t rank) {
+    using tag = dnnl::memory::format_tag;
+    switch (rank) {
+    case 1: return tag::a;
+    case 2: return tag::ab;
+    case 3: return tag::abc;
+    case 4: return tag::abcd;
+    case 5: return tag::abcde;
+    case 6: return tag::abcdef;
+    default: return tag::undef;
+    }
+}
+
+Dims plainStrides(const Dims& dims) {
+    Dims strides(dims.size(), 1);
+    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+    return strides;
+}
+
+dnnl::memory::desc plainDesc(const std::vector<int64_t>& dims) {
+    const Dims d = toDims(dims);
+    return dnnl::memory::desc(d, dnnl::memory::data_type::f32, plainStrides(d));
+}
+
+bool allFloat(const CpuNodeInfo& info) {
+    for (size_t i = 0; i < info.inputTypes.size(); ++i)
+        if (info.hasInput(i) && info.inputTypes[i] != DType::Float) return false;
+    for (DType t : info.outputTypes)
+        if (t != DType::Float) return false;
+    return !info.outputTypes.empty();
+}
+
+int64_t elementCount(const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+}
+
+std::vector<float> floatsAttribute(const Attributes& attributes, const char* name) {
+    const Attribute* a = attributes.find(name);
+    if (!a) return {};
+    if (a->holds<std::vector<float>>()) return a->get<std::vector<float>>();
+    if (a->holds<float>()) return {a->get<float>()};
+    return {};
+}
+
+bool hasActivation(const Attributes& attributes) { return attributes.has("activation"); }
+
+bool appendActivation(const Attributes& attributes, dnnl::post_ops& ops) {
+    using alg = dnnl::algorithm;
+    const Attribute* a = attributes.find("activation");
+    if (!a) return true;
+    if (!a->holds<std::string>()) return false;
+    const std::string& name = a->get<std::string>();
+    const std::vector<float> p = floatsAttribute(attributes, "activation_params");
+    if (name == "Relu") ops.append_eltwise(1.f, alg::eltwise_relu, 0.f, 0.f);
+    else if (name == "LeakyRelu") ops.append_eltwise(1.f, alg::eltwise_relu, p.empty() ? 0.01f : p[0], 0.f);
+    else if (name == "Sigmoid") ops.append_eltwise(1.f, alg::eltwise_logistic, 0.f, 0.f);
+    else if (name == "Tanh") ops.append_eltwise(1.f, alg::eltwise_tanh, 0.f, 0.f);
+    else if (name == "HardSwish") ops.append_eltwise(1.f, alg::eltwise_hardswish, 0.f, 0.f);
+    else if (name == "Clip") {
+        if (p.size() != 2 || !(p[0] <= p[1])) return false;
+        ops.append_eltwise(1.f, alg::eltwise_clip_v2, p[0], p[1]);
+    } else if (name == "HardSigmoid") {
+        // max(0, min(1, alpha * x + beta)): a linear step, then a clip (2.6 has no hardsigmoid).
+        const float alpha = p.size() > 0 ? p[0] : 0.2f, beta = p.size() > 1 ? p[1] : 0.5f;
+        ops.append_eltwise(1.f, alg::eltwise_linear, alpha, beta);
+        ops.append_eltwise(1.f, alg::eltwise_clip_v2, 0.f, 1.f);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+} // namespace onednn
 
 void registerOneDnnKernels(CpuKernelRegistry& registry) {
-    (void)registry;
+    onednn::registerConvKernels(registry);
+    onednn::registerMatMulKernels(registry);
+    onednn::registerPoolKernels(registry);
 }
 
 } // namespace graphlens

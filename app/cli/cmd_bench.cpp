@@ -1,0 +1,92 @@
+// `graphlens bench MODEL [--backend cpu] [--runs N] [--warmup W] [--threads T] [--json]`: whole-run
+// latency over repeated runs of one compiled plan (inputs made once, as `run` makes them).
+#include "app/cli/cli.h"
+#include "app/cli/model_inputs.h"
+#include "app/cli/model_report.h"
+#include "core/runtime/backend.h"
+#include "profiler/statistics.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <chrono>
+#include <iostream>
+#include <map>
+
+namespace graphlens::cli {
+
+int runBench(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Measure a model's latency.");
+    parser.addPositionalArgument("MODEL", "the .onnx file");
+    parser.addOption({"backend", "cpu", "BACKEND", "cpu"});
+    parser.addOption({"runs", "measured runs (default 20)", "N", "20"});
+    parser.addOption({"warmup", "runs before measuring (default 3)", "W", "3"});
+    parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
+    parser.addOption({"input", "feed input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
+    parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
+    parser.addOption({"seed", "seed of the random inputs", "N", "0"});
+    parser.addOption({"reference", "run every node with its reference kernel"});
+    parser.addOption({"json", "print JSON"});
+    if (!parser.parse(args)) return fail(parser.errorText().toStdString());
+    if (parser.positionalArguments().size() != 1) return fail("bench takes exactly one MODEL argument");
+    if (parser.value("backend") != "cpu")
+        return fail("the backend '" + parser.value("backend").toStdString() + "' is not available; use cpu");
+    bool runsOk = false, warmupOk = false;
+    const int runs = parser.value("runs").toInt(&runsOk);
+    const int warmup = parser.value("warmup").toInt(&warmupOk);
+    if (!runsOk || runs < 1 || !warmupOk || warmup < 0) return fail("--runs must be at least 1 and --warmup at least 0");
+    auto model = loadOrReport(parser.positionalArguments()[0]);
+    if (!model) return 1;
+    try {
+        const auto feeds = makeFeeds(model->graph, parser.values("input"), parser.values("dim"),
+                                     parser.value("seed").toULongLong());
+        CompileOptions options;
+        options.threads = parser.value("threads").toInt();
+        options.referenceOnly = parser.isSet("reference");
+        for (const auto& [name, tensor] : feeds) options.inputShapes[name] = tensor.dims();
+        const auto compileStart = std::chrono::steady_clock::now();
+        const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(*model, options);
+        const double compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compileStart).count();
+        for (int i = 0; i < warmup; ++i) plan->run(feeds);
+        std::vector<double> samples;
+        for (int i = 0; i < runs; ++i) {
+            const auto start = std::chrono::steady_clock::now();
+            plan->run(feeds);
+            samples.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        }
+        const SampleStats s = summarizeSamples(samples);
+        int optimized = 0;
+        for (const PlannedNode& n : plan->nodes()) optimized += n.kernel != "reference";
+        const MemoryPlan& memory = plan->memoryPlan();
+        if (parser.isSet("json")) {
+            QJsonArray all;
+            for (double v : samples) all.append(v);
+            const QJsonObject json{{"model", parser.positionalArguments()[0]}, {"backend", "cpu"},
+                                   {"runs", runs}, {"warmup", warmup}, {"threads", options.threads},
+                                   {"min_ms", s.min}, {"median_ms", s.median}, {"max_ms", s.max},
+                                   {"mean_ms", s.mean}, {"samples_ms", all}, {"compile_ms", compileMs},
+                                   {"nodes", qint64(plan->nodes().size())}, {"optimized_nodes", optimized},
+                                   {"arena_bytes", qint64(memory.arenaBytes)},
+                                   {"naive_bytes", qint64(memory.naiveBytes)},
+                                   {"lower_bound_bytes", qint64(memory.lowerBoundBytes)}};
+            std::cout << QJsonDocument(json).toJson(QJsonDocument::Indented).toStdString();
+        } else {
+            std::printf("%d runs after %d warm-up: min %.3f ms  median %.3f ms  max %.3f ms\n", runs, warmup, s.min,
+                        s.median, s.max);
+            std::printf("plan: %zu nodes, %d with optimized kernels; compiled in %.1f ms\n", plan->nodes().size(),
+                        optimized, compileMs);
+            std::printf("memory: arena %s, naive %s, lower bound %s\n",
+                        humanCount(double(memory.arenaBytes), "B").toUtf8().constData(),
+                        humanCount(double(memory.naiveBytes), "B").toUtf8().constData(),
+                        humanCount(double(memory.lowerBoundBytes), "B").toUtf8().constData());
+        }
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    return 0;
+}
+
+} // namespace graphlens::cli

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""GraphLens against ONNX Runtime (npm onnxruntime-node, CPU, all its graph optimizations on).
+
+For each model: both run the same seeded inputs once and the outputs are compared (max abs and
+relative error; within 1e-4 relative + 1e-5 absolute passes); then `graphlens bench` and ONNX
+Runtime's session.run are timed in alternating rounds with the same thread count, and the median
+of each side's per-round medians is printed with the ratio GraphLens / ORT.
+
+usage: compare_ort.py GRAPHLENS MODEL.onnx [MODEL.onnx ...] [--threads T] [--runs N] [--rounds R]
+       [--passes LIST] (forwarded to graphlens when given)
+Needs: Debian's python3-onnx and numpy, node, and `npm install --ignore-scripts onnxruntime-node`
+in this folder (done on first use).
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NUMPY_TO_ORT = {"float32": "float32", "float64": "float64", "int64": "int64", "int32": "int32",
+                "uint8": "uint8", "int8": "int8", "bool": "bool"}
+
+
+def option(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def ensure_ort():
+    if not os.path.isdir(os.path.join(HERE, "node_modules", "onnxruntime-node")):
+        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "onnxruntime-node"],
+                       cwd=HERE, check=True)
+
+
+def write_input_spec(folder):
+    spec = []
+    k = 0
+    while os.path.exists(os.path.join(folder, f"input_{k}.pb")):
+        tensor = onnx.load_tensor(os.path.join(folder, f"input_{k}.pb"))
+        array = numpy_helper.to_array(tensor)
+        raw = os.path.join(folder, f"input_{k}.bin")
+        array.tofile(raw)
+        spec.append({"name": tensor.name, "type": NUMPY_TO_ORT[str(array.dtype)], "dims": list(array.shape),
+                     "file": raw})
+        k += 1
+    path = os.path.join(folder, "inputs.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return path
+
+
+def cross_check(graphlens, model, folder, extra):
+    subprocess.run([graphlens, "run", model, "--seed", "1", "--save-inputs", folder, "--output-dir", folder] + extra,
+                   check=True, capture_output=True)
+    spec = write_input_spec(folder)
+    ort_dir = os.path.join(folder, "ort")
+    subprocess.run(["node", os.path.join(HERE, "ort_runner.mjs"), "run", model, spec, ort_dir], check=True)
+    worst = (0.0, 0.0)
+    ok = True
+    for k, meta in enumerate(json.load(open(os.path.join(ort_dir, "outputs.json")))):
+        want = np.fromfile(meta["file"], dtype=np.float32 if meta["type"] == "float32" else meta["type"])
+        got = numpy_helper.to_array(onnx.load_tensor(os.path.join(folder, f"output_{k}.pb"))).reshape(-1)
+        diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+        rel = diff / np.maximum(np.abs(want.astype(np.float64)), 1e-12)
+        ok &= bool(np.all(diff <= 1e-5 + 1e-4 * np.abs(want)))
+        worst = (max(worst[0], float(diff.max(initial=0))), max(worst[1], float(rel.max(initial=0))))
+    return ok, worst, spec
+
+
+def bench(graphlens, model, spec, threads, runs, rounds, extra):
+    ours, theirs = [], []
+    for _ in range(rounds):
+        out = subprocess.run([graphlens, "bench", model, "--json", "--seed", "1", "--threads", str(threads),
+                              "--runs", str(runs)] + extra, check=True, capture_output=True, text=True).stdout
+        ours.append(json.loads(out)["median_ms"])
+        out = subprocess.run(["node", os.path.join(HERE, "ort_runner.mjs"), "bench", model, spec,
+                              "--threads", str(threads), "--runs", str(runs)],
+                             check=True, capture_output=True, text=True).stdout
+        theirs.append(json.loads(out)["median_ms"])
+    return statistics.median(ours), statistics.median(theirs)
+
+
+def main():
+    args = [a for i, a in enumerate(sys.argv[1:], 1)
+            if not a.startswith("--") and not sys.argv[i - 1].startswith("--")]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    graphlens, models = args[0], args[1:]
+    threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 20)), int(option("--rounds", 3))
+    extra = ["--passes", option("--passes", "")] if "--passes" in sys.argv else []
+    ensure_ort()
+    print(f"{'model':24} {'max abs err':>12} {'max rel err':>12} {'graphlens ms':>13} {'ORT ms':>9} {'ratio':>7}")
+    failures = 0
+    for model in models:
+        with tempfile.TemporaryDirectory() as folder:
+            ok, (abs_err, rel_err), spec = cross_check(graphlens, model, folder, extra)
+            ours, theirs = bench(graphlens, model, spec, threads, runs, rounds, extra)
+        failures += not ok
+        name = os.path.splitext(os.path.basename(model))[0]
+        print(f"{name:24} {abs_err:12.2e} {rel_err:12.2e} {ours:13.2f} {theirs:9.2f} {ours / theirs:7.2f}"
+              + ("" if ok else "  OUTPUTS DIFFER"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,330 @@
+// oneDNN convolutions: Conv and FusedConv (1-D to 3-D, grouped and depthwise, dilated, padded,
+// fused activation and residual add as post-ops) and ConvTranspose. Constant weights are
+// reordered once into the primitive's layout (others on every run); activations stay NCHW or go
+// through pre-made reorders into the blocked layout oneDNN prefers.
+#include "core/runtime/cpu/onednn_internal.h"
+#include "core/runtime/reference/neural_net_internal.h"
+
+#include <cstring>
+
+namespace graphlens::onednn {
+namespace {
+
+using memory = dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+
+/// The geometry of a (transposed) convolution in oneDNN's terms.
+struct ConvGeometry {
+    Dims src, weights, dst, strides, dilates, padL, padR;
+    int64_t inChannels = 0, outChannels = 0, group = 1;
+};
+
+/// Whether activations go through the blocked layout: where oneDNN's direct blocked kernels
+/// beat its NCHW ones (enough channels to fill a vector block).
+bool useBlocked(const ConvGeometry& g) {
+    switch (convLayoutPolicy()) {
+    case ConvLayout::Plain: return false;
+    case ConvLayout::Blocked: return true;
+    case ConvLayout::Auto: break;
+    }
+    const int64_t groupIn = g.inChannels / g.group, groupOut = g.outChannels / g.group;
+    // Depthwise: NCHW runs the generic gemm path, 6-60x slower than jit_dw on blocked data.
+    if (g.group > 1 && groupIn == 1 && groupOut == 1) return g.inChannels >= 8;
+    if (g.inChannels < 16 || g.outChannels < 16) return false;
+    // A pointwise (1x1, stride 1, unpadded) convolution on NCHW is one GEMM per image with no
+    // im2col: on large planes it beats the blocked kernel plus its two reorders (56x56: ~25%).
+    bool pointwise = true;
+    int64_t plane = 1;
+    for (size_t i = 0; i < g.strides.size(); ++i) {
+        pointwise = pointwise && g.weights[g.weights.size() - g.strides.size() + i] == 1 && g.strides[i] == 1 &&
+                    g.padL[i] == 0 && g.padR[i] == 0;
+        plane *= g.src[2 + i];
+    }
+    if (pointwise && g.group == 1 && plane > 196) return false;
+    return true;
+}
+
+/// Runs a convolution-like primitive on plain tensors: reorders the input in and the output out
+/// when the primitive computes in a blocked layout.
+class ConvKernel final : public PreparedKernel {
+public:
+    template <typename PrimitiveDesc>
+    ConvKernel(std::string name, const PrimitiveDesc& pd, const ConvGeometry& g, const memory::desc& userWeights,
+               const Tensor* weights, const CpuNodeInfo& info, bool hasResidual)
+        : name_(std::move(name)), threads_(info.threads), primitive_(pd) {
+        const dnnl::engine& eng = engine();
+        dnnl::stream& s = stream();
+        const memory::desc userSrc(g.src, dt::f32, plainTag(g.src.size()));
+        const memory::desc userDst(g.dst, dt::f32, plainTag(g.dst.size()));
+        userSrc_ = memory(userSrc, eng, DNNL_MEMORY_NONE);
+        userDst_ = memory(userDst, eng, DNNL_MEMORY_NONE);
+        if (pd.src_desc() != userSrc) {  // blocked copies live in the shared scratch buffers
+            src_ = memory(pd.src_desc(), eng, DNNL_MEMORY_NONE);
+            srcIn_ = dnnl::reorder(userSrc_, src_);
+        } else {
+            src_ = userSrc_;
+        }
+        if (pd.dst_desc() != userDst) {
+            dst_ = memory(pd.dst_desc(), eng, DNNL_MEMORY_NONE);
+            dstOut_ = dnnl::reorder(dst_, userDst_);
+            blockedDst_ = true;
+        } else {
+            dst_ = userDst_;
+        }
+        if (hasResidual) {
+            residual_ = memory(userDst, eng, DNNL_MEMORY_NONE);
+            if (blockedDst_) residualIn_ = dnnl::reorder(residual_, dst_);
+        }
+        // Constant weights: once, in the primitive's layout; others on every run.
+        if (weights) {
+            memory user(userWeights, eng, handleOf(*weights));
+            weights_ = memory(pd.weights_desc(), eng);
+            dnnl::reorder(user, weights_).execute(s, user, weights_);
+        } else if (pd.weights_desc() == userWeights) {
+            weights_ = userWeights_ = memory(userWeights, eng, DNNL_MEMORY_NONE);
+        } else {
+            userWeights_ = memory(userWeights, eng, DNNL_MEMORY_NONE);
+            weights_ = memory(pd.weights_desc(), eng);
+            weightsIn_ = dnnl::reorder(userWeights_, weights_);
+        }
+        args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
+        if (info.hasInput(2)) {
+            const memory::desc biasDesc({g.outChannels}, dt::f32, tag::a);
+            if (const Tensor* b = info.constants[2]) {
+                bias_ = memory(biasDesc, eng);
+                std::memcpy(bias_.get_data_handle(), b->data(), size_t(g.outChannels) * sizeof(float));
+            } else {
+                bias_ = memory(biasDesc, eng, DNNL_MEMORY_NONE);
+                runtimeBias_ = true;
+            }
+            args_[DNNL_ARG_BIAS] = bias_;
+        }
+        outputBytes_ = size_t(userDst.get_size());
+        s.wait();
+    }
+
+    std::string name() const override { return name_; }
+
+    void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) override {
+        ThreadScope threads(threads_);
+        dnnl::stream& s = stream();
+        userSrc_.set_data_handle(handleOf(*inputs[0]));
+        userDst_.set_data_handle(outputs[0].mutableData());
+        if (runtimeBias_) bias_.set_data_handle(handleOf(*inputs[2]));
+        if (userWeights_) userWeights_.set_data_handle(handleOf(*inputs[1]));
+        if (weightsIn_) weightsIn_.execute(s, userWeights_, weights_);
+        if (srcIn_) {
+            src_.set_data_handle(scratchBuffer(0, src_.get_desc().get_size()));
+            srcIn_.execute(s, userSrc_, src_);
+        }
+        if (blockedDst_) dst_.set_data_handle(scratchBuffer(1, dst_.get_desc().get_size()));
+        if (residual_) {  // the sum post-op adds what dst holds
+            if (blockedDst_) {
+                residual_.set_data_handle(handleOf(*inputs[3]));
+                residualIn_.execute(s, residual_, dst_);
+            } else if (inputs[3]->data() != outputs[0].data()) {
+                std::memcpy(outputs[0].mutableData(), inputs[3]->data(), outputBytes_);
+            }
+        }
+        primitive_.execute(s, args_);
+        if (dstOut_) dstOut_.execute(s, dst_, userDst_);
+        s.wait();
+    }
+
+private:
+    std::string name_;
+    int threads_;
+    dnnl::primitive primitive_;
+    memory userSrc_, userDst_, src_, dst_, userWeights_, weights_, bias_, residual_;
+    dnnl::reorder srcIn_, dstOut_, residualIn_, weightsIn_;
+    std::unordered_map<int, memory> args_;
+    bool blockedDst_ = false, runtimeBias_ = false;
+    size_t outputBytes_ = 0;
+};
+
+/// Inputs every convolution factory checks: float32, weights of the input's rank,
+/// 1 to 3 spatial axes, no empty tensor, a bias of one value per output channel.
+bool convInputsOk(const CpuNodeInfo& info, int64_t outChannels) {
+    if (!allFloat(info) || info.inputDims.size() < 2 || !info.hasInput(0) || !info.hasInput(1)) return false;
+    if (info.outputDims.size() != 1) return false;
+    const auto& x = info.inputDims[0];
+    if (x.size() < 3 || x.size() > 5 || info.inputDims[1].size() != x.size()) return false;
+    for (const auto& dims : {x, info.inputDims[1], info.outputDims[0]})
+        if (elementCount(dims) <= 0) return false;
+    if (info.hasInput(2) && info.inputDims[2] != std::vector<int64_t>{outChannels}) return false;
+    return true;
+}
+
+dnnl::primitive_attr postOpsAttr(const CpuNodeInfo& info, bool residual, bool& ok) {
+    dnnl::post_ops ops;
+    if (residual) ops.append_sum(1.f);
+    ok = appendActivation(info.attributes(), ops);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    return attr;
+}
+
+std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info) {
+    if (info.inputDims.size() < 2 || info.inputDims.size() > 4) return nullptr;
+    const bool fused = info.node.opType == "FusedConv";
+    const bool residual = info.hasInput(3);
+    if (residual && !fused) return nullptr;
+    if (!info.hasInput(1) || !convInputsOk(info, info.inputDims[1].empty() ? 0 : info.inputDims[1][0])) return nullptr;
+    const auto& xd = info.inputDims[0];
+    const auto& wd = info.inputDims[1];
+    nn::ConvShapes shapes;
+    try {
+        shapes = nn::convShapes(info.attributes(), xd, wd);
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+    if (nn::convOutputDims(shapes) != info.outputDims[0]) return nullptr;
+    if (residual && info.inputDims[3] != info.outputDims[0]) return nullptr;
+    const nn::WindowGeometry& w = shapes.window;
+
+    ConvGeometry g;
+    g.src = toDims(xd);
+    g.dst = toDims(info.outputDims[0]);
+    g.inChannels = shapes.inChannels;
+    g.outChannels = shapes.outChannels;
+    g.group = shapes.group;
+    g.weights = toDims(wd);
+    if (g.group > 1) {
+        g.weights[0] /= g.group;
+        g.weights.insert(g.weights.begin(), g.group);
+    }
+    for (size_t i = 0; i < w.inSizes.size(); ++i) {
+        g.strides.push_back(w.strides[i]);
+        g.dilates.push_back(w.dilations[i] - 1);
+        g.padL.push_back(w.padsBegin[i]);
+        g.padR.push_back(w.padsEnd[i]);
+    }
+    bool ok = true;
+    const dnnl::primitive_attr attr = postOpsAttr(info, residual, ok);
+    if (!ok) return nullptr;
+    try {
+        ThreadScope threads(info.threads);
+        const bool blocked = useBlocked(g);
+        const memory::desc src(g.src, dt::f32, blocked ? tag::any : plainTag(g.src.size()));
+        const memory::desc dst(g.dst, dt::f32, blocked ? tag::any : plainTag(g.dst.size()));
+        const memory::desc weights(g.weights, dt::f32, tag::any);
+        const memory::desc bias = info.hasInput(2) ? memory::desc({g.outChannels}, dt::f32, tag::a) : memory::desc();
+        const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                                   dnnl::algorithm::convolution_direct, src, weights, bias, dst,
+                                                   g.strides, g.dilates, g.padL, g.padR);
+        const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
+        return std::make_unique<ConvKernel>("onednn:conv", pd, g, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
+                                            info.constants[1], info, residual);
+    } catch (const dnnl::error&) {
+        return nullptr;
+    }
+}
+
+std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info) {
+    if (info.inputDims.size() < 2 || info.inputDims.size() > 3 || !info.hasInput(1)) return nullptr;
+    const Attributes& a = info.attributes();
+    const int64_t group = a.getInt("group", 1);
+    const auto& xd = info.inputDims[0];
+    const auto& wd = info.inputDims[1];
+    if (group <= 0 || wd.size() < 3) return nullptr;
+    const int64_t outChannels = wd[1] * group;
+    if (!convInputsOk(info, outChannels)) return nullptr;
+    if (wd[0] != xd[1] || xd[1] % group != 0) return nullptr;
+    const size_t rank = xd.size() - 2;
+    const std::vector<int64_t> kernel(wd.begin() + 2, wd.end());
+    if (a.has("kernel_shape") && a.getInts("kernel_shape") != kernel) return nullptr;
+    std::vector<int64_t> strides, dilations, pads, outputPadding, outputShape = a.getInts("output_shape");
+    try {
+        strides = nn::attributeInts(a, "strides", rank, 1);
+        dilations = nn::attributeInts(a, "dilations", rank, 1);
+        pads = nn::attributeInts(a, "pads", 2 * rank, 0);
+        outputPadding = nn::attributeInts(a, "output_padding", rank, 0);
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+    if (!outputShape.empty() && outputShape.size() < rank) return nullptr;
+    if (!outputShape.empty()) outputShape.erase(outputShape.begin(), outputShape.end() - int64_t(rank));
+    const std::string autoPad = a.getString("auto_pad", "NOTSET");
+    if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") return nullptr;
+
+    ConvGeometry g;
+    g.src = toDims(xd);
+    g.dst = toDims(info.outputDims[0]);
+    g.inChannels = xd[1];
+    g.outChannels = outChannels;
+    g.group = group;
+    std::vector<int64_t> outDims{xd[0], outChannels};
+    for (size_t i = 0; i < rank; ++i) {  // as the reference's transposedGeometry
+        if (kernel[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0) return nullptr;
+        const int64_t extent = (kernel[i] - 1) * dilations[i] + 1;
+        const int64_t full = strides[i] * (xd[i + 2] - 1) + outputPadding[i] + extent;
+        int64_t begin = 0, out = 0;
+        if (outputShape.empty() && autoPad.rfind("SAME", 0) != 0) {
+            begin = autoPad == "VALID" ? 0 : pads[i];
+            const int64_t end = autoPad == "VALID" ? 0 : pads[i + rank];
+            out = full - begin - end;
+        } else {
+            out = outputShape.empty() ? xd[i + 2] * strides[i] : outputShape[i];
+            const int64_t total = full - out;
+            const int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+            begin = autoPad == "SAME_UPPER" ? half : total - half;
+        }
+        // oneDNN's right padding gives the output size; output_padding beyond the pads makes it
+        // negative, which oneDNN takes (tested) as long as it stays within one stride.
+        const int64_t right = (xd[i + 2] - 1) * strides[i] + extent - begin - out;
+        if (begin < 0 || right < -(strides[i] - 1)) return nullptr;
+        outDims.push_back(out);
+        g.strides.push_back(strides[i]);
+        g.dilates.push_back(dilations[i] - 1);
+        g.padL.push_back(begin);
+        g.padR.push_back(right);
+    }
+    if (outDims != info.outputDims[0]) return nullptr;
+
+    // ONNX W is (C, M/group, k...); oneDNN wants (M, C, k...) or (group, M/group, C/group, k...).
+    const int64_t groupIn = xd[1] / group, groupOut = wd[1];
+    const int64_t plane = elementCount(kernel);
+    Dims spatialStrides = plainStrides(toDims(kernel));
+    Dims userDims, userStrides;
+    if (group > 1) {
+        userDims = {group, groupOut, groupIn};
+        userStrides = {groupIn * groupOut * plane, plane, groupOut * plane};
+    } else {
+        userDims = {groupOut, groupIn};
+        userStrides = {plane, groupOut * plane};
+    }
+    userDims.insert(userDims.end(), kernel.begin(), kernel.end());
+    userStrides.insert(userStrides.end(), spatialStrides.begin(), spatialStrides.end());
+    g.weights = userDims;
+    bool ok = true;
+    const dnnl::primitive_attr attr = postOpsAttr(info, false, ok);
+    if (!ok) return nullptr;
+    try {
+        ThreadScope threads(info.threads);
+        const bool blocked = useBlocked(g);
+        const memory::desc src(g.src, dt::f32, blocked ? tag::any : plainTag(g.src.size()));
+        const memory::desc dst(g.dst, dt::f32, blocked ? tag::any : plainTag(g.dst.size()));
+        const memory::desc weights(g.weights, dt::f32, tag::any);
+        const memory::desc bias = info.hasInput(2) ? memory::desc({g.outChannels}, dt::f32, tag::a) : memory::desc();
+        const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                                     dnnl::algorithm::deconvolution_direct, src, weights, bias, dst,
+                                                     g.strides, g.dilates, g.padL, g.padR);
+        const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, engine());
+        return std::make_unique<ConvKernel>("onednn:conv_transpose", pd, g,
+                                            memory::desc(userDims, dt::f32, userStrides), info.constants[1], info,
+                                            false);
+    } catch (const dnnl::error&) {
+        return nullptr;
+    }
+}
+
+} // namespace
+
+void registerConvKernels(CpuKernelRegistry& registry) {
+    registry.add("Conv", makeConv);
+    registry.add("FusedConv", makeConv);  // com.microsoft; see CpuKernelRegistry::prepare
+    registry.add("ConvTranspose", makeConvTranspose);
+}
+
+} // namespace graphlens::onednn

@@ -1,0 +1,76 @@
+// Internals of the oneDNN-backed CPU kernels (onednn*.cpp): the shared engine and stream, the
+// OpenMP thread count a kernel runs with, layout helpers and the fused-activation post-ops.
+#pragma once
+
+#include "core/runtime/cpu/cpu_kernel.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace graphlens::onednn {
+
+/// The one CPU engine every oneDNN kernel uses.
+const dnnl::engine& engine();
+/// A stream on engine() for the calling thread (kernels of one plan may run on any thread).
+dnnl::stream& stream();
+
+/// A 64-byte aligned buffer of at least `bytes`, one per `slot` (0 or 1) and calling thread,
+/// shared by every kernel: blocked copies of activations that live only inside one run().
+void* scratchBuffer(int slot, size_t bytes);
+
+/// Sets OpenMP's thread count for the calling thread (oneDNN reads it when it creates and runs
+/// primitives) and restores the previous count on destruction; no-op for threads <= 0.
+class ThreadScope {
+public:
+    explicit ThreadScope(int threads);
+    ~ThreadScope();
+    ThreadScope(const ThreadScope&) = delete;
+    ThreadScope& operator=(const ThreadScope&) = delete;
+
+private:
+    int previous_ = 0;
+};
+
+/// How a convolution lays out its activations: as the graph stores them (NCHW), in the blocked
+/// layout oneDNN prefers (reordered in and out inside run()), or chosen per node.
+enum class ConvLayout { Auto, Plain, Blocked };
+/// For tests and measurements; kernels prepared afterwards use it (default Auto).
+void setConvLayoutPolicy(ConvLayout layout);
+ConvLayout convLayoutPolicy();
+
+using Dims = dnnl::memory::dims;
+Dims toDims(const std::vector<int64_t>& dims);
+/// The row-major ("a", "ab", "abc", ...) format tag of `rank`, e.g. nchw for rank 4.
+dnnl::memory::format_tag plainTag(size_t rank);
+/// A float32 memory descriptor of `dims` in row-major order.
+dnnl::memory::desc plainDesc(const std::vector<int64_t>& dims);
+/// Row-major strides of `dims`.
+Dims plainStrides(const Dims& dims);
+
+/// True when every present input and every output is float32.
+bool allFloat(const CpuNodeInfo& info);
+/// The product of `dims` (1 for a scalar).
+int64_t elementCount(const std::vector<int64_t>& dims);
+/// A tensor's bytes as a float pointer oneDNN may read (it never writes through inputs).
+inline void* handleOf(const Tensor& t) { return static_cast<void*>(t.mutableData()); }
+
+/// A floats attribute (empty when absent or of another kind).
+std::vector<float> floatsAttribute(const Attributes& attributes, const char* name);
+
+/// Appends the fused activation named by the node's "activation" attribute (with its
+/// "activation_params") as eltwise post-ops. False for an activation it does not know or bad
+/// parameters; true (nothing appended) when there is no such attribute.
+bool appendActivation(const Attributes& attributes, dnnl::post_ops& ops);
+/// True when the node has an "activation" attribute.
+bool hasActivation(const Attributes& attributes);
+
+// Factories by file; each registers itself in registerOneDnnKernels.
+void registerConvKernels(CpuKernelRegistry& registry);    // onednn_conv.cpp
+void registerMatMulKernels(CpuKernelRegistry& registry);  // onednn_matmul.cpp
+void registerPoolKernels(CpuKernelRegistry& registry);    // onednn_pool.cpp
+
+} // namespace graphlens::onednn

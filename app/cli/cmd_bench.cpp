@@ -11,11 +11,43 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
 
 namespace graphlens::cli {
+namespace {
+
+/// Sums node times per (op type, kernel) over the measured runs, for --by-op.
+class OpTimes final : public ExecutionObserver {
+public:
+    OpTimes(const Graph& graph, const Plan& plan) : graph_(graph) {
+        for (const PlannedNode& n : plan.nodes()) kernelOf_[n.node] = n.kernel;
+    }
+    void nodeFinished(const NodeEvent& e) override {
+        const Node& n = graph_.node(e.node);
+        totals_[n.opType + " [" + kernelOf_[e.node] + "]"] += double(e.endNs - e.beginNs) / 1e6;
+    }
+    void print(int runs) const {
+        std::vector<std::pair<double, std::string>> rows;
+        double all = 0;
+        for (const auto& [key, ms] : totals_) {
+            rows.emplace_back(ms / runs, key);
+            all += ms / runs;
+        }
+        std::sort(rows.rbegin(), rows.rend());
+        std::printf("time per run by op and kernel (sum %.3f ms):\n", all);
+        for (const auto& [ms, key] : rows) std::printf("  %9.3f ms  %5.1f%%  %s\n", ms, 100 * ms / all, key.c_str());
+    }
+
+private:
+    const Graph& graph_;
+    std::map<NodeId, std::string> kernelOf_;
+    std::map<std::string, double> totals_;
+};
+
+} // namespace
 
 int runBench(const QStringList& args) {
     QCommandLineParser parser;
@@ -30,6 +62,7 @@ int runBench(const QStringList& args) {
     parser.addOption({"seed", "seed of the random inputs", "N", "0"});
     parser.addOption({"reference", "run every node with its reference kernel"});
     parser.addOption({"json", "print JSON"});
+    parser.addOption({"by-op", "after the figures, time per op type and kernel (an extra timed pass)"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("bench takes exactly one MODEL argument");
     if (parser.value("backend") != "cpu")
@@ -78,6 +111,11 @@ int runBench(const QStringList& args) {
                         s.median, s.max);
             std::printf("plan: %zu nodes, %d with optimized kernels; compiled in %.1f ms\n", plan->nodes().size(),
                         optimized, compileMs);
+            if (parser.isSet("by-op")) {
+                OpTimes times(model->graph, *plan);
+                for (int i = 0; i < runs; ++i) plan->run(feeds, &times);
+                times.print(runs);
+            }
             std::printf("memory: arena %s, naive %s, lower bound %s\n",
                         humanCount(double(memory.arenaBytes), "B").toUtf8().constData(),
                         humanCount(double(memory.naiveBytes), "B").toUtf8().constData(),

@@ -18,6 +18,8 @@ struct CompileOptions {
     /// Concrete shapes of the graph inputs; inputs not listed keep the model's static shapes.
     std::map<std::string, std::vector<int64_t>> inputShapes;
     bool referenceOnly = false;  ///< run every node with its reference kernel (the oracle)
+    /// Treat denormal floats as zero while running (x86 FTZ/DAZ), as inference engines do.
+    bool flushDenormals = true;
 };
 
 /// How one node runs in a plan, for `describe` and the profiler.

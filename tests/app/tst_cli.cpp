@@ -1,11 +1,14 @@
 // The command line as scripts use it: `info` JSON keys, the `optimize --passes none` round trip,
 // and one-sentence errors with exit status 1 for bad input.
 #include "core/onnx/loader.h"
+#include "core/onnx/tensor_file.h"
+#include "core/runtime/tensor_compare.h"
 #include "support/proto_fixtures.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -112,6 +115,35 @@ private slots:
         expectOneLineError({"info", kSample, "--bogus"}, "bogus");
         expectOneLineError({"optimize", kSample, "-o", dir_.filePath("o.onnx"), "--passes", "fancy"},
                            "'fancy'");
+    }
+
+    void runWritesOutputsAndBenchReportsFigures() {
+        const QString out = dir_.filePath("outputs");
+        const Result r = runGraphlens({"run", kSample, "--seed", "3", "--output-dir", out, "--save-inputs", out});
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.startsWith("logits: float [1,10]"));
+        const Tensor logits = readTensorFile(QDir(out).filePath("output_0.pb").toStdString());
+        QCOMPARE(logits.dims(), (std::vector<int64_t>{1, 10}));
+        // the same inputs through the reference kernels give the same logits
+        const Result again = runGraphlens({"run", kSample, "--reference", "--input",
+                                           "input=" + QDir(out).filePath("input_0.pb"), "--output-dir", out + "2"});
+        QCOMPARE(again.status, 0);
+        const Tensor reference = readTensorFile(QDir(out + "2").filePath("output_0.pb").toStdString());
+        QVERIFY(compareTensors(logits, reference, 1e-4, 1e-5).matches);
+        const Result bench = runGraphlens({"bench", kSample, "--runs", "3", "--warmup", "1", "--json"});
+        QCOMPARE(bench.status, 0);
+        const QJsonObject json = QJsonDocument::fromJson(bench.out).object();
+        QVERIFY(json["min_ms"].toDouble() > 0);
+        QVERIFY(json["min_ms"].toDouble() <= json["median_ms"].toDouble());
+        QVERIFY(json["median_ms"].toDouble() <= json["max_ms"].toDouble());
+        QCOMPARE(json["samples_ms"].toArray().size(), 3);
+        QVERIFY(json["arena_bytes"].toInteger() <= json["naive_bytes"].toInteger());
+    }
+
+    void runRejectsBadInputsInOneSentence() {
+        expectOneLineError({"run", kSample, "--input", "nope=x.pb"}, "the model has no input named 'nope'");
+        expectOneLineError({"run", kSample, "--input", "input=" + dir_.filePath("missing.pb")}, "cannot open the tensor file");
+        expectOneLineError({"bench", kSample, "--runs", "0"}, "--runs must be at least 1");
     }
 
     void versionAndHelp() {

@@ -26,8 +26,8 @@ std::vector<std::string> CpuKernelRegistry::ops() const {
 const CpuKernelRegistry& cpuKernels() {
     static const CpuKernelRegistry registry = [] {
         CpuKernelRegistry r;
+        registerCpuElementwiseKernels(r);  // first: its GlobalAveragePool beats oneDNN's plain-layout one
         registerOneDnnKernels(r);
-        registerCpuElementwiseKernels(r);
         return r;
     }();
     return registry;

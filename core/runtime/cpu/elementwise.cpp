@@ -23,6 +23,27 @@ int64_t countOf(const std::vector<int64_t>& dims) {
 
 // ---- activations ------------------------------------------------------------------------------
 
+/// exp(x) in a form the compiler vectorizes: x = n*ln2 + r with |r| <= ln2/2 (ln2 split in two
+/// parts for exactness), e^r by its degree-6 Taylor polynomial (relative error < 2e-7), times 2^n
+/// built in the exponent bits. Saturates to 0 and +inf outside [-87.3, 88.7].
+inline float vectorExp(float x) {
+    x = std::min(std::max(x, -87.33f), 88.72f);
+    constexpr float kRound = 12582912.f;  // 1.5 * 2^23: adding it rounds to the nearest integer
+    const float n = (x * 1.44269504f + kRound) - kRound;
+    const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
+    float p = 1.f / 720;
+    p = p * r + 1.f / 120;
+    p = p * r + 1.f / 24;
+    p = p * r + 1.f / 6;
+    p = p * r + 0.5f;
+    p = p * r + 1.f;
+    p = p * r + 1.f;
+    const int32_t bits = (int32_t(n) + 127) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
 enum class Activation { Relu, LeakyRelu, Sigmoid, Tanh, Clip, HardSigmoid, HardSwish, Identity };
 
 struct ActivationParams {
@@ -35,7 +56,7 @@ void applyActivation(const float* in, float* out, int64_t n, ActivationParams p)
     switch (p.kind) {
     case Activation::Relu: for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0 ? in[i] : 0; break;
     case Activation::LeakyRelu: for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0 ? in[i] : in[i] * p.alpha; break;
-    case Activation::Sigmoid: for (int64_t i = 0; i < n; ++i) out[i] = 1.f / (1.f + std::exp(-in[i])); break;
+    case Activation::Sigmoid: for (int64_t i = 0; i < n; ++i) out[i] = 1.f / (1.f + vectorExp(-in[i])); break;
     case Activation::Tanh: for (int64_t i = 0; i < n; ++i) out[i] = std::tanh(in[i]); break;
     case Activation::Clip: for (int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(in[i], p.lo), p.hi); break;
     case Activation::HardSigmoid:
@@ -264,9 +285,50 @@ std::unique_ptr<PreparedKernel> prepareBatchNorm(const CpuNodeInfo& info) {
     return std::make_unique<BatchNormKernel>(std::move(scale), std::move(shift), x[0], inner);
 }
 
+// ---- GlobalAveragePool --------------------------------------------------------------------------
+
+/// The mean of n floats, summed in 16 independent lanes (which the compiler keeps in vector
+/// registers: it may not reorder one running float sum by itself).
+GRAPHLENS_VECTOR_CLONES
+float rowMean(const float* x, int64_t n) {
+    float lanes[16] = {};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; ++k) lanes[k] += x[i + k];
+    float sum = 0;
+    for (; i < n; ++i) sum += x[i];
+    for (float lane : lanes) sum += lane;
+    return sum / float(n);
+}
+
+/// One mean per (batch, channel) row of an [N, C, spatial...] tensor.
+class GlobalAveragePoolKernel final : public PreparedKernel {
+public:
+    GlobalAveragePoolKernel(int64_t rows, int64_t inner) : rows_(rows), inner_(inner) {}
+    std::string name() const override { return "cpu:global-average-pool"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const float* x = in[0]->span<float>().data();
+        float* y = out[0].mutableSpan<float>().data();
+#pragma omp parallel for schedule(static) if (rows_ * inner_ >= kParallelThreshold)
+        for (int64_t r = 0; r < rows_; ++r) y[r] = rowMean(x + r * inner_, inner_);
+    }
+
+private:
+    int64_t rows_, inner_;
+};
+
+std::unique_ptr<PreparedKernel> prepareGlobalAveragePool(const CpuNodeInfo& info) {
+    if (!allFloat(info) || info.inputDims.size() != 1 || info.inputDims[0].size() < 3) return nullptr;
+    const auto& x = info.inputDims[0];
+    const int64_t rows = x[0] * x[1];
+    if (rows == 0 || countOf(x) == 0) return nullptr;
+    return std::make_unique<GlobalAveragePoolKernel>(rows, countOf(x) / rows);
+}
+
 } // namespace
 
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry) {
+    registry.add("GlobalAveragePool", prepareGlobalAveragePool);
     for (const char* op : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish"})
         registry.add(op, prepareActivation);
     for (const char* op : {"Add", "Sub", "Mul", "Div"}) registry.add(op, prepareBinary);

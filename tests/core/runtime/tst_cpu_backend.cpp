@@ -1,0 +1,101 @@
+// The CPU backend's plans: optimized kernels agree with the reference kernels, the arena plan
+// holds, concrete input shapes are re-inferred, and bad feeds or ops get one sentence.
+#include "core/graph/builder.h"
+#include "core/onnx/loader.h"
+#include "core/runtime/backend.h"
+#include "core/runtime/executor.h"
+#include "core/runtime/tensor_compare.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace graphlens;
+
+namespace {
+
+const std::string kSample = GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx";
+
+Tensor randomInput(std::vector<int64_t> dims, unsigned seed) {
+    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
+    return t;
+}
+
+std::string errorOf(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const ExecutionError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
+class TestCpuBackend : public QObject {
+    Q_OBJECT
+private slots:
+    void optimizedPlanMatchesTheReferenceKernels() {
+        const Model m = loadModel(kSample);
+        const std::map<std::string, Tensor> feeds{{"input", randomInput({1, 3, 32, 32}, 7)}};
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
+        auto plan = makeCpuBackend()->compile(m, {});
+        int optimized = 0;
+        for (const PlannedNode& n : plan->nodes()) optimized += n.kernel != "reference";
+        QCOMPARE(optimized, 16);  // 4 Conv, 4 BatchNorm, 4 Relu, Add, Mul, pool, Gemm
+        for (int run = 0; run < 2; ++run) {  // a second run reuses the arena
+            const auto got = plan->run(feeds);
+            const TensorComparison c = compareTensors(got[0], expected[0], 1e-4, 1e-5);
+            QVERIFY2(c.matches, c.mismatch.c_str());
+        }
+    }
+
+    void arenaPlanIsConsistent() {
+        const Model m = loadModel(kSample);
+        auto plan = makeCpuBackend()->compile(m, {});
+        const MemoryPlan& p = plan->memoryPlan();
+        QVERIFY(p.lowerBoundBytes <= p.arenaBytes);
+        QVERIFY(p.arenaBytes < p.naiveBytes);
+        QVERIFY(p.inPlaceCount >= 4);  // BatchNorm and Relu write over their dying inputs
+        // the largest activation is 16x32x32 floats; two of them are alive around each conv
+        QVERIFY(p.arenaBytes >= 2 * 16 * 32 * 32 * 4);
+    }
+
+    void concreteInputShapesAreInferredThroughTheGraph() {
+        GraphBuilder b;
+        ValueId x = b.input("x", DType::Float, std::vector<Dim>{Dim("batch"), Dim(4)});
+        ValueId w = b.initializer("w", Tensor::floats({4, 2}, {1, 0, 0, 1, 1, 0, 0, 1}));
+        b.output(b.op("Relu", {b.op("MatMul", {x, w})}));
+        Model m = b.model(13);
+        CompileOptions options;
+        options.inputShapes["x"] = {3, 4};
+        auto plan = makeCpuBackend()->compile(m, options);
+        const Tensor in = Tensor::floats({3, 4}, {1, 2, 3, 4, -1, -2, -3, -4, 1, -1, 1, -1});
+        const auto out = plan->run({{"x", in}});
+        QCOMPARE(out[0].dims(), (std::vector<int64_t>{3, 2}));
+        QCOMPARE(out[0].toDoubles(), (std::vector<double>{4, 6, 0, 0, 2, 0}));
+        QVERIFY(plan->nodes()[0].kernel != "reference");  // static after inference: oneDNN matmul
+    }
+
+    void badFeedsAndUnsupportedOpsSayWhatIsWrong() {
+        const Model m = loadModel(kSample);
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(errorOf([&] { plan->run({}); }), std::string("the model input 'input' was not given"));
+        QCOMPARE(errorOf([&] { plan->run({{"input", Tensor::int64s({1}, {1})}}); }),
+                 std::string("the input 'input' is int64 but the model expects float"));
+        QCOMPARE(errorOf([&] { plan->run({{"input", randomInput({1, 3, 16, 16}, 1)}}); }),
+                 std::string("the input 'input' has the shape [1,3,16,16] but the model expects [1,3,32,32]"));
+        GraphBuilder b;
+        b.output(b.op("Frobnicate", {b.input("x", DType::Float, {2})}));
+        QCOMPARE(errorOf([&] { makeCpuBackend()->compile(b.model(), {}); }),
+                 std::string("the cpu backend does not support these ops of the model: Frobnicate"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCpuBackend)
+#include "tst_cpu_backend.moc"

@@ -8,5 +8,9 @@ model="${1:-resources/models/sample_cnn.onnx}"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec ./build/app/graphlens "$model"
 fi
-echo "run.sh: no display found, so here is the headless demo (graphlens info) instead of the window."
+echo "run.sh: no display found, so here is the headless demo (info, run, bench) instead of the window."
 ./build/app/graphlens info "$model"
+echo
+./build/app/graphlens run "$model"
+echo
+./build/app/graphlens bench "$model" --runs 20 --by-op

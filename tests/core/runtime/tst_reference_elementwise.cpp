@@ -4,32 +4,14 @@
 #include "core/runtime/executor.h"
 #include "core/runtime/kernel.h"
 
+#include "support/kernel_harness.h"
+
 #include <QtTest>
 
 using namespace graphlens;
+using namespace graphlens::testing;
 
 namespace {
-
-/// Runs the default-domain kernel `op` on `inputs` (nullptr: omitted) and returns output 0.
-Tensor runKernel(const std::string& op, std::vector<const Tensor*> inputs, Attributes attributes = {},
-                 int64_t opset = 17, const std::string& domain = {}) {
-    const KernelFn kernel = referenceKernels().find(domain, op);
-    if (!kernel) throw std::runtime_error("no kernel for " + op);
-    Node node;
-    node.opType = op;
-    node.domain = domain;
-    node.attributes = std::move(attributes);
-    node.outputs = {0};
-    KernelContext ctx(node, opset, std::move(inputs));
-    kernel(ctx);
-    return ctx.outputs().at(0);
-}
-
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-    auto s = t.span<T>();
-    return {s.begin(), s.end()};
-}
 
 Tensor int32s(std::vector<int64_t> dims, const std::vector<int32_t>& v) {
     return Tensor::fromVector(DType::Int32, std::move(dims), v);

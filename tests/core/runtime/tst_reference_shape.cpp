@@ -5,36 +5,14 @@
 #include "core/runtime/executor.h"
 #include "core/runtime/kernel.h"
 
+#include "support/kernel_harness.h"
+
 #include <QtTest>
 
 using namespace graphlens;
+using namespace graphlens::testing;
 
 namespace {
-
-/// Runs the default-domain kernel `op` on `inputs` (nullptr: omitted) with `outputCount` outputs.
-std::vector<Tensor> runKernelAll(const std::string& op, std::vector<const Tensor*> inputs,
-                                 Attributes attributes = {}, int64_t opset = 17, size_t outputCount = 1) {
-    const KernelFn kernel = referenceKernels().find("", op);
-    if (!kernel) throw std::runtime_error("no kernel for " + op);
-    Node node;
-    node.opType = op;
-    node.attributes = std::move(attributes);
-    for (size_t i = 0; i < outputCount; ++i) node.outputs.push_back(ValueId(i));
-    KernelContext ctx(node, opset, std::move(inputs));
-    kernel(ctx);
-    return ctx.outputs();
-}
-
-Tensor runKernel(const std::string& op, std::vector<const Tensor*> inputs, Attributes attributes = {},
-                 int64_t opset = 17) {
-    return runKernelAll(op, std::move(inputs), std::move(attributes), opset).at(0);
-}
-
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-    auto s = t.span<T>();
-    return {s.begin(), s.end()};
-}
 
 using Dims = std::vector<int64_t>;
 using Ints = std::vector<int64_t>;

@@ -1,0 +1,41 @@
+// Calling one reference kernel directly, for the kernel test suites: a bare node with the given
+// attributes, a KernelContext over the inputs, the outputs back.
+#pragma once
+
+#include "core/runtime/kernel.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace graphlens::testing {
+
+/// Runs kernel `op` of `domain` on `inputs` (nullptr: omitted) with `outputCount` outputs.
+inline std::vector<Tensor> runKernelAll(const std::string& op, std::vector<const Tensor*> inputs,
+                                        Attributes attributes = {}, int64_t opset = 17,
+                                        size_t outputCount = 1, const std::string& domain = {}) {
+    const KernelFn kernel = referenceKernels().find(domain, op);
+    if (!kernel) throw std::runtime_error("no kernel for " + op);
+    Node node;
+    node.opType = op;
+    node.domain = domain;
+    node.attributes = std::move(attributes);
+    for (size_t i = 0; i < outputCount; ++i) node.outputs.push_back(ValueId(i));
+    KernelContext ctx(node, opset, std::move(inputs));
+    kernel(ctx);
+    return ctx.outputs();
+}
+
+/// Output 0 of kernel `op`.
+inline Tensor runKernel(const std::string& op, std::vector<const Tensor*> inputs, Attributes attributes = {},
+                        int64_t opset = 17, const std::string& domain = {}) {
+    return runKernelAll(op, std::move(inputs), std::move(attributes), opset, 1, domain).at(0);
+}
+
+template <typename T>
+std::vector<T> values(const Tensor& t) {
+    auto s = t.span<T>();
+    return {s.begin(), s.end()};
+}
+
+} // namespace graphlens::testing

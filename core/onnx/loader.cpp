@@ -15,6 +15,8 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <unordered_map>
+
 #include <fcntl.h>
 
 #include <cerrno>
@@ -279,7 +281,9 @@ void inferShapes(onnx::ModelProto& proto, GraphImporter& importer, Model& model)
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
                                             /*data_propagation=*/true);
-        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
+        // Data propagation (Shape -> Gather -> Reshape chains) only runs with a map to fill.
+        std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
+        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options, &shapeData);
     } catch (const std::exception& e) {
         std::string message = e.what();
         if (auto cut = message.find('\n'); cut != std::string::npos) message.resize(cut);

@@ -8,6 +8,8 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <unordered_map>
+
 namespace graphlens {
 
 void inferShapesForInputs(Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes) {
@@ -26,7 +28,9 @@ void inferShapesForInputs(Model& model, const std::map<std::string, std::vector<
     for (auto& out : *graph->mutable_output()) out.mutable_type()->mutable_tensor_type()->clear_shape();
     try {
         onnx::ShapeInferenceOptions inference(false, /*error_mode=*/1, /*data_propagation=*/true);
-        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), inference);
+        // Data propagation (Shape -> Gather -> Reshape chains) only runs with a map to fill.
+        std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
+        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), inference, &shapeData);
     } catch (const std::exception& e) {
         std::string message = e.what();
         if (auto cut = message.find('\n'); cut != std::string::npos) message.resize(cut);

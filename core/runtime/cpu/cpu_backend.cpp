@@ -31,6 +31,19 @@ DType typeOf(const Graph& g, ValueId v) {
     return value.dtype;
 }
 
+/// The constant a value holds: an initializer, a Constant node, or an Identity of either (PyTorch
+/// exports shared initializers that way).
+const Tensor* constantThroughIdentity(const Graph& g, ValueId v) {
+    for (int hops = 0; hops < 16 && v != kNoId && !g.isGraphInput(v); ++hops) {
+        if (const Tensor* t = g.constantValue(v)) return t;
+        const NodeId producer = g.value(v).producer;
+        if (producer == kNoId || g.node(producer).opType != "Identity" || g.node(producer).inputs.empty())
+            return nullptr;
+        v = g.node(producer).inputs[0];
+    }
+    return nullptr;
+}
+
 /// The node's shapes and constants, or nullopt when any shape is not static.
 std::optional<CpuNodeInfo> describeNode(const Graph& g, const Node& n, int64_t opset, int threads) {
     CpuNodeInfo info{g, n, opset, threads, {}, {}, {}, {}, {}};
@@ -45,7 +58,7 @@ std::optional<CpuNodeInfo> describeNode(const Graph& g, const Node& n, int64_t o
         if (!dims || typeOf(g, in) == DType::Undefined) return std::nullopt;
         info.inputDims.push_back(*dims);
         info.inputTypes.push_back(typeOf(g, in));
-        info.constants.push_back(g.isGraphInput(in) ? nullptr : g.constantValue(in));
+        info.constants.push_back(constantThroughIdentity(g, in));
     }
     for (ValueId out : n.outputs) {
         auto dims = staticDims(g, out);
@@ -67,6 +80,75 @@ void forgetIntermediateShapes(Graph& g, const std::map<std::string, std::vector<
             value.shape = Shape();
         }
     }
+}
+
+/// Ops whose value is not a function of their inputs: never evaluated at plan time.
+bool isNondeterministic(const Node& n) {
+    return n.opType.rfind("Random", 0) == 0 || n.opType == "Multinomial" || n.opType == "Dropout";
+}
+
+bool hasSubgraph(const Node& n) {
+    for (const auto& [name, attr] : n.attributes)
+        if (attr.holds<GraphPtr>() || attr.holds<std::vector<GraphPtr>>()) return true;
+    return false;
+}
+
+/// Shape folding at plan time: Shape of a value with a static shape, and any small node whose
+/// inputs are all constants (the Gather/Concat/Div arithmetic PyTorch exports around Reshape),
+/// become initializers, so shape inference can see through them. Returns whether it folded.
+bool foldShapeComputations(Graph& g, int64_t opset) {
+    constexpr int64_t kMaxFoldedElements = 4096;
+    bool folded = false;
+    for (NodeId id : g.topologicalOrder()) {
+        const Node& n = g.node(id);
+        if (!n.domain.empty() || isNondeterministic(n) || hasSubgraph(n) || n.opType == "Constant") continue;
+        std::vector<Tensor> outputs;
+        if (n.opType == "Shape" && n.inputs.size() == 1 && g.value(n.inputs[0]).shape.isStatic()) {
+            const auto dims = *g.value(n.inputs[0]).shape.sizes();
+            const auto rank = int64_t(dims.size());
+            auto clampAxis = [&](int64_t a) { return std::clamp(a < 0 ? a + rank : a, int64_t(0), rank); };
+            const int64_t start = clampAxis(n.attributes.getInt("start", 0));
+            const int64_t end = clampAxis(n.attributes.getInt("end", rank));
+            std::vector<int64_t> slice(dims.begin() + start, dims.begin() + std::max(start, end));
+            outputs.push_back(Tensor::int64s({int64_t(slice.size())}, slice));
+        } else {
+            std::vector<const Tensor*> inputs;
+            bool constant = !n.inputs.empty();
+            for (ValueId in : n.inputs) {
+                const Tensor* t = in == kNoId ? nullptr : constantThroughIdentity(g, in);
+                constant = constant && (in == kNoId || (t && t->numel() <= kMaxFoldedElements));
+                inputs.push_back(t);
+            }
+            const KernelFn kernel = referenceKernels().find("", n.opType);
+            if (!constant || !kernel) continue;
+            KernelContext ctx(n, opset, std::move(inputs));
+            try {
+                kernel(ctx);
+            } catch (const std::exception&) {
+                continue;  // left for run time, where the error is reported with the node's name
+            }
+            outputs = std::move(ctx.outputs());
+            bool small = true;
+            for (const Tensor& t : outputs) small = small && !t.empty() && t.numel() <= kMaxFoldedElements;
+            if (!small) continue;
+        }
+        const std::vector<ValueId> outs = n.outputs;
+        g.removeNode(id);
+        for (size_t i = 0; i < outs.size(); ++i) {
+            g.value(outs[i]).dtype = outputs[i].dtype();
+            g.value(outs[i]).shape = Shape::ofSizes(outputs[i].dims());
+            g.setInitializer(outs[i], std::move(outputs[i]));
+        }
+        folded = true;
+    }
+    return folded;
+}
+
+bool allShapesStatic(const Graph& g) {
+    for (NodeId id : g.nodeIds())
+        for (ValueId out : g.node(id).outputs)
+            if (!g.value(out).shape.isStatic()) return false;
+    return true;
 }
 
 bool needsShapeInference(const Graph& g, const CompileOptions& options) {
@@ -137,11 +219,22 @@ CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
     : threads_(options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()))),
       flushDenormals_(options.flushDenormals) {
     Model concrete = model;  // a snapshot: weights shared
-    if (needsShapeInference(model.graph, options)) {
-        try {
+    bool inferred = true;
+    try {
+        if (needsShapeInference(model.graph, options) || !allShapesStatic(concrete.graph))
             inferShapesForInputs(concrete, options.inputShapes);
+    } catch (const std::exception&) {
+        forgetIntermediateShapes(concrete.graph, options.inputShapes);  // run it with run-time shapes
+        inferred = false;
+    }
+    for (int round = 0; inferred && round < 4 && !allShapesStatic(concrete.graph); ++round) {
+        Model attempt = concrete;
+        if (!foldShapeComputations(attempt.graph, model.opsetVersion())) break;
+        try {
+            inferShapesForInputs(attempt, {});
+            concrete = std::move(attempt);
         } catch (const std::exception&) {
-            forgetIntermediateShapes(concrete.graph, options.inputShapes);  // run it dynamically
+            break;
         }
     }
     graph_ = std::move(concrete.graph);

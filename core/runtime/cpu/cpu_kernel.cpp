@@ -28,6 +28,7 @@ const CpuKernelRegistry& cpuKernels() {
         CpuKernelRegistry r;
         registerCpuElementwiseKernels(r);  // first: its GlobalAveragePool beats oneDNN's plain-layout one
         registerOneDnnKernels(r);
+        registerCpuLayoutKernels(r);
         return r;
     }();
     return registry;

@@ -47,5 +47,6 @@ const CpuKernelRegistry& cpuKernels();
 // Families of optimized kernels; each file registers its factories.
 void registerOneDnnKernels(CpuKernelRegistry& registry);      ///< Conv, ConvTranspose, Gemm, MatMul, pooling
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry);  ///< vectorized, multi-threaded
+void registerCpuLayoutKernels(CpuKernelRegistry& registry);       ///< Transpose, Slice: strided copies
 
 } // namespace graphlens

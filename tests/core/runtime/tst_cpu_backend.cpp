@@ -82,6 +82,43 @@ private slots:
         QVERIFY(plan->nodes()[0].kernel != "reference");  // static after inference: oneDNN matmul
     }
 
+    void layoutKernelsCopyExactlyWhatTheReferenceDoes() {
+        GraphBuilder b;
+        ValueId x = b.input("x", DType::Float, {2, 3, 4, 5});
+        ValueId t = b.op("Transpose", {x}, {{"perm", {0, 2, 3, 1}}});  // [2,4,5,3]
+        ValueId starts = b.initializer("starts", Tensor::int64s({2}, {1, -2}));
+        ValueId ends = b.initializer("ends", Tensor::int64s({2}, {3, 100}));
+        ValueId axes = b.initializer("axes", Tensor::int64s({2}, {1, 3}));
+        b.output(b.op("Slice", {t, starts, ends, axes}));  // [2,2,5,2]
+        const Model m = b.model(13);
+        const std::map<std::string, Tensor> feeds{{"x", randomInput({2, 3, 4, 5}, 3)}};
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(plan->nodes()[0].kernel, std::string("cpu:transpose"));
+        QCOMPARE(plan->nodes()[1].kernel, std::string("cpu:slice"));
+        const auto got = plan->run(feeds);
+        QCOMPARE(got[0].dims(), (std::vector<int64_t>{2, 2, 5, 2}));
+        QVERIFY(got[0].contentEquals(expected[0]));
+    }
+
+    void shapeComputationsAreFoldedAtPlanTime() {
+        // Reshape to [batch, -1] through Shape -> Gather -> Unsqueeze -> Concat, as PyTorch exports it.
+        GraphBuilder b;
+        ValueId x = b.input("x", DType::Float, {2, 3, 4});
+        ValueId shape = b.op("Shape", {x});
+        ValueId batch = b.op("Gather", {shape, b.initializer("zero", Tensor::int64s({}, {0}))}, {{"axis", 0}});
+        ValueId batch1 = b.op("Unsqueeze", {batch, b.initializer("axis0", Tensor::int64s({1}, {0}))});
+        ValueId target = b.op("Concat", {batch1, b.initializer("minus1", Tensor::int64s({1}, {-1}))}, {{"axis", 0}});
+        b.output(b.op("Relu", {b.op("Reshape", {x, target})}));
+        auto plan = makeCpuBackend()->compile(b.model(13), {});
+        QCOMPARE(plan->nodes().size(), size_t(2));  // Reshape and Relu are left
+        QCOMPARE(plan->nodes()[1].kernel, std::string("cpu:activation"));  // its shape is static now
+        const auto out = plan->run({{"x", randomInput({2, 3, 4}, 5)}});
+        QCOMPARE(out[0].dims(), (std::vector<int64_t>{2, 12}));
+    }
+
     void badFeedsAndUnsupportedOpsSayWhatIsWrong() {
         const Model m = loadModel(kSample);
         auto plan = makeCpuBackend()->compile(m, {});

@@ -1,0 +1,146 @@
+// Optimized CPU kernels that move data without arithmetic: Transpose (a strided copy whose
+// innermost loop runs along the longest contiguous stretch) and Slice with unit steps (a copy of
+// contiguous runs). Any element size; shapes fixed at plan time.
+#include "core/runtime/cpu/cpu_kernel.h"
+
+#include <cstring>
+#include <numeric>
+
+namespace graphlens {
+namespace {
+
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
+    std::vector<int64_t> strides(dims.size(), 1);
+    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+    return strides;
+}
+
+/// Copies an [outer dims..., run] block: for every index of `dims` (all but the last, which is
+/// a run of `run` contiguous elements), from `src + sum(index * srcStrides)` to the next
+/// contiguous spot of `dst`. Strides are in elements; parallel over the first dimension.
+void stridedCopy(const std::byte* src, std::byte* dst, const std::vector<int64_t>& dims,
+                 const std::vector<int64_t>& srcStrides, int64_t run, size_t elementBytes) {
+    const int64_t rows = std::accumulate(dims.begin(), dims.end(), int64_t(1), std::multiplies<>());
+    const size_t rank = dims.size();
+    const size_t runBytes = size_t(run) * elementBytes;
+#pragma omp parallel for schedule(static) if (rows * run >= (1 << 16))
+    for (int64_t row = 0; row < rows; ++row) {
+        int64_t rest = row, offset = 0;
+        for (size_t d = rank; d-- > 0;) {
+            offset += (rest % dims[d]) * srcStrides[d];
+            rest /= dims[d];
+        }
+        if (run == 1) std::memcpy(dst + size_t(row) * elementBytes, src + size_t(offset) * elementBytes, elementBytes);
+        else std::memcpy(dst + size_t(row) * runBytes, src + size_t(offset) * elementBytes, runBytes);
+    }
+}
+
+class TransposeKernel final : public PreparedKernel {
+public:
+    TransposeKernel(std::vector<int64_t> outDims, std::vector<int64_t> srcStrides, size_t elementBytes)
+        : outDims_(std::move(outDims)), srcStrides_(std::move(srcStrides)), elementBytes_(elementBytes) {}
+    std::string name() const override { return "cpu:transpose"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        // the last output axis is contiguous in the input only when its stride is 1
+        const bool contiguousTail = !outDims_.empty() && srcStrides_.back() == 1;
+        std::vector<int64_t> dims = outDims_, strides = srcStrides_;
+        int64_t run = 1;
+        if (contiguousTail) {
+            run = dims.back();
+            dims.pop_back();
+            strides.pop_back();
+        }
+        stridedCopy(in[0]->data(), out[0].mutableData(), dims, strides, run, elementBytes_);
+    }
+
+private:
+    std::vector<int64_t> outDims_, srcStrides_;
+    size_t elementBytes_;
+};
+
+std::unique_ptr<PreparedKernel> prepareTranspose(const CpuNodeInfo& info) {
+    const int bits = dtypeBits(info.inputTypes.at(0));
+    if (bits < 8 || info.inputTypes[0] == DType::String) return nullptr;
+    const auto& in = info.inputDims[0];
+    std::vector<int64_t> perm = info.attributes().getInts("perm");
+    if (perm.empty()) {
+        perm.resize(in.size());
+        std::iota(perm.rbegin(), perm.rend(), 0);
+    }
+    if (perm.size() != in.size()) return nullptr;
+    const auto inStrides = rowMajorStrides(in);
+    std::vector<int64_t> outDims, srcStrides;
+    for (int64_t p : perm) {
+        if (p < 0 || p >= int64_t(in.size())) return nullptr;
+        outDims.push_back(in[size_t(p)]);
+        srcStrides.push_back(inStrides[size_t(p)]);
+    }
+    if (outDims != info.outputDims[0]) return nullptr;
+    return std::make_unique<TransposeKernel>(outDims, srcStrides, size_t(bits / 8));
+}
+
+/// Slice with constant starts/ends/axes and unit steps: a strided copy from a start offset.
+class SliceKernel final : public PreparedKernel {
+public:
+    SliceKernel(int64_t startOffset, std::vector<int64_t> outDims, std::vector<int64_t> srcStrides, size_t elementBytes)
+        : startOffset_(startOffset), outDims_(std::move(outDims)), srcStrides_(std::move(srcStrides)),
+          elementBytes_(elementBytes) {}
+    std::string name() const override { return "cpu:slice"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        std::vector<int64_t> dims = outDims_, strides = srcStrides_;
+        int64_t run = 1;
+        if (!dims.empty()) {
+            run = dims.back();
+            dims.pop_back();
+            strides.pop_back();
+        }
+        stridedCopy(in[0]->data() + size_t(startOffset_) * elementBytes_, out[0].mutableData(), dims, strides, run,
+                    elementBytes_);
+    }
+
+private:
+    int64_t startOffset_;
+    std::vector<int64_t> outDims_, srcStrides_;
+    size_t elementBytes_;
+};
+
+std::unique_ptr<PreparedKernel> prepareSlice(const CpuNodeInfo& info) {
+    const int bits = dtypeBits(info.inputTypes.at(0));
+    if (info.opset < 10 || bits < 8 || info.inputTypes[0] == DType::String) return nullptr;
+    for (size_t i = 1; i < info.inputTypes.size(); ++i)
+        if (info.hasInput(i) && !info.constants[i]) return nullptr;
+    auto ints = [&](size_t i) {
+        std::vector<int64_t> v;
+        if (info.hasInput(i)) for (double d : info.constants[i]->toDoubles()) v.push_back(int64_t(d));
+        return v;
+    };
+    const auto& in = info.inputDims[0];
+    const auto starts = ints(1);
+    std::vector<int64_t> axes = ints(3), steps = ints(4);
+    if (axes.empty()) {
+        axes.resize(starts.size());
+        std::iota(axes.begin(), axes.end(), 0);
+    }
+    for (int64_t s : steps)
+        if (s != 1) return nullptr;
+    const auto inStrides = rowMajorStrides(in);
+    int64_t offset = 0;
+    for (size_t k = 0; k < axes.size() && k < starts.size(); ++k) {
+        const int64_t axis = axes[k] < 0 ? axes[k] + int64_t(in.size()) : axes[k];
+        if (axis < 0 || axis >= int64_t(in.size())) return nullptr;
+        const int64_t dim = in[size_t(axis)];
+        const int64_t start = std::clamp(starts[k] < 0 ? starts[k] + dim : starts[k], int64_t(0), dim);
+        offset += start * inStrides[size_t(axis)];
+    }
+    // The output dims come from the plan; with unit steps they fix every copy.
+    return std::make_unique<SliceKernel>(offset, info.outputDims[0], inStrides, size_t(bits / 8));
+}
+
+} // namespace
+
+void registerCpuLayoutKernels(CpuKernelRegistry& registry) {
+    registry.add("Transpose", prepareTranspose);
+    registry.add("Slice", prepareSlice);
+}
+
+} // namespace graphlens

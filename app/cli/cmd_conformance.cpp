@@ -23,14 +23,14 @@ namespace graphlens::cli {
 namespace {
 
 /// Runs `caseDir` in a child process; returns its verdict (a crash or time-out becomes a failure).
-CaseResult runIsolated(const QString& caseDir, int timeoutSeconds, bool referenceOnly) {
+CaseResult runIsolated(const QString& caseDir, int timeoutSeconds, const CaseOptions& options) {
     int fds[2];
     if (pipe(fds) != 0) return {CaseVerdict::Failed, "cannot create a pipe"};
     const pid_t child = fork();
     if (child < 0) return {CaseVerdict::Failed, "cannot fork"};
     if (child == 0) {
         ::close(fds[0]);
-        const CaseResult r = runConformanceCase(caseDir.toStdString(), referenceOnly);
+        const CaseResult r = runConformanceCase(caseDir.toStdString(), options);
         const std::string message = std::to_string(int(r.verdict)) + " " + r.message;
         [[maybe_unused]] ssize_t n = ::write(fds[1], message.data(), message.size());
         ::close(fds[1]);
@@ -94,6 +94,8 @@ int runConformance(const QStringList& args) {
     parser.addOption({"timeout", "seconds per case (default 60)", "S", "60"});
     parser.addOption({"verbose", "also list skipped cases"});
     parser.addOption({"reference", "run every node with its reference kernel"});
+    parser.addOption({"rtol", "relative tolerance (default 1e-3, ONNX's)", "R", "1e-3"});
+    parser.addOption({"atol", "absolute tolerance (default 1e-7, ONNX's)", "A", "1e-7"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("conformance takes exactly one DIR argument");
     if (parser.value("backend") != "cpu")
@@ -103,6 +105,13 @@ int runConformance(const QStringList& args) {
     const QRegularExpression filter(parser.value("filter"));
     if (!filter.isValid()) return fail("the filter is not a valid regular expression: " + filter.errorString().toStdString());
     const int timeout = std::max(1, parser.value("timeout").toInt());
+    CaseOptions caseOptions;
+    caseOptions.referenceOnly = parser.isSet("reference");
+    bool rtolOk = false, atolOk = false;
+    caseOptions.rtol = parser.value("rtol").toDouble(&rtolOk);
+    caseOptions.atol = parser.value("atol").toDouble(&atolOk);
+    if (!rtolOk || !atolOk || caseOptions.rtol < 0 || caseOptions.atol < 0)
+        return fail("--rtol and --atol take non-negative numbers");
 
     int passed = 0, failed = 0, skipped = 0;
     QStringList passing;
@@ -110,7 +119,7 @@ int runConformance(const QStringList& args) {
     for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
         if (!filter.pattern().isEmpty() && !filter.match(name).hasMatch()) continue;
         if (!QFile::exists(dir.filePath(name + "/model.onnx"))) continue;
-        const CaseResult r = runIsolated(dir.filePath(name), timeout, parser.isSet("reference"));
+        const CaseResult r = runIsolated(dir.filePath(name), timeout, caseOptions);
         switch (r.verdict) {
         case CaseVerdict::Passed: ++passed; passing << name; break;
         case CaseVerdict::Skipped:

@@ -48,13 +48,13 @@ Tensor asDeclared(Tensor t, DType declared) {
     return t;
 }
 
-CaseResult runDataSet(const Model& model, const fs::path& set, bool referenceOnly) {
+CaseResult runDataSet(const Model& model, const fs::path& set, const CaseOptions& caseOptions) {
     const Graph& g = model.graph;
     // Cases feed the first inputs in graph order; initializer-backed inputs may be left out.
     std::map<std::string, Tensor> feeds;
     CompileOptions options;
     options.threads = 1;
-    options.referenceOnly = referenceOnly;
+    options.referenceOnly = caseOptions.referenceOnly;
     const auto files = numberedFiles(set, "input_");
     for (size_t k = 0; k < files.size() && k < g.inputs().size(); ++k) {
         const Value& input = g.value(g.inputs()[k]);
@@ -68,7 +68,7 @@ CaseResult runDataSet(const Model& model, const fs::path& set, bool referenceOnl
                                          std::to_string(expected.size())};
     for (size_t k = 0; k < expected.size(); ++k) {
         const Tensor want = asDeclared(readTensorFile(expected[k]), outputs[k].dtype());
-        const TensorComparison c = compareTensors(outputs[k], want);
+        const TensorComparison c = compareTensors(outputs[k], want, caseOptions.rtol, caseOptions.atol);
         if (!c.matches)
             return {CaseVerdict::Failed, "output " + std::to_string(k) + " ('" + g.value(g.outputs()[k]).name +
                                              "'): " + c.mismatch};
@@ -78,7 +78,7 @@ CaseResult runDataSet(const Model& model, const fs::path& set, bool referenceOnl
 
 } // namespace
 
-CaseResult runConformanceCase(const std::string& caseDir, bool referenceOnly) {
+CaseResult runConformanceCase(const std::string& caseDir, const CaseOptions& options) {
     try {
         const Model model = loadModel(fs::path(caseDir) / "model.onnx");
         const Graph& g = model.graph;
@@ -91,7 +91,7 @@ CaseResult runConformanceCase(const std::string& caseDir, bool referenceOnly) {
             return {CaseVerdict::Skipped, "no kernel for " + ops};
         }
         for (const fs::path& set : dataSets(caseDir)) {
-            CaseResult r = runDataSet(model, set, referenceOnly);
+            CaseResult r = runDataSet(model, set, options);
             if (r.verdict != CaseVerdict::Passed) return r;
         }
         return {CaseVerdict::Passed, {}};

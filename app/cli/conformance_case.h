@@ -12,7 +12,13 @@ struct CaseResult {
     std::string message;  ///< why it failed, or which ops/types made it skip
 };
 
-/// Runs the case on the CPU backend (or its reference kernels only).
-CaseResult runConformanceCase(const std::string& caseDir, bool referenceOnly = false);
+struct CaseOptions {
+    bool referenceOnly = false;  ///< the reference kernels only
+    double rtol = 1e-3;          ///< ONNX's backend-test tolerance: |got - want| <= atol + rtol |want|
+    double atol = 1e-7;
+};
+
+/// Runs the case on the CPU backend.
+CaseResult runConformanceCase(const std::string& caseDir, const CaseOptions& options = {});
 
 } // namespace graphlens::cli

@@ -27,6 +27,7 @@ const CpuKernelRegistry& cpuKernels() {
     static const CpuKernelRegistry registry = [] {
         CpuKernelRegistry r;
         registerCpuElementwiseKernels(r);  // first: its GlobalAveragePool beats oneDNN's plain-layout one
+        registerCpuPoolKernels(r);         // and so does the separable MaxPool
         registerOneDnnKernels(r);
         registerCpuLayoutKernels(r);
         return r;

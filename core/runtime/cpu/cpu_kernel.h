@@ -48,5 +48,6 @@ const CpuKernelRegistry& cpuKernels();
 void registerOneDnnKernels(CpuKernelRegistry& registry);      ///< Conv, ConvTranspose, Gemm, MatMul, pooling
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry);  ///< vectorized, multi-threaded
 void registerCpuLayoutKernels(CpuKernelRegistry& registry);       ///< Transpose, Slice: strided copies
+void registerCpuPoolKernels(CpuKernelRegistry& registry);         ///< separable 2-D MaxPool
 
 } // namespace graphlens

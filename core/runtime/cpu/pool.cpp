@@ -1,0 +1,105 @@
+// An optimized 2-D MaxPool for the NCHW layout the graph keeps: separable, so the row pass runs
+// along contiguous memory (vectorized) and the column pass takes a few strided maxima per output.
+// oneDNN's plain-layout pooling is a simple loop nest, several times slower on such shapes.
+#include "core/runtime/cpu/cpu_kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace graphlens {
+namespace {
+
+struct PoolGeometry {
+    int64_t planes = 0, inH = 0, inW = 0, outH = 0, outW = 0;
+    int64_t kernelH = 0, kernelW = 0, strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
+};
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void rowMax(const float* const* rows, int count, float* out, int64_t width) {
+    for (int64_t x = 0; x < width; ++x) out[x] = rows[0][x];
+    for (int r = 1; r < count; ++r)
+        for (int64_t x = 0; x < width; ++x) out[x] = std::max(out[x], rows[r][x]);
+}
+
+class MaxPool2dKernel final : public PreparedKernel {
+public:
+    explicit MaxPool2dKernel(PoolGeometry g) : g_(g) {}
+    std::string name() const override { return "cpu:maxpool"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const float* x = in[0]->span<float>().data();
+        float* y = out[0].mutableSpan<float>().data();
+#pragma omp parallel
+        {
+            std::vector<float> band(size_t(g_.inW));
+            std::vector<const float*> rows(size_t(g_.kernelH));
+#pragma omp for schedule(static)
+            for (int64_t task = 0; task < g_.planes * g_.outH; ++task) {
+                const int64_t plane = task / g_.outH, oy = task % g_.outH;
+                const float* src = x + plane * g_.inH * g_.inW;
+                const int64_t top = std::max<int64_t>(oy * g_.strideH - g_.padTop, 0);
+                const int64_t bottom = std::min(oy * g_.strideH - g_.padTop + g_.kernelH, g_.inH);
+                int count = 0;
+                for (int64_t r = top; r < bottom; ++r) rows[size_t(count++)] = src + r * g_.inW;
+                float* dst = y + (plane * g_.outH + oy) * g_.outW;
+                if (count == 0) {
+                    std::fill(dst, dst + g_.outW, -INFINITY);
+                    continue;
+                }
+                rowMax(rows.data(), count, band.data(), g_.inW);
+                for (int64_t ox = 0; ox < g_.outW; ++ox) {
+                    const int64_t left = std::max<int64_t>(ox * g_.strideW - g_.padLeft, 0);
+                    const int64_t right = std::min(ox * g_.strideW - g_.padLeft + g_.kernelW, g_.inW);
+                    float m = -INFINITY;
+                    for (int64_t c = left; c < right; ++c) m = std::max(m, band[size_t(c)]);
+                    dst[ox] = m;
+                }
+            }
+        }
+    }
+
+private:
+    PoolGeometry g_;
+};
+
+/// Leading padding of one axis, from `pads` or from auto_pad and the planned output size.
+int64_t leadingPad(const std::string& autoPad, const std::vector<int64_t>& pads, size_t axis, size_t rank,
+                   int64_t in, int64_t out, int64_t kernel, int64_t stride) {
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+        const int64_t total = std::max<int64_t>((out - 1) * stride + kernel - in, 0);
+        return autoPad == "SAME_UPPER" ? total / 2 : (total + 1) / 2;
+    }
+    if (autoPad == "VALID" || pads.size() != 2 * rank) return 0;
+    return pads[axis];
+}
+
+std::unique_ptr<PreparedKernel> prepareMaxPool(const CpuNodeInfo& info) {
+    if (info.inputTypes.size() != 1 || info.inputTypes[0] != DType::Float || info.outputDims.size() != 1)
+        return nullptr;  // an Indices output is the reference kernel's (or oneDNN's) job
+    const auto& in = info.inputDims[0];
+    const auto& out = info.outputDims[0];
+    const Attributes& a = info.attributes();
+    const auto kernel = a.getInts("kernel_shape");
+    const auto strides = a.getInts("strides", {1, 1});
+    const auto dilations = a.getInts("dilations", {1, 1});
+    if (in.size() != 4 || out.size() != 4 || kernel.size() != 2 || strides.size() != 2 ||
+        dilations != std::vector<int64_t>{1, 1} || a.getInt("storage_order", 0) != 0)
+        return nullptr;
+    PoolGeometry g;
+    g.planes = in[0] * in[1];
+    g.inH = in[2], g.inW = in[3], g.outH = out[2], g.outW = out[3];
+    g.kernelH = kernel[0], g.kernelW = kernel[1], g.strideH = strides[0], g.strideW = strides[1];
+    if (g.kernelH <= 0 || g.kernelW <= 0 || g.strideH <= 0 || g.strideW <= 0 || out[0] != in[0] || out[1] != in[1])
+        return nullptr;
+    const std::string autoPad = a.getString("auto_pad", "NOTSET");
+    const auto pads = a.getInts("pads");
+    g.padTop = leadingPad(autoPad, pads, 0, 2, g.inH, g.outH, g.kernelH, g.strideH);
+    g.padLeft = leadingPad(autoPad, pads, 1, 2, g.inW, g.outW, g.kernelW, g.strideW);
+    return std::make_unique<MaxPool2dKernel>(g);
+}
+
+} // namespace
+
+void registerCpuPoolKernels(CpuKernelRegistry& registry) { registry.add("MaxPool", prepareMaxPool); }
+
+} // namespace graphlens

@@ -30,6 +30,7 @@ const CpuKernelRegistry& cpuKernels() {
         registerCpuPoolKernels(r);         // and so does the separable MaxPool
         registerOneDnnKernels(r);
         registerCpuLayoutKernels(r);
+        registerCpuSoftmaxKernels(r);
         return r;
     }();
     return registry;

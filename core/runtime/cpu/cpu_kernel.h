@@ -49,5 +49,6 @@ void registerOneDnnKernels(CpuKernelRegistry& registry);      ///< Conv, ConvTra
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry);  ///< vectorized, multi-threaded
 void registerCpuLayoutKernels(CpuKernelRegistry& registry);       ///< Transpose, Slice: strided copies
 void registerCpuPoolKernels(CpuKernelRegistry& registry);         ///< separable 2-D MaxPool
+void registerCpuSoftmaxKernels(CpuKernelRegistry& registry);      ///< Softmax, LayerNorm on the last axis
 
 } // namespace graphlens

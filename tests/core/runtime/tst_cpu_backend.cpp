@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <random>
 
 using namespace graphlens;
@@ -117,6 +118,35 @@ private slots:
         QCOMPARE(plan->nodes()[1].kernel, std::string("cpu:activation"));  // its shape is static now
         const auto out = plan->run({{"x", randomInput({2, 3, 4}, 5)}});
         QCOMPARE(out[0].dims(), (std::vector<int64_t>{2, 12}));
+    }
+
+    void vectorizedMathStaysWithinItsErrorBounds() {
+        // Erf, Sigmoid and Softmax use polynomial exp/erf; compare with libm over a wide range.
+        constexpr int64_t n = 16001;
+        std::vector<float> xs(n);
+        for (int64_t i = 0; i < n; ++i) xs[size_t(i)] = -8.f + 16.f * float(i) / float(n - 1);
+        GraphBuilder b;
+        ValueId x = b.input("x", DType::Float, {1, n});
+        b.output(b.op("Erf", {x}));
+        b.output(b.op("Sigmoid", {x}));
+        b.output(b.op("Softmax", {x}, {{"axis", -1}}));
+        auto plan = makeCpuBackend()->compile(b.model(13), {});
+        for (const PlannedNode& node : plan->nodes()) QVERIFY(node.kernel != "reference");
+        const auto out = plan->run({{"x", Tensor::floats({1, n}, xs)}});
+        double sum = 0;
+        for (float v : xs) sum += std::exp(double(v) - 8.0);
+        double worstErf = 0, worstSigmoid = 0, worstSoftmax = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const double v = xs[size_t(i)];
+            worstErf = std::max(worstErf, std::fabs(out[0].span<float>()[size_t(i)] - std::erf(v)));
+            const double sigmoid = 1.0 / (1.0 + std::exp(-v));
+            worstSigmoid = std::max(worstSigmoid, std::fabs(out[1].span<float>()[size_t(i)] - sigmoid) / sigmoid);
+            const double softmax = std::exp(v - 8.0) / sum;
+            worstSoftmax = std::max(worstSoftmax, std::fabs(out[2].span<float>()[size_t(i)] - softmax) / softmax);
+        }
+        QVERIFY2(worstErf < 4e-7, qPrintable(QString::number(worstErf)));
+        QVERIFY2(worstSigmoid < 1e-6, qPrintable(QString::number(worstSigmoid)));
+        QVERIFY2(worstSoftmax < 1e-5, qPrintable(QString::number(worstSoftmax)));
     }
 
     void badFeedsAndUnsupportedOpsSayWhatIsWrong() {

@@ -1,0 +1,129 @@
+// Optimized CPU Softmax and LayerNormalization over the last axis (attention scores, transformer
+// activations): one row per task, exponentials and sums in vectorizable loops.
+#include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/cpu/vector_math.h"
+
+#include <cmath>
+
+namespace graphlens {
+namespace {
+
+#define GRAPHLENS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+/// Sum of n floats in 16 independent lanes (one running float sum would not vectorize).
+GRAPHLENS_VECTOR_CLONES
+float laneSum(const float* x, int64_t n) {
+    float lanes[16] = {};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; ++k) lanes[k] += x[i + k];
+    float sum = 0;
+    for (; i < n; ++i) sum += x[i];
+    for (float lane : lanes) sum += lane;
+    return sum;
+}
+
+/// softmax(x) = exp(x - max) / sum(exp(x - max)) over one row; log form when `logSoftmax`.
+GRAPHLENS_VECTOR_CLONES
+void softmaxRow(const float* x, float* y, int64_t n, bool logSoftmax) {
+    float max = x[0];
+    for (int64_t i = 1; i < n; ++i) max = std::max(max, x[i]);
+    for (int64_t i = 0; i < n; ++i) y[i] = vectorExp(x[i] - max);
+    const float sum = laneSum(y, n);
+    if (logSoftmax) {
+        const float logSum = std::log(sum);
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - max - logSum;
+    } else {
+        const float inverse = 1.f / sum;
+        for (int64_t i = 0; i < n; ++i) y[i] *= inverse;
+    }
+}
+
+class SoftmaxKernel final : public PreparedKernel {
+public:
+    SoftmaxKernel(int64_t rows, int64_t width, bool logSoftmax) : rows_(rows), width_(width), log_(logSoftmax) {}
+    std::string name() const override { return log_ ? "cpu:log-softmax" : "cpu:softmax"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const float* x = in[0]->span<float>().data();
+        float* y = out[0].mutableSpan<float>().data();
+#pragma omp parallel for schedule(static) if (rows_ * width_ >= (1 << 15))
+        for (int64_t r = 0; r < rows_; ++r) softmaxRow(x + r * width_, y + r * width_, width_, log_);
+    }
+
+private:
+    int64_t rows_, width_;
+    bool log_;
+};
+
+std::unique_ptr<PreparedKernel> prepareSoftmax(const CpuNodeInfo& info) {
+    if (info.inputTypes.size() != 1 || info.inputTypes[0] != DType::Float) return nullptr;
+    const auto& dims = info.inputDims[0];
+    const auto rank = int64_t(dims.size());
+    if (rank == 0) return nullptr;
+    // From opset 13 the axis is one axis (default -1); before, everything from `axis` (default
+    // 1) on is one row: the same thing when the axis is the last one.
+    int64_t axis = info.attributes().getInt("axis", info.opset >= 13 ? -1 : 1);
+    if (axis < 0) axis += rank;
+    if (axis != rank - 1) return nullptr;
+    const int64_t width = dims.back();
+    int64_t rows = 1;
+    for (int64_t i = 0; i + 1 < rank; ++i) rows *= dims[size_t(i)];
+    if (width == 0) return nullptr;
+    return std::make_unique<SoftmaxKernel>(rows, width, info.node.opType == "LogSoftmax");
+}
+
+/// LayerNormalization over the last axis with constant scale (and bias).
+class LayerNormKernel final : public PreparedKernel {
+public:
+    LayerNormKernel(int64_t rows, int64_t width, float epsilon, const Tensor* scale, const Tensor* bias)
+        : rows_(rows), width_(width), epsilon_(epsilon), scale_(*scale), bias_(bias ? *bias : Tensor()) {}
+    std::string name() const override { return "cpu:layer-norm"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const float* x = in[0]->span<float>().data();
+        float* y = out[0].mutableSpan<float>().data();
+        const float* gamma = scale_.span<float>().data();
+        const float* beta = bias_.empty() ? nullptr : bias_.span<float>().data();
+#pragma omp parallel for schedule(static) if (rows_ * width_ >= (1 << 15))
+        for (int64_t r = 0; r < rows_; ++r) normalizeRow(x + r * width_, y + r * width_, gamma, beta);
+    }
+
+private:
+    void normalizeRow(const float* x, float* y, const float* gamma, const float* beta) const {
+        const float mean = laneSum(x, width_) / float(width_);
+        for (int64_t i = 0; i < width_; ++i) y[i] = (x[i] - mean) * (x[i] - mean);
+        const float inverse = 1.f / std::sqrt(laneSum(y, width_) / float(width_) + epsilon_);
+        for (int64_t i = 0; i < width_; ++i) y[i] = (x[i] - mean) * inverse * gamma[i] + (beta ? beta[i] : 0.f);
+    }
+    int64_t rows_, width_;
+    float epsilon_;
+    Tensor scale_, bias_;
+};
+
+std::unique_ptr<PreparedKernel> prepareLayerNorm(const CpuNodeInfo& info) {
+    if (info.outputDims.size() != 1 || info.inputTypes.empty() || info.inputTypes[0] != DType::Float) return nullptr;
+    const auto& dims = info.inputDims[0];
+    const auto rank = int64_t(dims.size());
+    int64_t axis = info.attributes().getInt("axis", -1);
+    if (axis < 0) axis += rank;
+    if (rank == 0 || axis != rank - 1) return nullptr;
+    const int64_t width = dims.back();
+    const Tensor* scale = info.constants.size() > 1 ? info.constants[1] : nullptr;
+    const Tensor* bias = info.constants.size() > 2 ? info.constants[2] : nullptr;
+    if (!scale || scale->dtype() != DType::Float || scale->numel() != width) return nullptr;
+    if (info.hasInput(2) && (!bias || bias->dtype() != DType::Float || bias->numel() != width)) return nullptr;
+    if (width == 0) return nullptr;
+    int64_t rows = 1;
+    for (int64_t i = 0; i + 1 < rank; ++i) rows *= dims[size_t(i)];
+    return std::make_unique<LayerNormKernel>(rows, width, info.attributes().getFloat("epsilon", 1e-5f), scale,
+                                             info.hasInput(2) ? bias : nullptr);
+}
+
+} // namespace
+
+void registerCpuSoftmaxKernels(CpuKernelRegistry& registry) {
+    registry.add("Softmax", prepareSoftmax);
+    registry.add("LogSoftmax", prepareSoftmax);
+    registry.add("LayerNormalization", prepareLayerNorm);
+}
+
+} // namespace graphlens

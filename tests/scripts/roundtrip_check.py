@@ -99,7 +99,8 @@ def compare(original_path, written_path):
         problems.append("graph inputs differ")
     if list(a.graph.output) != list(b.graph.output):
         problems.append("graph outputs differ")
-    if list(a.opset_import) != list(b.opset_import) or a.ir_version != b.ir_version:
+    opsets = lambda m: sorted((o.domain, o.version) for o in m.opset_import)  # "" set or unset: the same
+    if opsets(a) != opsets(b) or a.ir_version != b.ir_version:
         problems.append("opsets or IR version differ")
     va = initializer_values(a, os.path.dirname(original_path))
     vb = initializer_values(b, os.path.dirname(written_path))

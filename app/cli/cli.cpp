@@ -43,7 +43,14 @@ bool isCommand(const QString& word) {
 }
 
 int fail(const std::string& message) {
-    std::cerr << "graphlens: " << message << std::endl;
+    // Names from a file may hold control characters; the error stays one line.
+    std::string line;
+    for (unsigned char c : message) {
+        if (c == '\n') line += "\\n";
+        else if (c < 0x20 || c == 0x7f) line += "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) + "0123456789abcdef"[c & 15];
+        else line += char(c);
+    }
+    std::cerr << "graphlens: " << line << std::endl;
     return 1;
 }
 

@@ -109,6 +109,13 @@ private slots:
         QVERIFY(!QFile::exists(dir_.filePath("x.onnx")));
     }
 
+    void namesWithLineBreaksStayOnOneLine() {
+        onnx::ModelProto m = reluModel();
+        m.mutable_graph()->mutable_node(0)->set_input(0, "gh\nost");
+        writeModel(dir_.filePath("newline.onnx"), m);
+        expectOneLineError({"info", dir_.filePath("newline.onnx")}, "reads 'gh\\nost'");
+    }
+
     void usageErrorsSayWhatIsMissing() {
         expectOneLineError({"optimize", kSample}, "needs an output file");
         expectOneLineError({"info"}, "exactly one MODEL");

@@ -302,19 +302,8 @@ std::unique_ptr<PreparedKernel> prepareBatchNorm(const CpuNodeInfo& info) {
 
 // ---- GlobalAveragePool --------------------------------------------------------------------------
 
-/// The mean of n floats, summed in 16 independent lanes (which the compiler keeps in vector
-/// registers: it may not reorder one running float sum by itself).
 GRAPHLENS_VECTOR_CLONES
-float rowMean(const float* x, int64_t n) {
-    float lanes[16] = {};
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; ++k) lanes[k] += x[i + k];
-    float sum = 0;
-    for (; i < n; ++i) sum += x[i];
-    for (float lane : lanes) sum += lane;
-    return sum / float(n);
-}
+float rowMean(const float* x, int64_t n) { return laneSum(x, n) / float(n); }
 
 /// One mean per (batch, channel) row of an [N, C, spatial...] tensor.
 class GlobalAveragePoolKernel final : public PreparedKernel {

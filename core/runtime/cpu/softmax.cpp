@@ -10,19 +10,6 @@ namespace {
 
 #define GRAPHLENS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-/// Sum of n floats in 16 independent lanes (one running float sum would not vectorize).
-GRAPHLENS_VECTOR_CLONES
-float laneSum(const float* x, int64_t n) {
-    float lanes[16] = {};
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; ++k) lanes[k] += x[i + k];
-    float sum = 0;
-    for (; i < n; ++i) sum += x[i];
-    for (float lane : lanes) sum += lane;
-    return sum;
-}
-
 /// softmax(x) = exp(x - max) / sum(exp(x - max)) over one row; log form when `logSoftmax`.
 GRAPHLENS_VECTOR_CLONES
 void softmaxRow(const float* x, float* y, int64_t n, bool logSoftmax) {

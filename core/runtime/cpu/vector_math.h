@@ -28,4 +28,16 @@ inline float vectorExp(float x) {
     return p * scale;
 }
 
+/// Sum of n floats in 16 independent lanes (one running float sum would not vectorize).
+inline float laneSum(const float* x, int64_t n) {
+    float lanes[16] = {};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; ++k) lanes[k] += x[i + k];
+    float sum = 0;
+    for (; i < n; ++i) sum += x[i];
+    for (float lane : lanes) sum += lane;
+    return sum;
+}
+
 } // namespace graphlens

@@ -54,6 +54,11 @@ int fail(const std::string& message) {
     return 1;
 }
 
+std::string backendProblem(const QString& backend) {
+    if (backend == "cpu") return {};
+    return "the backend '" + backend.toStdString() + "' is not available; use cpu";
+}
+
 int run(const QStringList& args) {
     const QString name = args.value(0);
     if (name == "--version") {

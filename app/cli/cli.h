@@ -18,6 +18,9 @@ int run(const QStringList& args);
 /// Prints "graphlens: <message>" on stderr; returns 1, the status for bad input.
 int fail(const std::string& message);
 
+/// Empty when `backend` can run here, else the sentence saying it cannot.
+std::string backendProblem(const QString& backend);
+
 int runInfo(const QStringList& args);
 int runOptimize(const QStringList& args);
 int runConformance(const QStringList& args);

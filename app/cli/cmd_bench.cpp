@@ -65,8 +65,7 @@ int runBench(const QStringList& args) {
     parser.addOption({"by-op", "after the figures, time per op type and kernel (an extra timed pass)"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("bench takes exactly one MODEL argument");
-    if (parser.value("backend") != "cpu")
-        return fail("the backend '" + parser.value("backend").toStdString() + "' is not available; use cpu");
+    if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
     bool runsOk = false, warmupOk = false;
     const int runs = parser.value("runs").toInt(&runsOk);
     const int warmup = parser.value("warmup").toInt(&warmupOk);

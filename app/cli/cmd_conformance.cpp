@@ -98,8 +98,7 @@ int runConformance(const QStringList& args) {
     parser.addOption({"atol", "absolute tolerance (default 1e-7, ONNX's)", "A", "1e-7"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("conformance takes exactly one DIR argument");
-    if (parser.value("backend") != "cpu")
-        return fail("the backend '" + parser.value("backend").toStdString() + "' is not available; use cpu");
+    if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
     const QDir dir(parser.positionalArguments()[0]);
     if (!dir.exists()) return fail("the folder '" + dir.path().toStdString() + "' does not exist");
     const QRegularExpression filter(parser.value("filter"));

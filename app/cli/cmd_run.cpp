@@ -46,8 +46,7 @@ int runRun(const QStringList& args) {
     parser.addOption({"reference", "run every node with its reference kernel"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("run takes exactly one MODEL argument");
-    if (parser.value("backend") != "cpu")
-        return fail("the backend '" + parser.value("backend").toStdString() + "' is not available; use cpu");
+    if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
     auto model = loadOrReport(parser.positionalArguments()[0]);
     if (!model) return 1;
     const Graph& g = model->graph;

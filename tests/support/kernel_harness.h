@@ -32,6 +32,17 @@ inline Tensor runKernel(const std::string& op, std::vector<const Tensor*> inputs
     return runKernelAll(op, std::move(inputs), std::move(attributes), opset, 1, domain).at(0);
 }
 
+using Dims = std::vector<int64_t>;
+using Ints = std::vector<int64_t>;
+using Floats = std::vector<float>;
+
+/// A float tensor holding 0, 1, 2, ... in row-major order.
+inline Tensor iota(Dims dims) {
+    Tensor t = Tensor::allocate(DType::Float, dims);
+    for (int64_t i = 0; i < t.numel(); ++i) t.mutableSpan<float>()[size_t(i)] = float(i);
+    return t;
+}
+
 template <typename T>
 std::vector<T> values(const Tensor& t) {
     auto s = t.span<T>();

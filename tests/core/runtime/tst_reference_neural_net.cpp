@@ -15,15 +15,6 @@ using namespace graphlens::testing;
 
 namespace {
 
-using Dims = std::vector<int64_t>;
-using Floats = std::vector<float>;
-
-Tensor iota(Dims dims) {
-    Tensor t = Tensor::allocate(DType::Float, dims);
-    for (int64_t i = 0; i < t.numel(); ++i) t.mutableSpan<float>()[size_t(i)] = float(i);
-    return t;
-}
-
 QString errorOf(const std::function<void()>& f) {
     try {
         f();

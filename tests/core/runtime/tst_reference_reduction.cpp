@@ -28,15 +28,6 @@ QString errorOf(const std::string& op, std::vector<const Tensor*> inputs, Attrib
     return {};
 }
 
-using Dims = std::vector<int64_t>;
-using Ints = std::vector<int64_t>;
-using Floats = std::vector<float>;
-
-Tensor iota(Dims dims) {
-    Tensor t = Tensor::allocate(DType::Float, dims);
-    for (int64_t i = 0; i < t.numel(); ++i) t.mutableSpan<float>()[size_t(i)] = float(i);
-    return t;
-}
 
 } // namespace
 

@@ -12,20 +12,6 @@
 using namespace graphlens;
 using namespace graphlens::testing;
 
-namespace {
-
-using Dims = std::vector<int64_t>;
-using Ints = std::vector<int64_t>;
-using Floats = std::vector<float>;
-
-Tensor iota(Dims dims) {
-    Tensor t = Tensor::allocate(DType::Float, dims);
-    for (int64_t i = 0; i < t.numel(); ++i) t.mutableSpan<float>()[size_t(i)] = float(i);
-    return t;
-}
-
-} // namespace
-
 class TestReferenceShape : public QObject {
     Q_OBJECT
 private slots:

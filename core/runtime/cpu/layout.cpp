@@ -3,6 +3,7 @@
 // contiguous runs). Any element size; shapes fixed at plan time.
 #include "core/runtime/cpu/cpu_kernel.h"
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -136,9 +137,71 @@ std::unique_ptr<PreparedKernel> prepareSlice(const CpuNodeInfo& info) {
     return std::make_unique<SliceKernel>(offset, info.outputDims[0], inStrides, size_t(bits / 8));
 }
 
+/// Pad in constant mode with pads known at plan time: fill, then copy each input row into place.
+class PadKernel final : public PreparedKernel {
+public:
+    PadKernel(std::vector<int64_t> inDims, std::vector<int64_t> outDims, std::vector<int64_t> begins, float value,
+              size_t elementBytes)
+        : inDims_(std::move(inDims)), outStrides_(rowMajorStrides(outDims)), begins_(std::move(begins)),
+          value_(value), elementBytes_(elementBytes) {}
+    std::string name() const override { return "cpu:pad"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        std::byte* dst = out[0].mutableData();
+        if (value_ == 0.f) {
+            std::memset(dst, 0, out[0].byteSize());
+        } else {
+            auto values = out[0].mutableSpan<float>();
+            std::fill(values.begin(), values.end(), value_);
+        }
+        const size_t rank = inDims_.size();
+        if (rank == 0) return std::memcpy(dst, in[0]->data(), in[0]->byteSize()), void();
+        const int64_t width = inDims_.back();
+        const int64_t rows = in[0]->numel() / std::max<int64_t>(width, 1);
+        const std::byte* src = in[0]->data();
+#pragma omp parallel for schedule(static) if (rows * width >= (1 << 16))
+        for (int64_t row = 0; row < rows; ++row) {
+            int64_t rest = row, offset = begins_[rank - 1] * outStrides_[rank - 1];
+            for (size_t d = rank - 1; d-- > 0;) {
+                offset += (rest % inDims_[d] + begins_[d]) * outStrides_[d];
+                rest /= inDims_[d];
+            }
+            std::memcpy(dst + size_t(offset) * elementBytes_, src + size_t(row * width) * elementBytes_,
+                        size_t(width) * elementBytes_);
+        }
+    }
+
+private:
+    std::vector<int64_t> inDims_, outStrides_, begins_;
+    float value_;
+    size_t elementBytes_;
+};
+
+std::unique_ptr<PreparedKernel> preparePad(const CpuNodeInfo& info) {
+    const DType type = info.inputTypes.at(0);
+    const int bits = dtypeBits(type);
+    if (bits < 8 || type == DType::String || info.attributes().getString("mode", "constant") != "constant") return nullptr;
+    if (info.opset < 11 || info.hasInput(3)) return nullptr;  // the attribute form and axes: the reference
+    if (!info.constants.at(1)) return nullptr;
+    std::vector<int64_t> pads;
+    for (double d : info.constants[1]->toDoubles()) pads.push_back(int64_t(d));
+    const auto& in = info.inputDims[0];
+    if (pads.size() != 2 * in.size()) return nullptr;
+    for (int64_t p : pads)
+        if (p < 0) return nullptr;  // cropping: the reference kernel
+    float value = 0.f;
+    if (info.hasInput(2)) {
+        if (!info.constants[2] || info.constants[2]->numel() != 1) return nullptr;
+        value = float(info.constants[2]->toDoubles().at(0));
+        if (value != 0.f && type != DType::Float) return nullptr;
+    }
+    std::vector<int64_t> begins(pads.begin(), pads.begin() + std::ptrdiff_t(in.size()));
+    return std::make_unique<PadKernel>(in, info.outputDims[0], std::move(begins), value, size_t(bits / 8));
+}
+
 } // namespace
 
 void registerCpuLayoutKernels(CpuKernelRegistry& registry) {
+    registry.add("Pad", preparePad);
     registry.add("Transpose", prepareTranspose);
     registry.add("Slice", prepareSlice);
 }

@@ -104,6 +104,26 @@ private slots:
         QVERIFY(got[0].contentEquals(expected[0]));
     }
 
+    void padKernelMatchesTheReference() {
+        for (float value : {0.f, 2.5f}) {
+            GraphBuilder b;
+            ValueId x = b.input("x", DType::Float, {1, 3, 4, 5});
+            ValueId pads = b.initializer("pads", Tensor::int64s({8}, {0, 1, 2, 0, 0, 2, 1, 3}));
+            ValueId fill = b.initializer("value", Tensor::scalar(value));
+            b.output(b.op("Pad", {x, pads, fill}));
+            const Model m = b.model(13);
+            const std::map<std::string, Tensor> feeds{{"x", randomInput({1, 3, 4, 5}, 9)}};
+            CompileOptions reference;
+            reference.referenceOnly = true;
+            const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
+            auto plan = makeCpuBackend()->compile(m, {});
+            QCOMPARE(plan->nodes()[0].kernel, std::string("cpu:pad"));
+            const auto got = plan->run(feeds);
+            QCOMPARE(got[0].dims(), (std::vector<int64_t>{1, 6, 7, 8}));
+            QVERIFY(got[0].contentEquals(expected[0]));
+        }
+    }
+
     void shapeComputationsAreFoldedAtPlanTime() {
         // Reshape to [batch, -1] through Shape -> Gather -> Unsqueeze -> Concat, as PyTorch exports it.
         GraphBuilder b;

@@ -198,9 +198,56 @@ std::unique_ptr<PreparedKernel> preparePad(const CpuNodeInfo& info) {
     return std::make_unique<PadKernel>(in, info.outputDims[0], std::move(begins), value, size_t(bits / 8));
 }
 
+/// Concat as block copies: each of the `outer` output rows is the inputs' rows side by side.
+class ConcatKernel final : public PreparedKernel {
+public:
+    ConcatKernel(int64_t outer, std::vector<size_t> blockBytes) : outer_(outer), blockBytes_(std::move(blockBytes)) {
+        for (size_t b : blockBytes_) rowBytes_ += b;
+    }
+    std::string name() const override { return "cpu:concat"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        std::byte* dst = out[0].mutableData();
+#pragma omp parallel for schedule(static) if (outer_ * int64_t(rowBytes_) >= (1 << 18))
+        for (int64_t row = 0; row < outer_; ++row) {
+            size_t offset = size_t(row) * rowBytes_;
+            for (size_t i = 0; i < in.size(); ++i) {
+                if (blockBytes_[i]) std::memcpy(dst + offset, in[i]->data() + size_t(row) * blockBytes_[i], blockBytes_[i]);
+                offset += blockBytes_[i];
+            }
+        }
+    }
+
+private:
+    int64_t outer_;
+    std::vector<size_t> blockBytes_;
+    size_t rowBytes_ = 0;
+};
+
+std::unique_ptr<PreparedKernel> prepareConcat(const CpuNodeInfo& info) {
+    const DType type = info.outputTypes.at(0);
+    const int bits = dtypeBits(type);
+    if (bits < 8 || type == DType::String || info.inputDims.empty()) return nullptr;
+    const auto& out = info.outputDims[0];
+    const auto rank = int64_t(out.size());
+    int64_t axis = info.attributes().getInt("axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return nullptr;
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= out[size_t(d)];
+    std::vector<size_t> blocks;
+    for (size_t i = 0; i < info.inputDims.size(); ++i) {
+        if (!info.hasInput(i) || info.inputTypes[i] != type || int64_t(info.inputDims[i].size()) != rank) return nullptr;
+        int64_t block = 1;
+        for (int64_t d = axis; d < rank; ++d) block *= info.inputDims[i][size_t(d)];
+        blocks.push_back(size_t(block) * size_t(bits / 8));
+    }
+    return std::make_unique<ConcatKernel>(outer, std::move(blocks));
+}
+
 } // namespace
 
 void registerCpuLayoutKernels(CpuKernelRegistry& registry) {
+    registry.add("Concat", prepareConcat);
     registry.add("Pad", preparePad);
     registry.add("Transpose", prepareTranspose);
     registry.add("Slice", prepareSlice);

@@ -124,6 +124,24 @@ private slots:
         }
     }
 
+    void concatKernelMatchesTheReference() {
+        GraphBuilder b;
+        ValueId x = b.input("x", DType::Float, {2, 3, 4});
+        ValueId y = b.input("y", DType::Float, {2, 1, 4});
+        ValueId c = b.initializer("c", Tensor::floats({2, 2, 4}, std::vector<float>(16, 7.f)));
+        b.output(b.op("Concat", {x, y, c}, {{"axis", -2}}));
+        const Model m = b.model(13);
+        const std::map<std::string, Tensor> feeds{{"x", randomInput({2, 3, 4}, 1)}, {"y", randomInput({2, 1, 4}, 2)}};
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(plan->nodes()[0].kernel, std::string("cpu:concat"));
+        const auto got = plan->run(feeds);
+        QCOMPARE(got[0].dims(), (std::vector<int64_t>{2, 6, 4}));
+        QVERIFY(got[0].contentEquals(expected[0]));
+    }
+
     void shapeComputationsAreFoldedAtPlanTime() {
         // Reshape to [batch, -1] through Shape -> Gather -> Unsqueeze -> Concat, as PyTorch exports it.
         GraphBuilder b;

@@ -49,7 +49,9 @@ inline float vectorErf(float x) {
     return z < 0.5f ? series : signedTail;
 }
 
-enum class Activation { Relu, LeakyRelu, Sigmoid, Tanh, Clip, HardSigmoid, HardSwish, Erf, Identity };
+enum class Activation {
+    Relu, LeakyRelu, Sigmoid, Tanh, Clip, HardSigmoid, HardSwish, Erf, Sqrt, Neg, Abs, Reciprocal, Square, Identity
+};
 
 struct ActivationParams {
     Activation kind = Activation::Identity;
@@ -64,6 +66,11 @@ void applyActivation(const float* in, float* out, int64_t n, ActivationParams p)
     case Activation::Sigmoid: for (int64_t i = 0; i < n; ++i) out[i] = 1.f / (1.f + vectorExp(-in[i])); break;
     case Activation::Tanh: for (int64_t i = 0; i < n; ++i) out[i] = std::tanh(in[i]); break;
     case Activation::Erf: for (int64_t i = 0; i < n; ++i) out[i] = vectorErf(in[i]); break;
+    case Activation::Sqrt: for (int64_t i = 0; i < n; ++i) out[i] = std::sqrt(in[i]); break;
+    case Activation::Neg: for (int64_t i = 0; i < n; ++i) out[i] = -in[i]; break;
+    case Activation::Abs: for (int64_t i = 0; i < n; ++i) out[i] = std::fabs(in[i]); break;
+    case Activation::Reciprocal: for (int64_t i = 0; i < n; ++i) out[i] = 1.f / in[i]; break;
+    case Activation::Square: for (int64_t i = 0; i < n; ++i) out[i] = in[i] * in[i]; break;
     case Activation::Clip: for (int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(in[i], p.lo), p.hi); break;
     case Activation::HardSigmoid:
         for (int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(p.alpha * in[i] + p.beta, 0.f), 1.f);
@@ -118,6 +125,15 @@ std::unique_ptr<PreparedKernel> prepareActivation(const CpuNodeInfo& info) {
     else if (op == "Sigmoid") p.kind = Activation::Sigmoid;
     else if (op == "Tanh") p.kind = Activation::Tanh;
     else if (op == "Erf") p.kind = Activation::Erf;
+    else if (op == "Sqrt") p.kind = Activation::Sqrt;
+    else if (op == "Neg") p.kind = Activation::Neg;
+    else if (op == "Abs") p.kind = Activation::Abs;
+    else if (op == "Reciprocal") p.kind = Activation::Reciprocal;
+    else if (op == "Pow") {  // x^2, as decomposed LayerNorm and variance computations write it
+        if (!info.constants.at(1) || info.constants[1]->numel() != 1 || info.constants[1]->toDoubles().at(0) != 2.0)
+            return nullptr;
+        p.kind = Activation::Square;
+    }
     else if (op == "HardSigmoid") p = {Activation::HardSigmoid, a.getFloat("alpha", 0.2f), a.getFloat("beta", 0.5f)};
     else if (op == "HardSwish") p.kind = Activation::HardSwish;
     else if (op == "Clip") {
@@ -157,20 +173,24 @@ std::optional<BinaryLayout> matchLayout(const std::vector<int64_t>& full, const 
         l.kind = BinaryLayout::Scalar;
         return l;
     }
-    // other, right-aligned against full, must be 1 everywhere except one axis where it matches.
-    const size_t offset = full.size() - std::min(full.size(), other.size());
+    // other, right-aligned against full, must equal it on one run of axes [first, last] and be
+    // 1 elsewhere: then it holds one value per "channel" of an [outer, channels, inner] view.
     if (other.size() > full.size()) return std::nullopt;
-    int axis = -1;
+    const size_t offset = full.size() - other.size();
+    int first = -1, last = -1;
     for (size_t i = 0; i < other.size(); ++i) {
         if (other[i] == 1) continue;
-        if (other[i] != full[i + offset] || axis >= 0) return std::nullopt;
-        axis = int(i + offset);
+        if (other[i] != full[i + offset]) return std::nullopt;
+        if (first < 0) first = int(i + offset);
+        last = int(i + offset);
     }
-    if (axis < 0) return std::nullopt;
+    if (first < 0) return std::nullopt;
+    for (int axis = first; axis <= last; ++axis)
+        if (other[size_t(axis) - offset] != full[size_t(axis)]) return std::nullopt;
     l.kind = BinaryLayout::PerChannel;
-    l.channels = full[size_t(axis)];
-    for (int i = 0; i < axis; ++i) l.outer *= full[size_t(i)];
-    for (size_t i = size_t(axis) + 1; i < full.size(); ++i) l.inner *= full[i];
+    for (int i = 0; i < first; ++i) l.outer *= full[size_t(i)];
+    for (int i = first; i <= last; ++i) l.channels *= full[size_t(i)];
+    for (size_t i = size_t(last) + 1; i < full.size(); ++i) l.inner *= full[i];
     return l;
 }
 
@@ -333,7 +353,8 @@ std::unique_ptr<PreparedKernel> prepareGlobalAveragePool(const CpuNodeInfo& info
 
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry) {
     registry.add("GlobalAveragePool", prepareGlobalAveragePool);
-    for (const char* op : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "Erf"})
+    for (const char* op : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "Erf", "Sqrt",
+                           "Neg", "Abs", "Reciprocal", "Pow"})
         registry.add(op, prepareActivation);
     for (const char* op : {"Add", "Sub", "Mul", "Div"}) registry.add(op, prepareBinary);
     registry.add("BatchNormalization", prepareBatchNorm);

@@ -1,5 +1,5 @@
-// Optimized CPU Softmax and LayerNormalization over the last axis (attention scores, transformer
-// activations): one row per task, exponentials and sums in vectorizable loops.
+// Optimized CPU kernels over the last axis (attention scores, transformer activations): Softmax,
+// LayerNormalization, ReduceMean/ReduceSum; one row per task, in vectorizable loops.
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/vector_math.h"
 
@@ -105,9 +105,47 @@ std::unique_ptr<PreparedKernel> prepareLayerNorm(const CpuNodeInfo& info) {
                                              info.hasInput(2) ? bias : nullptr);
 }
 
+/// ReduceMean / ReduceSum over the last axis only: one lane sum per row.
+class RowReduceKernel final : public PreparedKernel {
+public:
+    RowReduceKernel(int64_t rows, int64_t width, bool mean) : rows_(rows), width_(width), mean_(mean) {}
+    std::string name() const override { return mean_ ? "cpu:reduce-mean" : "cpu:reduce-sum"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const float* x = in[0]->span<float>().data();
+        float* y = out[0].mutableSpan<float>().data();
+        const float scale = mean_ ? 1.f / float(width_) : 1.f;
+#pragma omp parallel for schedule(static) if (rows_ * width_ >= (1 << 15))
+        for (int64_t r = 0; r < rows_; ++r) y[r] = laneSum(x + r * width_, width_) * scale;
+    }
+
+private:
+    int64_t rows_, width_;
+    bool mean_;
+};
+
+std::unique_ptr<PreparedKernel> prepareRowReduce(const CpuNodeInfo& info) {
+    if (info.inputTypes.empty() || info.inputTypes[0] != DType::Float || info.outputDims.size() != 1) return nullptr;
+    const auto& dims = info.inputDims[0];
+    const auto rank = int64_t(dims.size());
+    std::vector<int64_t> axes;
+    const bool axesAreInput = info.node.opType == "ReduceSum" ? info.opset >= 13 : info.opset >= 18;
+    if (axesAreInput) {
+        if (!info.hasInput(1) || !info.constants[1]) return nullptr;  // none: reduce all, or a runtime list
+        for (double d : info.constants[1]->toDoubles()) axes.push_back(int64_t(d));
+    } else {
+        axes = info.attributes().getInts("axes");
+    }
+    if (rank == 0 || axes.size() != 1 || (axes[0] != -1 && axes[0] != rank - 1) || dims.back() == 0) return nullptr;
+    int64_t rows = 1;
+    for (int64_t i = 0; i + 1 < rank; ++i) rows *= dims[size_t(i)];
+    return std::make_unique<RowReduceKernel>(rows, dims.back(), info.node.opType == "ReduceMean");
+}
+
 } // namespace
 
 void registerCpuSoftmaxKernels(CpuKernelRegistry& registry) {
+    registry.add("ReduceMean", prepareRowReduce);
+    registry.add("ReduceSum", prepareRowReduce);
     registry.add("Softmax", prepareSoftmax);
     registry.add("LogSoftmax", prepareSoftmax);
     registry.add("LayerNormalization", prepareLayerNorm);

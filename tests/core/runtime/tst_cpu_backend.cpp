@@ -124,6 +124,29 @@ private slots:
         }
     }
 
+    void decomposedLayerNormRunsOnOptimizedKernels() {
+        // ReduceMean, Sub, Pow 2, Add eps, Sqrt, Div: LayerNorm as opset-14 exports write it.
+        GraphBuilder b;
+        ValueId x = b.input("x", DType::Float, {2, 5, 16});
+        ValueId mean = b.op("ReduceMean", {x}, {{"axes", {-1}}});
+        ValueId centered = b.op("Sub", {x, mean});
+        ValueId squared = b.op("Pow", {centered, b.initializer("two", Tensor::scalar(2.f))});
+        ValueId variance = b.op("ReduceMean", {squared}, {{"axes", {-1}}});
+        ValueId deviation = b.op("Sqrt", {b.op("Add", {variance, b.initializer("eps", Tensor::scalar(1e-5f))})});
+        ValueId y = b.op("Div", {centered, deviation});
+        b.output(b.op("Abs", {b.op("Neg", {b.op("Reciprocal", {y})})}));
+        const Model m = b.model(14);
+        const std::map<std::string, Tensor> feeds{{"x", randomInput({2, 5, 16}, 4)}};
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
+        auto plan = makeCpuBackend()->compile(m, {});
+        for (const PlannedNode& node : plan->nodes()) QVERIFY2(node.kernel != "reference", node.kernel.c_str());
+        const auto got = plan->run(feeds);
+        const TensorComparison c = compareTensors(got[0], expected[0], 1e-5, 1e-6);
+        QVERIFY2(c.matches, c.mismatch.c_str());
+    }
+
     void concatKernelMatchesTheReference() {
         GraphBuilder b;
         ValueId x = b.input("x", DType::Float, {2, 3, 4});

@@ -2,20 +2,14 @@
 // that something reads get generated names; external data is appended to one side file.
 #include "core/onnx/exporter.h"
 
+#include "core/onnx/atomic_file.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
 #include "core/onnx/tensor_proto.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <optional>
 
 namespace graphlens {
 namespace {
@@ -24,55 +18,6 @@ namespace fs = std::filesystem;
 
 constexpr uint64_t kProtobufLimit = (uint64_t(1) << 31) - (uint64_t(64) << 20);
 constexpr uint64_t kExternalAlignment = 64;
-
-/// A file written under a temporary name in the target's folder and renamed into place on commit.
-class AtomicFile {
-public:
-    explicit AtomicFile(fs::path target) : target_(std::move(target)) {
-        const fs::path dir = target_.parent_path().empty() ? fs::path(".") : target_.parent_path();
-        std::string pattern = (dir / ("." + target_.filename().string() + ".tmp-XXXXXX")).string();
-        fd_ = mkstemp(pattern.data());
-        if (fd_ < 0)
-            throw OnnxError("cannot write '" + target_.string() + "': " + std::strerror(errno));
-        temp_ = pattern;
-    }
-    ~AtomicFile() {
-        if (fd_ >= 0) ::close(fd_);
-        if (!committed_) ::unlink(temp_.c_str());
-    }
-    AtomicFile(const AtomicFile&) = delete;
-    AtomicFile& operator=(const AtomicFile&) = delete;
-
-    int fd() const { return fd_; }
-    void write(const void* data, size_t size) {
-        const char* p = static_cast<const char*>(data);
-        while (size > 0) {
-            ssize_t n = ::write(fd_, p, size);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) fail();
-            p += n;
-            size -= size_t(n);
-        }
-    }
-    void commit() {
-        if (::fchmod(fd_, 0644) != 0 || ::fsync(fd_) != 0 || ::close(fd_) != 0) {
-            fd_ = -1;
-            fail();
-        }
-        fd_ = -1;
-        if (std::rename(temp_.c_str(), target_.c_str()) != 0) fail();
-        committed_ = true;
-    }
-    [[noreturn]] void fail() const {
-        throw OnnxError("cannot write '" + target_.string() + "': " + std::strerror(errno));
-    }
-
-private:
-    fs::path target_;
-    std::string temp_;
-    int fd_ = -1;
-    bool committed_ = false;
-};
 
 /// Appends tensor bytes to the external data file and points TensorProtos at them.
 class ExternalDataWriter {
@@ -323,10 +268,7 @@ void saveModel(const Model& model, const fs::path& path, const SaveOptions& opti
     if (proto.ByteSizeLong() > kProtobufLimit)
         throw OnnxError("the model is over 2 GiB even with external data, which ONNX cannot store");
     AtomicFile modelFile(path);
-    {
-        google::protobuf::io::FileOutputStream stream(modelFile.fd());
-        if (!proto.SerializeToZeroCopyStream(&stream) || !stream.Flush()) modelFile.fail();
-    }
+    modelFile.writeMessage(proto);
     if (dataFile) dataFile->commit();
     modelFile.commit();
 }

@@ -1,12 +1,12 @@
 // TensorProto files.
 #include "core/onnx/tensor_file.h"
 
+#include "core/onnx/atomic_file.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/tensor_proto.h"
 
 #include <onnx/onnx_pb.h>
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -28,18 +28,9 @@ void writeTensorFile(const std::filesystem::path& path, const Tensor& tensor, co
     onnx::TensorProto proto;
     tensorToProto(tensor, proto);
     proto.set_name(name);
-    const std::filesystem::path temp = path.string() + ".tmp";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out || !proto.SerializeToOstream(&out) || !out.flush())
-            throw OnnxError("cannot write '" + path.string() + "'");
-    }
-    std::error_code ec;
-    std::filesystem::rename(temp, path, ec);
-    if (ec) {
-        std::filesystem::remove(temp, ec);
-        throw OnnxError("cannot write '" + path.string() + "': " + ec.message());
-    }
+    AtomicFile file(path);
+    file.writeMessage(proto);
+    file.commit();
 }
 
 } // namespace graphlens

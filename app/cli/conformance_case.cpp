@@ -85,11 +85,7 @@ CaseResult runConformanceCase(const std::string& caseDir, const CaseOptions& opt
         if (usesNonTensorTypes(g)) return {CaseVerdict::Skipped, "sequence/optional/map values"};
         GraphExecutor executor(g, referenceKernels(), model.opsetVersion(), 1);
         const auto missing = executor.unsupportedOps();
-        if (!missing.empty()) {
-            std::string ops;
-            for (const auto& op : missing) ops += (ops.empty() ? "" : ", ") + op;
-            return {CaseVerdict::Skipped, "no kernel for " + ops};
-        }
+        if (!missing.empty()) return {CaseVerdict::Skipped, "no kernel for " + joinOpNames(missing)};
         for (const fs::path& set : dataSets(caseDir)) {
             CaseResult r = runDataSet(model, set, options);
             if (r.verdict != CaseVerdict::Passed) return r;

@@ -7,21 +7,20 @@
 #include "core/onnx/external_data.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
+#include "core/onnx/shape_inference.h"
 #include "core/onnx/tensor_proto.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/checker.h>
-#include <onnx/shape_inference/implementation.h>
-
-#include <unordered_map>
 
 #include <fcntl.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace graphlens {
@@ -271,23 +270,15 @@ void runChecker(const onnx::ModelProto& proto, const fs::path& dir, Model& model
         onnx::checker::LexicalScopeContext lex;
         onnx::checker::check_graph(proto.graph(), ctx, lex);
     } catch (const std::exception& e) {
-        std::string message = e.what();
-        if (auto cut = message.find('\n'); cut != std::string::npos) message.resize(cut);
-        model.warnings.push_back("ONNX checker: " + message);
+        model.warnings.push_back("ONNX checker: " + firstLine(e));
     }
 }
 
 void inferShapes(onnx::ModelProto& proto, GraphImporter& importer, Model& model) {
     try {
-        onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0,
-                                            /*data_propagation=*/true);
-        // Data propagation (Shape -> Gather -> Reshape chains) only runs with a map to fill.
-        std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
-        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options, &shapeData);
-    } catch (const std::exception& e) {
-        std::string message = e.what();
-        if (auto cut = message.find('\n'); cut != std::string::npos) message.resize(cut);
-        model.warnings.push_back("ONNX shape inference: " + message);
+        runOnnxShapeInference(proto, /*strict=*/false);
+    } catch (const OnnxError& e) {
+        model.warnings.push_back(std::string("ONNX shape inference: ") + e.what());
     }
     for (auto [graphProto, graph] : importer.graphs) {
         auto apply = [&](const onnx::ValueInfoProto& info) {

@@ -12,6 +12,18 @@
 
 namespace graphlens {
 
+void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
+    try {
+        onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
+                                            /*data_propagation=*/true);
+        // Data propagation only runs when it has a map to fill.
+        std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
+        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options, &shapeData);
+    } catch (const std::exception& e) {
+        throw OnnxError(firstLine(e));
+    }
+}
+
 void inferShapesForInputs(Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes) {
     Graph& g = model.graph;
     for (const auto& [name, dims] : inputShapes) {
@@ -27,14 +39,9 @@ void inferShapesForInputs(Model& model, const std::map<std::string, std::vector<
     graph->clear_value_info();
     for (auto& out : *graph->mutable_output()) out.mutable_type()->mutable_tensor_type()->clear_shape();
     try {
-        onnx::ShapeInferenceOptions inference(false, /*error_mode=*/1, /*data_propagation=*/true);
-        // Data propagation (Shape -> Gather -> Reshape chains) only runs with a map to fill.
-        std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
-        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), inference, &shapeData);
-    } catch (const std::exception& e) {
-        std::string message = e.what();
-        if (auto cut = message.find('\n'); cut != std::string::npos) message.resize(cut);
-        throw OnnxError("shape inference for the given input shapes failed: " + message);
+        runOnnxShapeInference(proto, /*strict=*/true);
+    } catch (const OnnxError& e) {
+        throw OnnxError(std::string("shape inference for the given input shapes failed: ") + e.what());
     }
     auto apply = [&](const onnx::ValueInfoProto& info) {
         if (auto v = g.findValue(info.name())) {

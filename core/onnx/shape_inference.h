@@ -8,7 +8,13 @@
 #include <string>
 #include <vector>
 
+namespace onnx { class ModelProto; }
+
 namespace graphlens {
+
+/// ONNX shape inference on `proto` in place, with data propagation (Shape -> Gather -> Reshape
+/// chains). `strict` also fails on node-level errors. Throws OnnxError with libonnx's first line.
+void runOnnxShapeInference(onnx::ModelProto& proto, bool strict);
 
 /// Sets the main graph's input shapes of `model` to `inputShapes` and replaces every inferred
 /// intermediate and output shape accordingly. Weights are not copied: large initializers travel

@@ -245,6 +245,12 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
     if (observer) observer->nodeFinished({n.id, begin, end, bytesRead, bytesWritten, 0});
 }
 
+std::string joinOpNames(const std::vector<std::string>& ops) {
+    std::string text;
+    for (const std::string& op : ops) text += (text.empty() ? "" : ", ") + op;
+    return text;
+}
+
 std::vector<Tensor> runReference(const Graph& graph, int64_t opset,
                                  const std::map<std::string, Tensor>& feeds) {
     GraphExecutor executor(graph, referenceKernels(), opset, 1);

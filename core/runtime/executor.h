@@ -74,6 +74,9 @@ private:
     std::map<const Graph*, std::unique_ptr<GraphExecutor>> subExecutors_;
 };
 
+/// "A, B, C": op names for a message.
+std::string joinOpNames(const std::vector<std::string>& ops);
+
 /// Runs `model`'s graph once with the reference kernels (single thread).
 std::vector<Tensor> runReference(const Graph& graph, int64_t opset,
                                  const std::map<std::string, Tensor>& feeds);

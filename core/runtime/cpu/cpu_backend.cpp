@@ -240,11 +240,8 @@ CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
     graph_ = std::move(concrete.graph);
     executor_ = std::make_unique<GraphExecutor>(graph_, referenceKernels(), model.opsetVersion(), threads_);
     const auto missing = executor_->unsupportedOps();
-    if (!missing.empty()) {
-        std::string ops;
-        for (const auto& op : missing) ops += (ops.empty() ? "" : ", ") + op;
-        throw ExecutionError("the cpu backend does not support these ops of the model: " + ops);
-    }
+    if (!missing.empty())
+        throw ExecutionError("the cpu backend does not support these ops of the model: " + joinOpNames(missing));
     prepareKernels(model.opsetVersion(), options.referenceOnly);
     planArena();
 }

@@ -53,14 +53,9 @@ int runBench(const QStringList& args) {
     QCommandLineParser parser;
     parser.setApplicationDescription("Measure a model's latency.");
     parser.addPositionalArgument("MODEL", "the .onnx file");
-    parser.addOption({"backend", "cpu", "BACKEND", "cpu"});
+    addRunOptions(parser);
     parser.addOption({"runs", "measured runs (default 20)", "N", "20"});
     parser.addOption({"warmup", "runs before measuring (default 3)", "W", "3"});
-    parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
-    parser.addOption({"input", "feed input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
-    parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
-    parser.addOption({"seed", "seed of the random inputs", "N", "0"});
-    parser.addOption({"reference", "run every node with its reference kernel"});
     parser.addOption({"json", "print JSON"});
     parser.addOption({"by-op", "after the figures, time per op type and kernel (an extra timed pass)"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
@@ -73,12 +68,8 @@ int runBench(const QStringList& args) {
     auto model = loadOrReport(parser.positionalArguments()[0]);
     if (!model) return 1;
     try {
-        const auto feeds = makeFeeds(model->graph, parser.values("input"), parser.values("dim"),
-                                     parser.value("seed").toULongLong());
-        CompileOptions options;
-        options.threads = parser.value("threads").toInt();
-        options.referenceOnly = parser.isSet("reference");
-        for (const auto& [name, tensor] : feeds) options.inputShapes[name] = tensor.dims();
+        const auto feeds = feedsFromOptions(model->graph, parser);
+        const CompileOptions options = compileOptionsFor(parser, feeds);
         const auto compileStart = std::chrono::steady_clock::now();
         const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(*model, options);
         const double compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compileStart).count();

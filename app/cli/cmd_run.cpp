@@ -36,14 +36,9 @@ int runRun(const QStringList& args) {
     QCommandLineParser parser;
     parser.setApplicationDescription("Run a model once.");
     parser.addPositionalArgument("MODEL", "the .onnx file");
-    parser.addOption({"backend", "cpu", "BACKEND", "cpu"});
-    parser.addOption({"input", "feed input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
-    parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
-    parser.addOption({"seed", "seed of the random inputs", "N", "0"});
+    addRunOptions(parser);
     parser.addOption({"output-dir", "write output_K.pb files here", "DIR"});
-    parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
     parser.addOption({"save-inputs", "also write the inputs used as input_K.pb into DIR", "DIR"});
-    parser.addOption({"reference", "run every node with its reference kernel"});
     if (!parser.parse(args)) return fail(parser.errorText().toStdString());
     if (parser.positionalArguments().size() != 1) return fail("run takes exactly one MODEL argument");
     if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
@@ -51,11 +46,7 @@ int runRun(const QStringList& args) {
     if (!model) return 1;
     const Graph& g = model->graph;
     try {
-        const auto feeds = makeFeeds(g, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong());
-        CompileOptions options;
-        options.threads = parser.value("threads").toInt();
-        options.referenceOnly = parser.isSet("reference");
-        for (const auto& [name, tensor] : feeds) options.inputShapes[name] = tensor.dims();
+        const auto feeds = feedsFromOptions(g, parser);
         if (const QString dir = parser.value("save-inputs"); !dir.isEmpty()) {
             if (!QDir().mkpath(dir)) return fail("cannot create the folder '" + dir.toStdString() + "'");
             int k = 0;
@@ -63,7 +54,7 @@ int runRun(const QStringList& args) {
                 if (auto it = feeds.find(g.value(v).name); it != feeds.end())
                     writeTensorFile(QDir(dir).filePath(QString("input_%1.pb").arg(k++)).toStdString(), it->second, it->first);
         }
-        const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(*model, options);
+        const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(*model, compileOptionsFor(parser, feeds));
         const std::vector<Tensor> outputs = plan->run(feeds);
         const QString outDir = parser.value("output-dir");
         if (!outDir.isEmpty() && !QDir().mkpath(outDir))

@@ -78,4 +78,25 @@ std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& i
     return feeds;
 }
 
+void addRunOptions(QCommandLineParser& parser) {
+    parser.addOption({"backend", "cpu", "BACKEND", "cpu"});
+    parser.addOption({"input", "feed input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
+    parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
+    parser.addOption({"seed", "seed of the random inputs", "N", "0"});
+    parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
+    parser.addOption({"reference", "run every node with its reference kernel"});
+}
+
+std::map<std::string, Tensor> feedsFromOptions(const Graph& graph, const QCommandLineParser& parser) {
+    return makeFeeds(graph, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong());
+}
+
+CompileOptions compileOptionsFor(const QCommandLineParser& parser, const std::map<std::string, Tensor>& feeds) {
+    CompileOptions options;
+    options.threads = parser.value("threads").toInt();
+    options.referenceOnly = parser.isSet("reference");
+    for (const auto& [name, tensor] : feeds) options.inputShapes[name] = tensor.dims();
+    return options;
+}
+
 } // namespace graphlens::cli

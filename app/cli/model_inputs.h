@@ -3,7 +3,9 @@
 #pragma once
 
 #include "core/graph/model.h"
+#include "core/runtime/backend.h"
 
+#include <QCommandLineParser>
 #include <QStringList>
 
 #include <map>
@@ -15,6 +17,16 @@ namespace graphlens::cli {
 /// with one sentence (unknown input name, unreadable file, symbolic dim without --dim).
 std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& inputSpecs,
                                         const QStringList& dimSpecs, uint64_t seed);
+
+/// The options of every command that runs a model: --backend, --input, --dim, --seed,
+/// --threads, --reference.
+void addRunOptions(QCommandLineParser& parser);
+
+/// Feeds from those options (see makeFeeds).
+std::map<std::string, Tensor> feedsFromOptions(const Graph& graph, const QCommandLineParser& parser);
+
+/// Compile options from those options, for a plan shaped by `feeds`.
+CompileOptions compileOptionsFor(const QCommandLineParser& parser, const std::map<std::string, Tensor>& feeds);
 
 /// Seeded random values: floats uniform in [-1, 1), integers in [0, 10), bools fair.
 Tensor randomTensor(DType dtype, const std::vector<int64_t>& dims, uint64_t seed);

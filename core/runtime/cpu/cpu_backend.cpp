@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <thread>
 
 namespace graphlens {
@@ -262,15 +261,13 @@ void CpuPlan::prepareKernels(int64_t opset, bool referenceOnly) {
 void CpuPlan::planArena() {
     const auto& order = executor_->order();
     std::map<ValueId, int> producedAt, lastRead;
-    std::set<ValueId> excluded;
+    bool subgraphs = false;  // sub-graphs read values by name: keep every value on the heap then
     for (size_t pos = 0; pos < order.size(); ++pos) {
         const Node& n = graph_.node(order[pos]);
         for (ValueId in : n.inputs)
             if (in != kNoId) lastRead[in] = int(pos);
         for (ValueId out : n.outputs) producedAt[out] = int(pos);
-        for (const auto& [name, attr] : n.attributes)
-            if (attr.holds<GraphPtr>() || attr.holds<std::vector<GraphPtr>>())
-                for (ValueId v : graph_.valueIds()) excluded.insert(v);  // be safe around sub-graphs
+        subgraphs = subgraphs || hasSubgraph(n);
     }
     std::vector<ValueId> planned;
     std::vector<TensorLifetime> lifetimes;
@@ -281,7 +278,7 @@ void CpuPlan::planArena() {
     for (const auto& [pos, v] : byPosition) {
         const Value& value = graph_.value(v);
         auto sizes = value.shape.sizes();
-        if (!sizes || graph_.isGraphOutput(v) || excluded.count(v) || value.dtype == DType::String ||
+        if (!sizes || graph_.isGraphOutput(v) || subgraphs || value.dtype == DType::String ||
             value.dtype == DType::Undefined || value.uses.empty())
             continue;
         TensorLifetime t;

@@ -2,6 +2,7 @@
 // scalars and per-channel operands, and inference BatchNormalization as one scale-and-shift.
 // Loops are split across OpenMP threads and compiled for AVX-512, AVX2 and a portable baseline.
 #include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/reference/ref_util.h"
 #include "core/runtime/cpu/vector_math.h"
 
 #include <algorithm>
@@ -12,15 +13,7 @@
 namespace graphlens {
 namespace {
 
-#define GRAPHLENS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-
 constexpr int64_t kParallelThreshold = 1 << 15;  // elements; smaller loops stay on one thread
-
-int64_t countOf(const std::vector<int64_t>& dims) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-}
 
 // ---- activations ------------------------------------------------------------------------------
 
@@ -169,7 +162,7 @@ struct BinaryLayout {
 std::optional<BinaryLayout> matchLayout(const std::vector<int64_t>& full, const std::vector<int64_t>& other) {
     BinaryLayout l;
     if (other == full) return l;
-    if (countOf(other) == 1) {
+    if (ref::elementCount(other) == 1) {
         l.kind = BinaryLayout::Scalar;
         return l;
     }
@@ -316,7 +309,7 @@ std::unique_ptr<PreparedKernel> prepareBatchNorm(const CpuNodeInfo& info) {
         scale[c] = gamma[c] / std::sqrt(var[c] + eps);  // k = gamma / sqrt(var + eps)
         shift[c] = beta[c] - mean[c] * scale[c];         // b = beta - mean * k
     }
-    const int64_t inner = countOf(x) / (x[0] * channels);
+    const int64_t inner = ref::elementCount(x) / (x[0] * channels);
     return std::make_unique<BatchNormKernel>(std::move(scale), std::move(shift), x[0], inner);
 }
 
@@ -345,8 +338,8 @@ std::unique_ptr<PreparedKernel> prepareGlobalAveragePool(const CpuNodeInfo& info
     if (!allFloat(info) || info.inputDims.size() != 1 || info.inputDims[0].size() < 3) return nullptr;
     const auto& x = info.inputDims[0];
     const int64_t rows = x[0] * x[1];
-    if (rows == 0 || countOf(x) == 0) return nullptr;
-    return std::make_unique<GlobalAveragePoolKernel>(rows, countOf(x) / rows);
+    if (rows == 0 || ref::elementCount(x) == 0) return nullptr;
+    return std::make_unique<GlobalAveragePoolKernel>(rows, ref::elementCount(x) / rows);
 }
 
 } // namespace

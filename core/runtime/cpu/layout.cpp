@@ -2,6 +2,7 @@
 // innermost loop runs along the longest contiguous stretch) and Slice with unit steps (a copy of
 // contiguous runs). Any element size; shapes fixed at plan time.
 #include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/reference/ref_util.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,12 +10,6 @@
 
 namespace graphlens {
 namespace {
-
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
-    std::vector<int64_t> strides(dims.size(), 1);
-    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-    return strides;
-}
 
 /// Copies an [outer dims..., run] block: for every index of `dims` (all but the last, which is
 /// a run of `run` contiguous elements), from `src + sum(index * srcStrides)` to the next
@@ -69,7 +64,7 @@ std::unique_ptr<PreparedKernel> prepareTranspose(const CpuNodeInfo& info) {
         std::iota(perm.rbegin(), perm.rend(), 0);
     }
     if (perm.size() != in.size()) return nullptr;
-    const auto inStrides = rowMajorStrides(in);
+    const auto inStrides = ref::stridesOf(in);
     std::vector<int64_t> outDims, srcStrides;
     for (int64_t p : perm) {
         if (p < 0 || p >= int64_t(in.size())) return nullptr;
@@ -124,7 +119,7 @@ std::unique_ptr<PreparedKernel> prepareSlice(const CpuNodeInfo& info) {
     }
     for (int64_t s : steps)
         if (s != 1) return nullptr;
-    const auto inStrides = rowMajorStrides(in);
+    const auto inStrides = ref::stridesOf(in);
     int64_t offset = 0;
     for (size_t k = 0; k < axes.size() && k < starts.size(); ++k) {
         const int64_t axis = axes[k] < 0 ? axes[k] + int64_t(in.size()) : axes[k];
@@ -142,7 +137,7 @@ class PadKernel final : public PreparedKernel {
 public:
     PadKernel(std::vector<int64_t> inDims, std::vector<int64_t> outDims, std::vector<int64_t> begins, float value,
               size_t elementBytes)
-        : inDims_(std::move(inDims)), outStrides_(rowMajorStrides(outDims)), begins_(std::move(begins)),
+        : inDims_(std::move(inDims)), outStrides_(ref::stridesOf(outDims)), begins_(std::move(begins)),
           value_(value), elementBytes_(elementBytes) {}
     std::string name() const override { return "cpu:pad"; }
     void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {

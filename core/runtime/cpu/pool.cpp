@@ -2,6 +2,7 @@
 // along contiguous memory (vectorized) and the column pass takes a few strided maxima per output.
 // oneDNN's plain-layout pooling is a simple loop nest, several times slower on such shapes.
 #include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/cpu/vector_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,7 @@ struct PoolGeometry {
     int64_t kernelH = 0, kernelW = 0, strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
 };
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
+GRAPHLENS_VECTOR_CLONES
 void rowMax(const float* const* rows, int count, float* out, int64_t width) {
     for (int64_t x = 0; x < width; ++x) out[x] = rows[0][x];
     for (int r = 1; r < count; ++r)

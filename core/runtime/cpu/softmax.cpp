@@ -8,8 +8,6 @@
 namespace graphlens {
 namespace {
 
-#define GRAPHLENS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-
 /// softmax(x) = exp(x - max) / sum(exp(x - max)) over one row; log form when `logSoftmax`.
 GRAPHLENS_VECTOR_CLONES
 void softmaxRow(const float* x, float* y, int64_t n, bool logSoftmax) {

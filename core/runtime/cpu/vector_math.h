@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <cstring>
 
+/// Compiles a hot loop three times (AVX-512, AVX2, baseline) and picks one at load time, so the
+/// package runs everywhere and still uses the wide vectors of the machine it is on.
+#define GRAPHLENS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
 namespace graphlens {
 
 /// exp(x) in a form the compiler vectorizes: x = n*ln2 + r with |r| <= ln2/2 (ln2 split in two

@@ -18,11 +18,12 @@ struct Command {
 constexpr std::array kCommands{
     Command{"info", runInfo, "info MODEL [--json]             inputs, outputs, ops, parameters, FLOPs"},
     Command{"optimize", runOptimize,
-            "optimize MODEL -o OUT [--passes none] [--json]   write the model back (passes: see issue list)"},
+            "optimize MODEL -o OUT [--passes default|all|none|ID,...] [--verify] [--portable] [--json]   optimize"},
+    Command{"passes", runPasses, "passes [ID] [--json]            the pass library; with ID, its explanation"},
     Command{"run", runRun,
-            "run MODEL [--input NAME=FILE.pb] [--seed N] [--dim NAME=VALUE] [--output-dir DIR]   run once"},
+            "run MODEL [--input NAME=FILE.pb] [--seed N] [--dim NAME=VALUE] [--passes ...] [--output-dir DIR]   run once"},
     Command{"bench", runBench,
-            "bench MODEL [--runs N] [--warmup W] [--threads T] [--json]   min/median/max latency"},
+            "bench MODEL [--runs N] [--warmup W] [--threads T] [--passes ...] [--json]   min/median/max latency"},
     Command{"conformance", runConformance,
             "conformance DIR [--filter REGEX] [--expect FILE] [--write-passing FILE]   run ONNX backend test cases"},
 };
@@ -30,7 +31,8 @@ constexpr std::array kCommands{
 void printUsage(std::ostream& out) {
     out << "usage: graphlens [MODEL]          open the window\n";
     for (const Command& c : kCommands) out << "       graphlens " << c.summary << "\n";
-    out << "       graphlens --version\n";
+    out << "       graphlens --version\n"
+        << "Each command takes --help.\n";
 }
 
 } // namespace
@@ -52,6 +54,20 @@ int fail(const std::string& message) {
     }
     std::cerr << "graphlens: " << line << std::endl;
     return 1;
+}
+
+std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args) {
+    const QCommandLineOption help({"h", "help"}, "show this help");
+    parser.addOption(help);
+    if (!parser.parse(args)) return fail(parser.errorText().toStdString());
+    if (parser.isSet(help)) {
+        QString text = parser.helpText();  // "Usage: <argv0> [options] ...": name the subcommand
+        const qsizetype start = text.indexOf("Usage: ") + 7, end = text.indexOf(' ', start);
+        if (start >= 7 && end > start) text.replace(start, end - start, "graphlens " + args.value(0));
+        std::cout << text.toStdString();
+        return 0;
+    }
+    return std::nullopt;
 }
 
 std::string backendProblem(const QString& backend) {

@@ -2,7 +2,10 @@
 // as one sentence on stderr and returns the process exit status.
 #pragma once
 
+#include <QCommandLineParser>
 #include <QStringList>
+
+#include <optional>
 
 #include <cstdio>
 #include <string>
@@ -18,6 +21,10 @@ int run(const QStringList& args);
 /// Prints "graphlens: <message>" on stderr; returns 1, the status for bad input.
 int fail(const std::string& message);
 
+/// Parses `args` with --help added: returns the exit status when the command should stop (help
+/// printed: 0; bad option: 1 after one error line), nullopt when it should go on.
+std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args);
+
 /// Empty when `backend` can run here, else the sentence saying it cannot.
 std::string backendProblem(const QString& backend);
 
@@ -26,5 +33,6 @@ int runOptimize(const QStringList& args);
 int runConformance(const QStringList& args);
 int runRun(const QStringList& args);
 int runBench(const QStringList& args);
+int runPasses(const QStringList& args);
 
 } // namespace graphlens::cli

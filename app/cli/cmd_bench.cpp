@@ -3,6 +3,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/model_inputs.h"
 #include "app/cli/model_report.h"
+#include "app/cli/pass_options.h"
 #include "core/runtime/backend.h"
 #include "profiler/statistics.h"
 
@@ -54,11 +55,12 @@ int runBench(const QStringList& args) {
     parser.setApplicationDescription("Measure a model's latency.");
     parser.addPositionalArgument("MODEL", "the .onnx file");
     addRunOptions(parser);
+    addPassOption(parser, "none");
     parser.addOption({"runs", "measured runs (default 20)", "N", "20"});
     parser.addOption({"warmup", "runs before measuring (default 3)", "W", "3"});
     parser.addOption({"json", "print JSON"});
     parser.addOption({"by-op", "after the figures, time per op type and kernel (an extra timed pass)"});
-    if (!parser.parse(args)) return fail(parser.errorText().toStdString());
+    if (auto status = parseArguments(parser, args)) return *status;
     if (parser.positionalArguments().size() != 1) return fail("bench takes exactly one MODEL argument");
     if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
     bool runsOk = false, warmupOk = false;
@@ -68,6 +70,7 @@ int runBench(const QStringList& args) {
     auto model = loadOrReport(parser.positionalArguments()[0]);
     if (!model) return 1;
     try {
+        applyPassOption(*model, parser);
         const auto feeds = feedsFromOptions(model->graph, parser);
         const CompileOptions options = compileOptionsFor(parser, feeds);
         const auto compileStart = std::chrono::steady_clock::now();

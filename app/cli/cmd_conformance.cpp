@@ -96,7 +96,7 @@ int runConformance(const QStringList& args) {
     parser.addOption({"reference", "run every node with its reference kernel"});
     parser.addOption({"rtol", "relative tolerance (default 1e-3, ONNX's)", "R", "1e-3"});
     parser.addOption({"atol", "absolute tolerance (default 1e-7, ONNX's)", "A", "1e-7"});
-    if (!parser.parse(args)) return fail(parser.errorText().toStdString());
+    if (auto status = parseArguments(parser, args)) return *status;
     if (parser.positionalArguments().size() != 1) return fail("conformance takes exactly one DIR argument");
     if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
     const QDir dir(parser.positionalArguments()[0]);

@@ -14,7 +14,7 @@ int runInfo(const QStringList& args) {
     parser.setApplicationDescription("Describe an ONNX model.");
     parser.addPositionalArgument("MODEL", "the .onnx file");
     parser.addOption({"json", "print JSON instead of text"});
-    if (!parser.parse(args)) return fail(parser.errorText().toStdString());
+    if (auto status = parseArguments(parser, args)) return *status;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1) return fail("info takes exactly one MODEL argument");
     auto model = loadOrReport(positional[0]);

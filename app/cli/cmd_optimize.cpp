@@ -1,9 +1,14 @@
-// `graphlens optimize MODEL -o OUT [--passes ...] [--json]`. The pass library arrives with the
-// passes issue; until then the only pipeline is `none`, which writes the model back unchanged.
+// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--json]`:
+// runs a pass pipeline, optionally proving each pass numerically, and writes the result.
+// `graphlens passes [ID] [--json]`: the pass library with each pass's explanation.
 #include "app/cli/cli.h"
+#include "app/cli/model_inputs.h"
 #include "app/cli/model_report.h"
+#include "app/cli/pass_options.h"
 #include "core/onnx/exporter.h"
 #include "core/onnx/onnx_error.h"
+#include "core/passes/pass_registry.h"
+#include "core/passes/portable.h"
 
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -13,44 +18,128 @@
 #include <iostream>
 
 namespace graphlens::cli {
+namespace {
 
-int runOptimize(const QStringList& args) {
-    QCommandLineParser parser;
+void addOptimizeOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription("Optimize an ONNX model and write the result.");
     parser.addPositionalArgument("MODEL", "the .onnx file");
     parser.addOption({{"o", "output"}, "where to write the optimized model", "OUT"});
-    parser.addOption({"passes", "pipeline: none (more with the pass library)", "PASSES", "none"});
+    addPassOption(parser, "default");
+    parser.addOption({"verify", "run the graph before and after each pass on the same inputs and compare "
+                                "outputs and provenance-matched intermediates"});
+    parser.addOption({"skip-failing", "with --verify: undo a pass that breaks the tolerance and go on"});
+    parser.addOption({"rtol", "verification: relative tolerance (default 1e-3)", "R", "1e-3"});
+    parser.addOption({"atol", "verification: absolute tolerance (default 1e-4)", "A", "1e-4"});
+    parser.addOption({"portable", "write standard ONNX operators only (no com.microsoft fused ops)"});
+    parser.addOption({"log", "list every rewrite and why patterns declined"});
     parser.addOption({"json", "print JSON instead of a table"});
-    if (!parser.parse(args)) return fail(parser.errorText().toStdString());
+    parser.addOption({"input", "verification input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
+    parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
+    parser.addOption({"seed", "seed of the random verification inputs", "N", "0"});
+    parser.addOption({"threads", "CPU threads for verification (default: all cores)", "T", "0"});
+}
+
+/// Pipeline options from the command line; throws std::runtime_error with one sentence.
+PipelineOptions pipelineOptions(const QCommandLineParser& parser, const Model& model) {
+    PipelineOptions options;
+    options.verify = parser.isSet("verify");
+    options.skipFailing = parser.isSet("skip-failing");
+    if (options.skipFailing && !options.verify) throw std::runtime_error("--skip-failing needs --verify");
+    bool rtolOk = false, atolOk = false;
+    options.verifyOptions.rtol = parser.value("rtol").toDouble(&rtolOk);
+    options.verifyOptions.atol = parser.value("atol").toDouble(&atolOk);
+    if (!rtolOk || !atolOk || options.verifyOptions.rtol < 0 || options.verifyOptions.atol < 0)
+        throw std::runtime_error("--rtol and --atol must be non-negative numbers");
+    options.verifyOptions.threads = parser.value("threads").toInt();
+    if (options.verify) options.feeds = feedsFromOptions(model.graph, parser);
+    return options;
+}
+
+void printLog(const PipelineReport& report) {
+    for (const PassRun& run : report.passes) {
+        for (const Rewrite& w : run.result.rewrites) std::cout << "  [" << run.result.passId << "] " << w.sentence << "\n";
+        for (const Decline& d : run.result.declines)
+            std::cout << "  [" << run.result.passId << "] " << (d.node.name.empty() ? d.node.opType : d.node.name)
+                      << ": " << d.reason << "\n";
+    }
+}
+
+void printReport(const QCommandLineParser& parser, const PipelineReport& report, const QString& model,
+                 double writeMs) {
+    if (parser.isSet("json")) {
+        QJsonArray passes;
+        for (const PassRun& run : report.passes) passes.append(passRunJson(run, parser.isSet("log")));
+        QJsonObject json{{"model", model},
+                         {"output", parser.value("output")},
+                         {"nodes_before", qint64(report.nodesBefore)},
+                         {"nodes_after", qint64(report.nodesAfter)},
+                         {"passes", passes},
+                         {"write_ms", writeMs}};
+        if (!report.failure.empty()) json["failure"] = QString::fromStdString(report.failure);
+        std::cout << QJsonDocument(json).toJson(QJsonDocument::Indented).toStdString();
+        return;
+    }
+    std::cout << passTable(report, parser.isSet("verify"));
+    if (parser.isSet("log")) printLog(report);
+}
+
+} // namespace
+
+int runOptimize(const QStringList& args) {
+    QCommandLineParser parser;
+    addOptimizeOptions(parser);
+    if (auto status = parseArguments(parser, args)) return *status;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1) return fail("optimize takes exactly one MODEL argument");
     if (!parser.isSet("output")) return fail("optimize needs an output file: -o OUT");
-    const QString passes = parser.value("passes");
-    if (passes != "none")
-        return fail("the pass pipeline '" + passes.toStdString() +
-                    "' is not available in this build; only 'none' is");
     auto model = loadOrReport(positional[0]);
     if (!model) return 1;
-    const size_t nodes = model->graph.nodeCount();
-    QElapsedTimer timer;
-    timer.start();
+    PipelineReport report;
     try {
-        saveModel(*model, parser.value("output").toStdString());
-    } catch (const OnnxError& e) {
+        const auto passes = makePipeline(parser.value("passes").toStdString());
+        PassContext context = contextFor(*model);
+        report = runPipeline(*model, passes, context, pipelineOptions(parser, *model));
+    } catch (const std::exception& e) {
         return fail(e.what());
     }
-    if (parser.isSet("json")) {
-        QJsonObject json{{"model", positional[0]},
-                         {"output", parser.value("output")},
-                         {"nodes_before", qint64(nodes)},
-                         {"nodes_after", qint64(model->graph.nodeCount())},
-                         {"passes", QJsonArray()},
-                         {"write_ms", double(timer.nsecsElapsed()) / 1e6}};
-        std::cout << QJsonDocument(json).toJson(QJsonDocument::Indented).toStdString();
-    } else {
-        std::cout << "nodes: " << nodes << " -> " << model->graph.nodeCount() << "\n"
-                  << "wrote " << parser.value("output").toStdString() << "\n";
+    QElapsedTimer timer;
+    timer.start();
+    if (report.failure.empty()) {
+        try {
+            lowerFusedOps(*model, parser.isSet("portable") ? Lowering::StandardOnly : Lowering::ForOnnxRuntime);
+            saveModel(*model, parser.value("output").toStdString());
+        } catch (const std::exception& e) {
+            return fail(e.what());
+        }
     }
+    printReport(parser, report, positional[0], double(timer.nsecsElapsed()) / 1e6);
+    if (!report.failure.empty()) return fail(report.failure + "; nothing was written");
+    return 0;
+}
+
+int runPasses(const QStringList& args) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription("List the optimization passes, or explain one.");
+    parser.addPositionalArgument("ID", "a pass id to explain", "[ID]");
+    parser.addOption({"json", "print JSON"});
+    if (auto status = parseArguments(parser, args)) return *status;
+    const QStringList ids = parser.positionalArguments();
+    QJsonArray json;
+    bool found = ids.isEmpty();
+    for (const auto& pass : makeAllPasses()) {
+        if (!ids.isEmpty() && !ids.contains(QString::fromStdString(pass->id()))) continue;
+        found = true;
+        json.append(QJsonObject{{"id", QString::fromStdString(pass->id())},
+                                {"title", QString::fromStdString(pass->title())},
+                                {"lossy", pass->lossy()},
+                                {"in_default", !pass->lossy()},
+                                {"explanation", QString::fromStdString(pass->explanation())}});
+        if (parser.isSet("json")) continue;
+        std::printf("%-34s %s%s\n", pass->id().c_str(), pass->title().c_str(), pass->lossy() ? "  (lossy, not in default)" : "");
+        if (!ids.isEmpty()) std::printf("\n%s\n", pass->explanation().c_str());
+    }
+    if (!found) return fail("unknown pass '" + ids.first().toStdString() + "'; `graphlens passes` lists them");
+    if (parser.isSet("json")) std::cout << QJsonDocument(json).toJson(QJsonDocument::Indented).toStdString();
     return 0;
 }
 

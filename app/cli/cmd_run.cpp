@@ -3,6 +3,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/model_inputs.h"
 #include "app/cli/model_report.h"
+#include "app/cli/pass_options.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/tensor_file.h"
 #include "core/runtime/backend.h"
@@ -37,15 +38,17 @@ int runRun(const QStringList& args) {
     parser.setApplicationDescription("Run a model once.");
     parser.addPositionalArgument("MODEL", "the .onnx file");
     addRunOptions(parser);
+    addPassOption(parser, "none");
     parser.addOption({"output-dir", "write output_K.pb files here", "DIR"});
     parser.addOption({"save-inputs", "also write the inputs used as input_K.pb into DIR", "DIR"});
-    if (!parser.parse(args)) return fail(parser.errorText().toStdString());
+    if (auto status = parseArguments(parser, args)) return *status;
     if (parser.positionalArguments().size() != 1) return fail("run takes exactly one MODEL argument");
     if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
     auto model = loadOrReport(parser.positionalArguments()[0]);
     if (!model) return 1;
     const Graph& g = model->graph;
     try {
+        applyPassOption(*model, parser);
         const auto feeds = feedsFromOptions(g, parser);
         if (const QString dir = parser.value("save-inputs"); !dir.isEmpty()) {
             if (!QDir().mkpath(dir)) return fail("cannot create the folder '" + dir.toStdString() + "'");

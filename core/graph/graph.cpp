@@ -79,6 +79,18 @@ void Graph::setNodeInput(NodeId nodeId, int index, ValueId v) {
     if (v != kNoId) value(v).uses.push_back({nodeId, index});
 }
 
+void Graph::setNodeOutput(NodeId nodeId, int index, ValueId v) {
+    Node& n = node(nodeId);
+    Value& target = value(v);
+    if (target.producer != kNoId && !(target.producer == nodeId && target.producerOutput == index))
+        throw GraphError("value '" + target.name + "' already has a producer");
+    ValueId& slot = n.outputs.at(static_cast<size_t>(index));
+    if (slot != kNoId) value(slot).producer = kNoId;
+    slot = v;
+    target.producer = nodeId;
+    target.producerOutput = index;
+}
+
 void Graph::replaceAllUses(ValueId from, ValueId to) {
     if (from == to) return;
     const std::vector<Use> uses = value(from).uses;

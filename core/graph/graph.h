@@ -91,6 +91,9 @@ public:
 
     // ---- editing --------------------------------------------------------------------------
     void setNodeInput(NodeId node, int index, ValueId value);
+    /// Makes `node` produce `value` as output number `index`; `value` must have no producer.
+    /// The value it produced before is left without a producer.
+    void setNodeOutput(NodeId node, int index, ValueId value);
     /// Makes every consumer (and graph output) of `from` read `to` instead.
     void replaceAllUses(ValueId from, ValueId to);
     /// Removes a node; its outputs stay as values without a producer until removed too.

@@ -38,7 +38,8 @@ TensorComparison compareTensors(const Tensor& got, const Tensor& expected, doubl
         if (std::isinf(e[i]) && a[i] == e[i]) continue;
         const double diff = std::fabs(a[i] - e[i]);
         c.maxAbsError = std::max(c.maxAbsError, diff);
-        if (e[i] != 0) c.maxRelError = std::max(c.maxRelError, diff / std::fabs(e[i]));
+        // Elements within atol of zero are judged by atol alone; their ratio says nothing.
+        if (std::fabs(e[i]) > atol && e[i] != 0) c.maxRelError = std::max(c.maxRelError, diff / std::fabs(e[i]));
         const bool ok = exact ? diff == 0 : diff <= atol + rtol * std::fabs(e[i]);
         if (!ok && c.matches) {
             c.matches = false;

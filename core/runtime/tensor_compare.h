@@ -11,7 +11,7 @@ namespace graphlens {
 struct TensorComparison {
     bool matches = false;
     double maxAbsError = 0;
-    double maxRelError = 0;
+    double maxRelError = 0;  ///< over elements whose expected magnitude exceeds atol
     std::string mismatch;  ///< one phrase: "shape [2,3] instead of [3,2]", "element 4 is 1.5, expected 1.25"
 };
 

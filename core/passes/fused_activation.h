@@ -1,0 +1,35 @@
+// Activations fused into Conv/Gemm nodes, in ONNX Runtime's attribute form: "activation" names
+// the op ("Relu", "Clip", "LeakyRelu", ...), "activation_params" holds its numbers (Clip: min,
+// max; LeakyRelu: alpha; HardSigmoid: alpha, beta).
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace graphlens {
+
+class Rewriter;
+
+struct FusedActivation {
+    std::string name;
+    std::vector<float> params;
+};
+
+/// The activation `node` computes, when it is one a fused node can carry (Relu, Clip with
+/// constant bounds, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh); nullopt otherwise.
+std::optional<FusedActivation> fusableActivation(const Graph& graph, const Node& node);
+/// Writes "activation" and "activation_params" into `attributes`.
+void setActivationAttributes(Attributes& attributes, const FusedActivation& activation);
+/// The fused activation an op carries, if any.
+std::optional<FusedActivation> activationOf(const Attributes& attributes);
+/// True when ONNX Runtime's fused kernels accept this activation (HardSwish they do not).
+bool onnxRuntimeFusesActivation(const FusedActivation& activation);
+/// Replaces `node` by the standard-ONNX node computing `activation` from `input`; the new node
+/// produces `node`'s outputs. `opset` picks Clip's form (attributes before 11, inputs after).
+NodeId replaceWithActivation(Rewriter& rewriter, NodeId node, const FusedActivation& activation,
+                             ValueId input, int64_t opset);
+
+} // namespace graphlens

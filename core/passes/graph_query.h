@@ -1,0 +1,34 @@
+// Small questions patterns ask about the graph: who produces a value, who reads it, is it a
+// constant, and how to name a node in a sentence.
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace graphlens {
+
+/// The node producing `value`, or nullptr for graph inputs and initializers.
+const Node* producerOf(const Graph& graph, ValueId value);
+/// True when exactly one node input reads `value` and it is not a graph output.
+bool hasSingleUse(const Graph& graph, ValueId value);
+/// The one node reading `value` (see hasSingleUse), or kNoId.
+NodeId soleConsumer(const Graph& graph, ValueId value);
+/// The constant tensor (initializer or Constant node) feeding input `index` of `node`.
+const Tensor* constantInput(const Graph& graph, const Node& node, size_t index);
+/// The value of a one-element float constant feeding input `index`.
+std::optional<float> scalarInput(const Graph& graph, const Node& node, size_t index);
+/// True when input `index` exists (not omitted).
+inline bool hasInput(const Node& node, size_t index) {
+    return index < node.inputs.size() && node.inputs[index] != kNoId;
+}
+/// "Conv 'conv1'" (or "Conv #12" for an unnamed node), for sentences in rewrites.
+std::string describe(const Node& node);
+/// "'name'" for a value.
+std::string quoted(const Graph& graph, ValueId value);
+/// Every element of a constant equals `x` (float, double, half and integer types).
+bool allElementsEqual(const Tensor& tensor, double x);
+
+} // namespace graphlens

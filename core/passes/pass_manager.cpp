@@ -1,0 +1,94 @@
+// The pass manager.
+#include "core/passes/pass_manager.h"
+
+#include "core/passes/rewriter.h"
+
+#include <chrono>
+
+namespace graphlens {
+
+PassContext contextFor(const Model& model) {
+    PassContext context;
+    if (const int64_t opset = model.opsetVersion()) context.opset = opset;
+    return context;
+}
+
+namespace {
+
+void importDomains(Model& model, const std::map<std::string, int64_t>& domains) {
+    for (const auto& [domain, version] : domains) {
+        bool found = false;
+        for (OpsetImport& o : model.opsets)
+            if (o.domain == domain) {
+                o.version = std::max(o.version, version);
+                found = true;
+            }
+        if (!found) model.opsets.push_back({domain, version});
+    }
+}
+
+/// The rewrite that made the node computing `tensor` (else the pass's first), for a sentence.
+std::string blamedRewrite(const PassResult& r, const Graph& graph, const std::string& tensor) {
+    if (r.rewrites.empty()) return "";
+    NodeId producer = kNoId;
+    if (auto v = graph.findValue(tensor)) producer = graph.value(*v).producer;
+    for (const Rewrite& rewrite : r.rewrites)
+        for (const NodeRef& added : rewrite.added)
+            if (added.id == producer) return " in the rewrite '" + rewrite.sentence + "'";
+    return " (its first rewrite: '" + r.rewrites.front().sentence + "')";
+}
+
+} // namespace
+
+PassResult runPass(Pass& pass, Model& model, PassContext& context) {
+    PassResult result;
+    result.passId = pass.id();
+    result.nodesBefore = model.graph.nodeCount();
+    const auto start = std::chrono::steady_clock::now();
+    {
+        Rewriter rewriter(model.graph, result);
+        pass.run(rewriter, context);
+    }
+    result.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.nodesAfter = model.graph.nodeCount();
+    importDomains(model, result.domainsUsed);
+    return result;
+}
+
+PipelineReport runPipeline(Model& model, const std::vector<std::unique_ptr<Pass>>& passes,
+                           PassContext& context, const PipelineOptions& options) {
+    PipelineReport report;
+    report.nodesBefore = model.graph.nodeCount();
+    std::optional<NumericChecker> checker;
+    if (options.verify) {
+        checker.emplace(options.feeds, options.verifyOptions);
+        checker->setBaseline(model);
+    }
+    for (const auto& pass : passes) {
+        const Model before = model;  // a snapshot: structure copied, tensors shared
+        PassRun run{runPass(*pass, model, context), std::nullopt, false};
+        if (checker && !run.result.rewrites.empty()) {
+            run.verification = checker->check(model);
+            if (!run.verification->passed) {
+                const std::string failure = "pass '" + pass->id() + "' breaks the tolerance" +
+                                            blamedRewrite(run.result, model.graph, run.verification->failingTensor) + ": " + run.verification->failure;
+                if (options.skipFailing) {
+                    model = before;
+                    run.reverted = true;
+                } else {
+                    report.failure = failure;
+                }
+            }
+        } else if (checker) {
+            run.verification = VerifyReport{};  // nothing changed: exactly equal
+        }
+        report.passes.push_back(run);
+        if (options.onPass) options.onPass(report.passes.back());
+        if (!report.failure.empty()) break;
+    }
+    report.nodesAfter = model.graph.nodeCount();
+    return report;
+}
+
+} // namespace graphlens

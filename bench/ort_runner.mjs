@@ -1,6 +1,7 @@
 // ONNX Runtime (npm onnxruntime-node, CPU) side of the benchmarks and cross-checks.
 //   node ort_runner.mjs bench MODEL INPUTS.json --threads T --runs N --warmup W   -> JSON medians
 //   node ort_runner.mjs run   MODEL INPUTS.json OUT_DIR                            -> output_K.bin + outputs.json
+//   node ort_runner.mjs session MODEL - --runs N      -> JSON median_ms of InferenceSession.create
 // INPUTS.json: [{"name", "type": "float32"|"int64"|..., "dims": [...], "file": raw little-endian data}]
 import fs from "node:fs";
 import path from "node:path";
@@ -25,10 +26,28 @@ function loadFeeds(spec) {
 }
 
 const threads = option("threads", 2);
-const session = await ort.InferenceSession.create(modelPath, {
+const sessionOptions = {
   executionProviders: ["cpu"], graphOptimizationLevel: "all",
   intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: "sequential",
-});
+};
+const median = (samples) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const n = sorted.length;
+  return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+};
+if (mode === "session") {  // session creation with every graph optimization on, model bytes in memory
+  const bytes = fs.readFileSync(modelPath);
+  const samples = [];
+  for (let i = 0; i < option("runs", 5); ++i) {
+    const start = process.hrtime.bigint();
+    const s = await ort.InferenceSession.create(bytes, sessionOptions);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+    await s.release();
+  }
+  console.log(JSON.stringify({ median_ms: median(samples), samples_ms: samples }));
+  process.exit(0);
+}
+const session = await ort.InferenceSession.create(modelPath, sessionOptions);
 const feeds = loadFeeds(JSON.parse(fs.readFileSync(inputsPath, "utf8")));
 
 if (mode === "bench") {

@@ -1,5 +1,6 @@
-// The command line as scripts use it: `info` JSON keys, the `optimize --passes none` round trip,
-// and one-sentence errors with exit status 1 for bad input.
+// The command line as scripts use it: `info` JSON keys, `optimize` (the round trip with no
+// passes, the pass table and JSON, --verify), `passes`, --help on every command, and
+// one-sentence errors with exit status 1 for bad input.
 #include "core/onnx/loader.h"
 #include "core/onnx/tensor_file.h"
 #include "core/runtime/tensor_compare.h"
@@ -158,6 +159,57 @@ private slots:
         const Result help = runGraphlens({"--help"});
         QCOMPARE(help.status, 0);
         QVERIFY(help.out.contains("graphlens info MODEL"));
+        for (const char* command : {"info", "optimize", "run", "bench", "conformance", "passes"}) {
+            const Result sub = runGraphlens({command, "--help"});
+            QCOMPARE(sub.status, 0);
+            QVERIFY2(sub.out.contains(QByteArray("Usage: graphlens ") + command), sub.out.constData());
+        }
+    }
+
+    void optimizeReportsEveryPassAndVerifies() {
+        const QString out = dir_.filePath("optimized.onnx");
+        const Result r = runGraphlens({"optimize", kSample, "-o", out, "--verify", "--json", "--log"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject json = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(json["nodes_before"].toInt(), 23);
+        const QJsonArray passes = json["passes"].toArray();
+        QVERIFY(passes.size() >= 2);
+        QCOMPARE(passes[0].toObject()["id"].toString(), QString("eliminate-noops"));
+        int previous = 23;
+        for (const QJsonValue& p : passes) {
+            const QJsonObject pass = p.toObject();
+            for (const char* key : {"id", "rewrites", "nodes_before", "nodes_after", "ms", "max_abs_error", "max_rel_error"})
+                QVERIFY2(pass.contains(key), key);
+            QCOMPARE(pass["nodes_before"].toInt(), previous);
+            previous = pass["nodes_after"].toInt();
+            QVERIFY(pass["verified"].toBool());
+            QVERIFY(pass["max_abs_error"].toDouble() < 1e-4);
+            QCOMPARE(pass["log"].toArray().size(), pass["rewrites"].toInt());
+        }
+        QCOMPARE(json["nodes_after"].toInt(), previous);
+        QVERIFY(previous < 23);
+        const Model m = loadModel(out.toStdString());
+        QCOMPARE(int(m.graph.nodeCount()), previous);
+        for (NodeId id : m.graph.nodeIds())
+            for (const char* gone : {"Dropout", "Identity"}) QVERIFY(m.graph.node(id).opType != gone);
+        const Result table = runGraphlens({"optimize", kSample, "-o", out, "--passes", "eliminate-noops"});
+        QCOMPARE(table.status, 0);
+        QVERIFY2(table.out.contains("eliminate-noops") && table.out.contains("nodes: 23 -> 19"), table.out.constData());
+        QVERIFY(!table.out.contains("max abs err"));  // error columns only with --verify
+    }
+
+    void passesExplainThemselves() {
+        const Result list = runGraphlens({"passes", "--json"});
+        QCOMPARE(list.status, 0);
+        const QJsonArray passes = QJsonDocument::fromJson(list.out).array();
+        QVERIFY(passes.size() >= 2);
+        for (const QJsonValue& p : passes) QVERIFY(p.toObject()["explanation"].toString().size() > 100);
+        const Result one = runGraphlens({"passes", "remove-dead-nodes"});
+        QCOMPARE(one.status, 0);
+        QVERIFY(one.out.contains("walking backwards from the outputs"));
+        expectOneLineError({"passes", "fold-everything"}, "unknown pass 'fold-everything'");
+        expectOneLineError({"optimize", kSample, "-o", dir_.filePath("o.onnx"), "--skip-failing"}, "needs --verify");
+        expectOneLineError({"bench", kSample, "--passes", "nope"}, "unknown pass 'nope'");
     }
 };
 

@@ -7,10 +7,23 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 int main(int argc, char** argv) {
     if (argc > 1 && graphlens::cli::isCommand(QString::fromLocal8Bit(argv[1]))) {
-        QCoreApplication app(argc, argv);
+        std::unique_ptr<QCoreApplication> app;
+        if (graphlens::cli::commandNeedsGui(QString::fromLocal8Bit(argv[1]))) {
+            // Painting commands draw a QGraphicsScene (which needs a QApplication) off screen:
+            // no display needed, and the same result with one.
+            if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+            // Qt's notes about the session (XDG_RUNTIME_DIR, ...) would break the one-line errors.
+            qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
+                if (type == QtCriticalMsg || type == QtFatalMsg) std::cerr << message.toStdString() << std::endl;
+            });
+            app = std::make_unique<QApplication>(argc, argv);
+        } else {
+            app = std::make_unique<QCoreApplication>(argc, argv);
+        }
         QStringList args = QCoreApplication::arguments();
         args.removeFirst();
         return graphlens::cli::run(args);

@@ -24,6 +24,8 @@ constexpr std::array kCommands{
             "run MODEL [--input NAME=FILE.pb] [--seed N] [--dim NAME=VALUE] [--passes ...] [--output-dir DIR]   run once"},
     Command{"bench", runBench,
             "bench MODEL [--runs N] [--warmup W] [--threads T] [--passes ...] [--json]   min/median/max latency"},
+    Command{"render", runRender,
+            "render MODEL -o FILE.svg|png [--passes ...] [--collapse-depth N]   draw the graph"},
     Command{"conformance", runConformance,
             "conformance DIR [--filter REGEX] [--expect FILE] [--write-passing FILE]   run ONNX backend test cases"},
 };
@@ -43,6 +45,8 @@ bool isCommand(const QString& word) {
         if (word == QLatin1String(c.name)) return true;
     return false;
 }
+
+bool commandNeedsGui(const QString& word) { return word == "render"; }
 
 int fail(const std::string& message) {
     // Names from a file may hold control characters; the error stays one line.

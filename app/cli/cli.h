@@ -15,6 +15,9 @@ namespace graphlens::cli {
 /// True when `word` names a subcommand (so main() runs headless).
 bool isCommand(const QString& word);
 
+/// True when subcommand `word` paints (render): main() starts an offscreen QApplication for it.
+bool commandNeedsGui(const QString& word);
+
 /// Runs `args` (args[0] is the subcommand) and returns the exit status.
 int run(const QStringList& args);
 
@@ -34,5 +37,6 @@ int runConformance(const QStringList& args);
 int runRun(const QStringList& args);
 int runBench(const QStringList& args);
 int runPasses(const QStringList& args);
+int runRender(const QStringList& args);
 
 } // namespace graphlens::cli

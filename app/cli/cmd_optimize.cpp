@@ -1,4 +1,4 @@
-// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--json]`:
+// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--sparsity S] [--json]`:
 // runs a pass pipeline, optionally proving each pass numerically, and writes the result.
 // `graphlens passes [ID] [--json]`: the pass library with each pass's explanation.
 #include "app/cli/cli.h"
@@ -37,10 +37,16 @@ void addOptimizeOptions(QCommandLineParser& parser) {
     parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
     parser.addOption({"seed", "seed of the random verification inputs", "N", "0"});
     parser.addOption({"threads", "CPU threads for verification (default: all cores)", "T", "0"});
+    parser.addOption({"sparsity", "prune-magnitude: fraction of each weight tensor set to zero (default 0.5)", "S", "0.5"});
 }
 
-/// Pipeline options from the command line; throws std::runtime_error with one sentence.
-PipelineOptions pipelineOptions(const QCommandLineParser& parser, const Model& model) {
+/// Pipeline options (and the pass settings in `context`) from the command line; throws
+/// std::runtime_error with one sentence.
+PipelineOptions pipelineOptions(const QCommandLineParser& parser, const Model& model, PassContext& context) {
+    bool sparsityOk = false;
+    context.pruneSparsity = parser.value("sparsity").toDouble(&sparsityOk);
+    if (!sparsityOk || context.pruneSparsity < 0 || context.pruneSparsity >= 1)
+        throw std::runtime_error("--sparsity must be a number from 0 up to (not including) 1");
     PipelineOptions options;
     options.verify = parser.isSet("verify");
     options.skipFailing = parser.isSet("skip-failing");
@@ -58,6 +64,7 @@ PipelineOptions pipelineOptions(const QCommandLineParser& parser, const Model& m
 void printLog(const PipelineReport& report) {
     for (const PassRun& run : report.passes) {
         for (const Rewrite& w : run.result.rewrites) std::cout << "  [" << run.result.passId << "] " << w.sentence << "\n";
+        for (const std::string& note : run.result.notes) std::cout << "  [" << run.result.passId << "] note: " << note << "\n";
         for (const Decline& d : run.result.declines)
             std::cout << "  [" << run.result.passId << "] " << (d.node.name.empty() ? d.node.opType : d.node.name)
                       << ": " << d.reason << "\n";
@@ -98,7 +105,8 @@ int runOptimize(const QStringList& args) {
     try {
         const auto passes = makePipeline(parser.value("passes").toStdString());
         PassContext context = contextFor(*model);
-        report = runPipeline(*model, passes, context, pipelineOptions(parser, *model));
+        const PipelineOptions options = pipelineOptions(parser, *model, context);
+        report = runPipeline(*model, passes, context, options);
     } catch (const std::exception& e) {
         return fail(e.what());
     }

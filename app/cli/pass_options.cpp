@@ -63,6 +63,7 @@ QJsonObject passRunJson(const PassRun& run, bool log) {
                      {"nodes_after", qint64(r.nodesAfter)},
                      {"ms", r.milliseconds},
                      {"converged", r.converged},
+                     {"lossy", r.lossy},
                      {"counters", counters}};
     if (!r.notes.empty()) {
         QJsonArray notes;
@@ -100,7 +101,10 @@ std::string passTable(const PipelineReport& report, bool verified) {
         if (run.verification) {
             std::snprintf(line, sizeof line, "   %11.3g   %11.3g%s", run.verification->maxAbsError,
                           run.verification->maxRelError,
-                          run.reverted ? "  FAILED, undone" : run.verification->passed ? "" : "  FAILED");
+                          run.reverted                   ? "  FAILED, undone"
+                          : run.verification->passed     ? ""
+                          : run.result.lossy             ? "  (lossy: reported, not enforced)"
+                                                         : "  FAILED");
             out += line;
         }
         out += "\n";

@@ -64,8 +64,13 @@ std::optional<int64_t> matMulFlops(const Graph& g, const Node& n) {
 } // namespace
 
 std::optional<int64_t> estimateNodeFlops(const Graph& graph, const Node& node) {
-    if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;
     if (node.inputs.empty() || node.outputs.empty()) return std::nullopt;
+    if (node.domain == "com.microsoft") {  // ONNX Runtime's fused forms: the product dominates
+        if (node.opType == "FusedConv") return convFlops(graph, node);
+        if (node.opType == "FusedGemm") return gemmFlops(graph, node);
+        return std::nullopt;
+    }
+    if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;
     if (node.opType == "Conv") return convFlops(graph, node);
     if (node.opType == "ConvTranspose") return convTransposeFlops(graph, node);
     if (node.opType == "Gemm") return gemmFlops(graph, node);

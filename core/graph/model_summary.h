@@ -10,7 +10,8 @@
 namespace graphlens {
 
 /// Floating-point operations of one node (a multiply-add counts 2), for Conv, ConvTranspose,
-/// Gemm and MatMul; nullopt for other ops or when shapes are not known. Symbolic dims count as 1.
+/// Gemm and MatMul (and com.microsoft FusedConv, FusedGemm); nullopt for other ops or when shapes
+/// are not known. Symbolic dims count as 1.
 std::optional<int64_t> estimateNodeFlops(const Graph& graph, const Node& node);
 
 struct ModelSummary {

@@ -1,6 +1,7 @@
 // Concrete shape inference through libonnx on a weight-less copy of the model.
 #include "core/onnx/shape_inference.h"
 
+#include "core/onnx/contrib_schemas.h"
 #include "core/onnx/exporter.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
@@ -13,6 +14,7 @@
 namespace graphlens {
 
 void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
+    registerContribSchemas();  // FusedConv and FusedGemm keep their shapes
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
                                             /*data_propagation=*/true);

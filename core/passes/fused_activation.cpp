@@ -47,6 +47,27 @@ bool onnxRuntimeFusesActivation(const FusedActivation& activation) {
     return false;
 }
 
+void setGemmActivationAttributes(Attributes& attributes, const FusedActivation& activation) {
+    attributes.set("activation", activation.name);
+    const char* names[] = {"activation_alpha", "activation_beta"};
+    for (size_t i = 0; i < activation.params.size() && i < 2; ++i) attributes.set(names[i], activation.params[i]);
+}
+
+std::optional<FusedActivation> gemmActivationOf(const Attributes& attributes) {
+    const Attribute* name = attributes.find("activation");
+    if (!name || !name->holds<std::string>()) return std::nullopt;
+    FusedActivation a{name->get<std::string>(), {}};
+    const bool hasAlpha = attributes.has("activation_alpha"), hasBeta = attributes.has("activation_beta");
+    const float alphaDefault = a.name == "HardSigmoid" ? 0.2f : a.name == "LeakyRelu" ? 0.01f : 0.0f;
+    if (hasAlpha || hasBeta) a.params.push_back(attributes.getFloat("activation_alpha", alphaDefault));
+    if (hasBeta) a.params.push_back(attributes.getFloat("activation_beta", 0.5f));
+    return a;
+}
+
+bool onnxRuntimeFusesGemmActivation(const FusedActivation& activation) {
+    return activation.name != "Clip" && onnxRuntimeFusesActivation(activation);
+}
+
 NodeId replaceWithActivation(Rewriter& rw, NodeId node, const FusedActivation& a, ValueId input, int64_t opset) {
     const std::vector<float>& p = a.params;
     auto param = [&](size_t i, float fallback) { return i < p.size() ? p[i] : fallback; };

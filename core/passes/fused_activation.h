@@ -27,6 +27,13 @@ void setActivationAttributes(Attributes& attributes, const FusedActivation& acti
 std::optional<FusedActivation> activationOf(const Attributes& attributes);
 /// True when ONNX Runtime's fused kernels accept this activation (HardSwish they do not).
 bool onnxRuntimeFusesActivation(const FusedActivation& activation);
+/// FusedGemm's form (ONNX Runtime's schema): "activation" plus the activation's own attributes
+/// prefixed, "activation_alpha" and "activation_beta" (LeakyRelu: alpha; HardSigmoid: alpha,
+/// beta). GraphLens also writes Clip as activation_alpha = min, activation_beta = max.
+void setGemmActivationAttributes(Attributes& attributes, const FusedActivation& activation);
+std::optional<FusedActivation> gemmActivationOf(const Attributes& attributes);
+/// True when ONNX Runtime's FusedGemm accepts this activation (not Clip nor HardSwish).
+bool onnxRuntimeFusesGemmActivation(const FusedActivation& activation);
 /// Replaces `node` by the standard-ONNX node computing `activation` from `input`; the new node
 /// produces `node`'s outputs. `opset` picks Clip's form (attributes before 11, inputs after).
 NodeId replaceWithActivation(Rewriter& rewriter, NodeId node, const FusedActivation& activation,

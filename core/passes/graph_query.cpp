@@ -1,6 +1,8 @@
 // Graph questions shared by the passes.
 #include "core/passes/graph_query.h"
 
+#include <algorithm>
+
 namespace graphlens {
 
 const Node* producerOf(const Graph& graph, ValueId value) {
@@ -42,6 +44,41 @@ bool allElementsEqual(const Tensor& tensor, double x) {
     for (double v : tensor.toDoubles())
         if (v != x) return false;
     return true;
+}
+
+namespace {
+
+void collectOuterNames(const Graph& graph, std::unordered_set<std::string>& names) {
+    for (ValueId v : graph.valueIds())
+        if (graph.value(v).outerScope) names.insert(graph.value(v).name);
+    for (NodeId id : graph.nodeIds())
+        for (const auto& [name, attribute] : graph.node(id).attributes) {
+            if (attribute.holds<GraphPtr>()) collectOuterNames(*attribute.get<GraphPtr>(), names);
+            if (attribute.holds<std::vector<GraphPtr>>())
+                for (const GraphPtr& sub : attribute.get<std::vector<GraphPtr>>()) collectOuterNames(*sub, names);
+        }
+}
+
+} // namespace
+
+std::unordered_set<std::string> namesReadBySubgraphs(const Graph& graph) {
+    std::unordered_set<std::string> names;
+    collectOuterNames(graph, names);  // a top-level graph has no outer-scope values of its own
+    return names;
+}
+
+std::vector<NodeId> deadConstantNodes(const Graph& graph, const std::vector<ValueId>& values) {
+    std::vector<NodeId> dead;
+    for (ValueId v : values) {
+        if (v == kNoId || !graph.hasValue(v)) continue;
+        const Node* p = producerOf(graph, v);
+        if (!p || p->opType != "Constant" || std::find(dead.begin(), dead.end(), p->id) != dead.end()) continue;
+        const bool unread = std::all_of(p->outputs.begin(), p->outputs.end(), [&](ValueId out) {
+            return graph.value(out).uses.empty() && !graph.isGraphOutput(out);
+        });
+        if (unread) dead.push_back(p->id);
+    }
+    return dead;
 }
 
 } // namespace graphlens

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace graphlens {
@@ -30,5 +31,11 @@ std::string describe(const Node& node);
 std::string quoted(const Graph& graph, ValueId value);
 /// Every element of a constant equals `x` (float, double, half and integer types).
 bool allElementsEqual(const Tensor& tensor, double x);
+/// The Constant nodes producing any of `values` whose outputs nothing reads any more: what a
+/// rewrite that stopped reading them leaves behind.
+std::vector<NodeId> deadConstantNodes(const Graph& graph, const std::vector<ValueId>& values);
+/// Names of values that sub-graphs (If/Loop/Scan bodies, at any depth) read from enclosing
+/// scopes. Such reads are by name and are not uses, so a pass must not remove or rename them.
+std::unordered_set<std::string> namesReadBySubgraphs(const Graph& graph);
 
 } // namespace graphlens

@@ -44,6 +44,7 @@ struct PassResult {
     size_t nodesAfter = 0;
     double milliseconds = 0;
     bool converged = true;  ///< false when the greedy driver hit its iteration cap
+    bool lossy = false;     ///< the pass changes results beyond rounding (see Pass::lossy)
     /// For lossy passes: what the pass measured about the error it introduces (e.g. weight
     /// quantization error), one sentence per entry.
     std::vector<std::string> notes;

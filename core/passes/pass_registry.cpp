@@ -9,8 +9,24 @@ namespace graphlens {
 // Factories, one per pass file (core/passes/<name>.cpp).
 std::unique_ptr<Pass> makeEliminateNoOpsPass();
 std::unique_ptr<Pass> makeRemoveDeadNodesPass();
+std::unique_ptr<Pass> makeFoldShapesPass();
+std::unique_ptr<Pass> makeFoldConstantsPass();
+std::unique_ptr<Pass> makeEliminateCommonSubexpressionsPass();
+std::unique_ptr<Pass> makeMergeDuplicateInitializersPass();
+std::unique_ptr<Pass> makeSimplifyTransposeReshapePass();
 // @@ factories: folding and cleanup
+std::unique_ptr<Pass> makeFoldBatchNormPass();
+std::unique_ptr<Pass> makeFoldScaleIntoConvPass();
+std::unique_ptr<Pass> makeMatMulAddToGemmPass();
+std::unique_ptr<Pass> makeFuseConvAddPass();
+std::unique_ptr<Pass> makeFuseConvActivationPass();
 // @@ factories: weight folding and fusion
+std::unique_ptr<Pass> makeFuseGeluPass();
+std::unique_ptr<Pass> makeFuseLayerNormPass();
+std::unique_ptr<Pass> makeFuseHardSwishPass();
+std::unique_ptr<Pass> makeFuseSiluPass();
+std::unique_ptr<Pass> makeQuantizeInt8WeightsPass();
+std::unique_ptr<Pass> makePruneMagnitudePass();
 // @@ factories: sub-graph fusion and lossy
 
 namespace {
@@ -18,13 +34,32 @@ namespace {
 using Factory = std::function<std::unique_ptr<Pass>()>;
 
 /// Pipeline order: cleanup first (so patterns see through Identity and dead code), then
-/// folding, weight folding, fusions, and the lossy passes last.
+/// folding, sub-graph fusions, weight folding and Conv/Gemm fusions, and the lossy passes last.
 const std::vector<Factory>& factories() {
     static const std::vector<Factory> all = {
         makeEliminateNoOpsPass,
         makeRemoveDeadNodesPass,
+        makeFoldShapesPass,
+        makeFoldConstantsPass,
+        makeEliminateCommonSubexpressionsPass,
+        makeMergeDuplicateInitializersPass,
+        makeSimplifyTransposeReshapePass,
         // @@ registry: folding and cleanup
+        // Sub-graph fusions before the Conv fusions, so a Conv followed by a fused HardSwish
+        // can still take it as its activation.
+        makeFuseGeluPass,
+        makeFuseLayerNormPass,
+        makeFuseHardSwishPass,
+        makeFuseSiluPass,
+        makeFoldBatchNormPass,
+        makeFoldScaleIntoConvPass,
+        makeMatMulAddToGemmPass,
+        makeFuseConvAddPass,  // before fuse-conv-activation: conv -> add -> relu is one FusedConv
+        makeFuseConvActivationPass,
         // @@ registry: weight folding and fusion
+        // Lossy, last: pruning first, so the quantized weights keep its zeros.
+        makePruneMagnitudePass,
+        makeQuantizeInt8WeightsPass,
         // @@ registry: sub-graph fusion and lossy
     };
     return all;

@@ -3,6 +3,7 @@
 
 #include "core/passes/fused_activation.h"
 #include "core/passes/graph_query.h"
+#include "core/passes/lower_activations.h"
 #include "core/passes/pattern.h"
 #include "core/passes/rewriter.h"
 
@@ -23,12 +24,16 @@ void lowerWithTail(Rewriter& rw, NodeId node, const std::string& coreOp, std::ve
     const NodeId from[] = {node};
     ValueId v = rw.graph().node(rw.addNode(coreOp, std::move(inputs), {base + "_" + coreOp}, std::move(attributes),
                                            from, base + "_" + coreOp)).outputs[0];
+    const Value out = rw.graph().value(rw.graph().node(node).outputs[0]);  // every step keeps its shape
+    rw.setValueInfo(v, out.dtype, out.shape);
     if (residual != kNoId && !activation) {
         rw.replaceNodes({node}, "Add", {v, residual}, {});
         return;
     }
-    if (residual != kNoId)
+    if (residual != kNoId) {
         v = rw.graph().node(rw.addNode("Add", {v, residual}, {base + "_sum"}, {}, from, base + "_add")).outputs[0];
+        rw.setValueInfo(v, out.dtype, out.shape);
+    }
     replaceWithActivation(rw, node, *activation, v, opset);
 }
 
@@ -49,11 +54,22 @@ void lowerFusedConv(Rewriter& rw, NodeId id, int64_t opset) {
     lowerWithTail(rw, id, "Conv", inputs, withoutActivation(n.attributes), z, activationOf(n.attributes), opset);
 }
 
+/// FusedGemm(A, B, C) = activation(alpha * A * B + beta * C).
+void lowerFusedGemm(Rewriter& rw, NodeId id, int64_t opset) {
+    const Node& n = rw.graph().node(id);
+    Attributes core = withoutActivation(n.attributes);
+    for (const char* name : {"activation_alpha", "activation_beta", "activation_gamma"}) core.erase(name);
+    lowerWithTail(rw, id, "Gemm", n.inputs, std::move(core), kNoId, gemmActivationOf(n.attributes), opset);
+}
+
 struct LoweringRule {
     const char* op;  ///< opKey() form
     std::function<void(Rewriter&, NodeId, int64_t)> lower;
     /// True when ONNX Runtime cannot run this node as it is.
     std::function<bool(const Node&)> onnxRuntimeLacks;
+    /// For a default-domain op: the opset from which ONNX defines it (it is lowered only in
+    /// models before that opset); 0 for ops outside the default domain.
+    int64_t standardFromOpset = 0;
 };
 
 const std::vector<LoweringRule>& rules() {
@@ -63,6 +79,16 @@ const std::vector<LoweringRule>& rules() {
              auto a = activationOf(n.attributes);
              return a && !onnxRuntimeFusesActivation(*a);
          }},
+        {"com.microsoft:FusedGemm", lowerFusedGemm,
+         [](const Node& n) {
+             auto a = gemmActivationOf(n.attributes);
+             return a && !onnxRuntimeFusesGemmActivation(*a);
+         }},
+        {"com.microsoft:Gelu", lowerGelu, [](const Node&) { return false; }},
+        {"com.microsoft:BiasGelu", lowerBiasGelu, [](const Node&) { return false; }},
+        {"com.microsoft:FastGelu", lowerFastGelu, [](const Node&) { return false; }},
+        {"com.microsoft:QuickGelu", lowerQuickGelu, [](const Node&) { return false; }},
+        {"LayerNormalization", lowerLayerNormalization, [](const Node&) { return false; }, 17},
         // @@ lowering rules
     };
     return table;
@@ -83,6 +109,7 @@ size_t lowerFusedOps(Model& model, Lowering what) {
             for (const LoweringRule& rule : rules()) {
                 if (key != rule.op) continue;
                 if (what == Lowering::ForOnnxRuntime && !rule.onnxRuntimeLacks(n)) break;
+                if (rule.standardFromOpset != 0 && opset >= rule.standardFromOpset) break;
                 rule.lower(rw, id, opset);
                 rw.commit("lower", "lowered " + key);
                 ++lowered;

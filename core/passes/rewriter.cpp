@@ -57,9 +57,8 @@ NodeId Rewriter::addNode(std::string opType, std::vector<ValueId> inputs,
 NodeId Rewriter::replaceNodes(std::span<const NodeId> nodes, std::string opType,
                               std::vector<ValueId> inputs, Attributes attributes, std::string domain) {
     if (nodes.empty()) throw std::logic_error("replaceNodes needs at least one node");
-    const Node& last = graph_.node(nodes.back());
-    const std::vector<ValueId> outputs = last.outputs;
-    const std::string name = last.name;
+    const std::vector<ValueId> outputs = graph_.node(nodes.back()).outputs;
+    const std::string name = graph_.node(nodes.back()).name;
     const std::vector<NodeId> provenance = provenanceOf(nodes);
     std::vector<ValueId> dropped;
     for (NodeId id : nodes) {
@@ -112,6 +111,22 @@ void Rewriter::removeNode(NodeId nodeId) {
     pending_.removed.push_back(refOf(nodeId));
     graph_.removeNode(nodeId);
     for (ValueId v : touched)
+        if (v != kNoId) eraseIfDead(v);
+}
+
+void Rewriter::replaceByConstants(NodeId nodeId, std::vector<Tensor> tensors) {
+    const Node& n = graph_.node(nodeId);
+    if (tensors.size() != n.outputs.size())
+        throw std::logic_error("replaceByConstants needs one tensor per output of " + n.opType);
+    const std::vector<ValueId> inputs = n.inputs, outputs = n.outputs;
+    pending_.removed.push_back(refOf(nodeId));
+    graph_.removeNode(nodeId);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        if (outputs[i] == kNoId || eraseIfDead(outputs[i])) continue;
+        setValueInfo(outputs[i], tensors[i].dtype(), Shape::ofSizes(tensors[i].dims()));
+        graph_.setInitializer(outputs[i], std::move(tensors[i]));
+    }
+    for (ValueId v : inputs)
         if (v != kNoId) eraseIfDead(v);
 }
 

@@ -30,7 +30,8 @@ public:
                    const std::vector<std::string>& outputNames, Attributes attributes,
                    std::span<const NodeId> from, std::string name = {}, std::string domain = {});
     /// Removes `nodes` and puts one new node in their place that produces the outputs of
-    /// `nodes.back()` (so consumers and graph outputs keep their values and names). Values only
+    /// `nodes.back()` (so consumers and graph outputs keep their values and names) and carries its
+    /// name; provenance says which nodes it came from. Values only
     /// the removed nodes used or produced go too. Returns the new node.
     NodeId replaceNodes(std::span<const NodeId> nodes, std::string opType,
                         std::vector<ValueId> inputs, Attributes attributes,
@@ -48,6 +49,10 @@ public:
     bool bypassNode(NodeId node, int input, std::string* why = nullptr);
     /// Removes a node and then every value it leaves dead.
     void removeNode(NodeId node);
+    /// Removes `node` and turns each output it had into an initializer holding `tensors[i]`: the
+    /// values keep their ids and names, so consumers and graph outputs are unaffected (constant
+    /// folding). Outputs nothing reads go, and so do inputs the node leaves dead.
+    void replaceByConstants(NodeId node, std::vector<Tensor> tensors);
     /// A new initializer with a unique name derived from `nameHint`.
     ValueId addInitializer(const std::string& nameHint, Tensor tensor);
     void replaceAllUses(ValueId from, ValueId to);

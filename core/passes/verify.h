@@ -42,7 +42,9 @@ public:
     /// Runs `after` and compares its outputs, and each intermediate whose name and producer's
     /// provenance match the baseline, against the baseline. When it passes, `after` becomes the
     /// baseline. Never throws for a numeric mismatch; an `after` that fails to run fails the check.
-    VerifyReport check(const Model& after);
+    /// With `adoptAnyway` (lossy passes, whose error is reported rather than enforced) `after`
+    /// becomes the baseline even when it is out of tolerance.
+    VerifyReport check(const Model& after, bool adoptAnyway = false);
 
 private:
     struct Computed {

@@ -78,6 +78,10 @@ const PreparedKernel* GraphExecutor::preparedKernel(NodeId node) const {
     return size_t(node) < prepared_.size() ? prepared_[size_t(node)].get() : nullptr;
 }
 
+PreparedKernel* GraphExecutor::preparedKernel(NodeId node) {
+    return size_t(node) < prepared_.size() ? prepared_[size_t(node)].get() : nullptr;
+}
+
 Tensor GraphExecutor::outputBuffer(ValueId v) const {
     if (size_t(v) < reserved_.size() && !reserved_[size_t(v)].empty()) return reserved_[size_t(v)];
     const Value& value = graph_.value(v);

@@ -36,6 +36,7 @@ public:
     /// forwarding kernel returning its input) is copied into the output's own buffer.
     void setArena(Tensor arena) { arena_ = std::move(arena); }
     const PreparedKernel* preparedKernel(NodeId node) const;
+    PreparedKernel* preparedKernel(NodeId node);  ///< for plan-time decisions (layouts) before any run
     /// The position of each node in execution order, and of each value's last reader.
     const std::vector<NodeId>& order() const { return order_; }
 

@@ -3,6 +3,7 @@
 // memory planner. Threads are OpenMP's, shared with oneDNN.
 #include "core/runtime/backend.h"
 #include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/executor.h"
 #include "core/onnx/shape_inference.h"
 
@@ -203,11 +204,15 @@ public:
 
 private:
     void prepareKernels(int64_t opset, bool referenceOnly);
-    void planArena();
+    std::map<ValueId, uint64_t> keepBlockedLayouts(int64_t opset);
+    bool arenaHolds(ValueId v) const;
+    void planArena(const std::map<ValueId, uint64_t>& bytesOf);
+    void listKernels();
 
     Graph graph_;
     int threads_;
     bool flushDenormals_;
+    bool subgraphs_ = false;  ///< sub-graphs read values by name: every value stays on the heap
     std::unique_ptr<GraphExecutor> executor_;
     MemoryPlan memory_;
     Tensor arena_;
@@ -242,32 +247,46 @@ CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
     if (!missing.empty())
         throw ExecutionError("the cpu backend does not support these ops of the model: " + joinOpNames(missing));
     prepareKernels(model.opsetVersion(), options.referenceOnly);
-    planArena();
+    planArena(options.referenceOnly ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(model.opsetVersion()));
+    listKernels();
 }
 
 void CpuPlan::prepareKernels(int64_t opset, bool referenceOnly) {
     for (NodeId id : executor_->order()) {
         const Node& n = graph_.node(id);
-        std::unique_ptr<PreparedKernel> kernel;
-        if (!referenceOnly)
-            if (auto info = describeNode(graph_, n, opset, threads_)) kernel = cpuKernels().prepare(*info);
-        nodes_.push_back({id, kernel ? kernel->name() : "reference"});
-        if (kernel) executor_->setPreparedKernel(id, std::move(kernel));
+        subgraphs_ = subgraphs_ || hasSubgraph(n);
+        if (referenceOnly) continue;
+        if (auto info = describeNode(graph_, n, opset, threads_))
+            if (auto kernel = cpuKernels().prepare(*info)) executor_->setPreparedKernel(id, std::move(kernel));
     }
+}
+
+/// Activations passed between oneDNN kernels stay in their blocked layout where the arena holds
+/// them; returns the bytes each such value takes (see onednn_layout.h).
+std::map<ValueId, uint64_t> CpuPlan::keepBlockedLayouts(int64_t opset) {
+    const onednn::LayoutPlanInputs inputs{
+        graph_, *executor_, [this](ValueId v) { return arenaHolds(v); },
+        [this, opset](NodeId id) { return describeNode(graph_, graph_.node(id), opset, threads_); }};
+    return onednn::keepActivationsBlocked(inputs);
 }
 
 /// Every intermediate with a static shape gets a slot in the arena; graph outputs, values read
 /// from sub-graphs and strings stay on the heap.
-void CpuPlan::planArena() {
+bool CpuPlan::arenaHolds(ValueId v) const {
+    const Value& value = graph_.value(v);
+    return value.producer != kNoId && value.shape.sizes() && !graph_.isGraphOutput(v) && !subgraphs_ &&
+           value.dtype != DType::String && value.dtype != DType::Undefined && !value.uses.empty();
+}
+
+/// Lays out the arena; `bytesOf` overrides the size of values not stored as plain tensors.
+void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
     const auto& order = executor_->order();
     std::map<ValueId, int> producedAt, lastRead;
-    bool subgraphs = false;  // sub-graphs read values by name: keep every value on the heap then
     for (size_t pos = 0; pos < order.size(); ++pos) {
         const Node& n = graph_.node(order[pos]);
         for (ValueId in : n.inputs)
             if (in != kNoId) lastRead[in] = int(pos);
         for (ValueId out : n.outputs) producedAt[out] = int(pos);
-        subgraphs = subgraphs || hasSubgraph(n);
     }
     std::vector<ValueId> planned;
     std::vector<TensorLifetime> lifetimes;
@@ -276,13 +295,11 @@ void CpuPlan::planArena() {
     for (const auto& [v, pos] : producedAt) byPosition.emplace_back(pos, v);
     std::sort(byPosition.begin(), byPosition.end());
     for (const auto& [pos, v] : byPosition) {
+        if (!arenaHolds(v)) continue;
         const Value& value = graph_.value(v);
-        auto sizes = value.shape.sizes();
-        if (!sizes || graph_.isGraphOutput(v) || subgraphs || value.dtype == DType::String ||
-            value.dtype == DType::Undefined || value.uses.empty())
-            continue;
         TensorLifetime t;
         t.bytes = dtypeStorageBytes(value.dtype, uint64_t(*value.shape.numel()));
+        if (auto it = bytesOf.find(v); it != bytesOf.end()) t.bytes = std::max(t.bytes, it->second);
         t.firstStep = pos;
         t.lastStep = std::max(pos, lastRead.count(v) ? lastRead[v] : pos);
         const PreparedKernel* kernel = executor_->preparedKernel(value.producer);
@@ -301,6 +318,13 @@ void CpuPlan::planArena() {
         executor_->reserveBuffer(planned[i], Tensor::view(value.dtype, *value.shape.sizes(),
                                                           arena_.data() + memory_.offsets[i],
                                                           lifetimes[i].bytes, std::shared_ptr<const void>(arena_.sharedStorage())));
+    }
+}
+
+void CpuPlan::listKernels() {
+    for (NodeId id : executor_->order()) {
+        const PreparedKernel* kernel = executor_->preparedKernel(id);
+        nodes_.push_back({id, kernel ? kernel->name() : "reference"});
     }
 }
 

@@ -31,6 +31,16 @@ const CpuKernelRegistry& cpuKernels() {
         registerOneDnnKernels(r);
         registerCpuLayoutKernels(r);
         registerCpuSoftmaxKernels(r);
+        // after the special cases above, the general ones
+        registerCpuArithmeticKernels(r);
+        registerCpuLogicKernels(r);
+        registerCpuCastKernels(r);
+        registerCpuNormalizationKernels(r);
+        registerCpuResizeKernels(r);
+        registerCpuReductionKernels(r);
+        registerCpuGatherKernels(r);
+        registerCpuExpandKernels(r);
+        registerCpuGeluKernels(r);
         return r;
     }();
     return registry;

@@ -47,8 +47,17 @@ const CpuKernelRegistry& cpuKernels();
 // Families of optimized kernels; each file registers its factories.
 void registerOneDnnKernels(CpuKernelRegistry& registry);      ///< Conv, ConvTranspose, Gemm, MatMul, pooling
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry);  ///< vectorized, multi-threaded
-void registerCpuLayoutKernels(CpuKernelRegistry& registry);       ///< Transpose, Slice: strided copies
+void registerCpuLayoutKernels(CpuKernelRegistry& registry);       ///< Transpose, Slice, Concat, Split, Reshape...
 void registerCpuPoolKernels(CpuKernelRegistry& registry);         ///< separable 2-D MaxPool
 void registerCpuSoftmaxKernels(CpuKernelRegistry& registry);      ///< Softmax, LayerNorm on the last axis
+void registerCpuArithmeticKernels(CpuKernelRegistry& registry);   ///< Add ... Min, general broadcasting
+void registerCpuLogicKernels(CpuKernelRegistry& registry);        ///< comparisons, And/Or/Xor/Not, Where
+void registerCpuCastKernels(CpuKernelRegistry& registry);         ///< Cast, CastLike
+void registerCpuNormalizationKernels(CpuKernelRegistry& registry); ///< InstanceNormalization
+void registerCpuResizeKernels(CpuKernelRegistry& registry);       ///< nearest and bilinear NCHW Resize
+void registerCpuReductionKernels(CpuKernelRegistry& registry);    ///< Reduce* over any axes
+void registerCpuGatherKernels(CpuKernelRegistry& registry);       ///< Gather
+void registerCpuExpandKernels(CpuKernelRegistry& registry);       ///< Expand, Tile
+void registerCpuGeluKernels(CpuKernelRegistry& registry);         ///< com.microsoft Gelu, BiasGelu, FastGelu, QuickGelu
 
 } // namespace graphlens

@@ -1,6 +1,8 @@
 // Optimized CPU kernels that move data without arithmetic: Transpose (a strided copy whose
-// innermost loop runs along the longest contiguous stretch) and Slice with unit steps (a copy of
-// contiguous runs). Any element size; shapes fixed at plan time.
+// innermost loop runs along the longest contiguous stretch), Slice with unit steps (a copy of
+// contiguous runs), Pad, Concat and its inverse Split (block copies), and Reshape, Flatten,
+// Squeeze, Unsqueeze (a copy that vanishes when the output takes over the input's buffer).
+// Any element size; shapes fixed at plan time.
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/reference/ref_util.h"
 
@@ -239,9 +241,86 @@ std::unique_ptr<PreparedKernel> prepareConcat(const CpuNodeInfo& info) {
     return std::make_unique<ConcatKernel>(outer, std::move(blocks));
 }
 
+/// Split as block copies: each of the `outer` input rows is the outputs' rows side by side.
+class SplitKernel final : public PreparedKernel {
+public:
+    SplitKernel(int64_t outer, std::vector<size_t> blockBytes) : outer_(outer), blockBytes_(std::move(blockBytes)) {
+        for (size_t b : blockBytes_) rowBytes_ += b;
+    }
+    std::string name() const override { return "cpu:split"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const std::byte* src = in[0]->data();
+#pragma omp parallel for schedule(static) if (outer_ * int64_t(rowBytes_) >= (1 << 18))
+        for (int64_t row = 0; row < outer_; ++row) {
+            size_t offset = size_t(row) * rowBytes_;
+            for (size_t i = 0; i < out.size(); ++i) {
+                if (blockBytes_[i]) std::memcpy(out[i].mutableData() + size_t(row) * blockBytes_[i], src + offset, blockBytes_[i]);
+                offset += blockBytes_[i];
+            }
+        }
+    }
+
+private:
+    int64_t outer_;
+    std::vector<size_t> blockBytes_;
+    size_t rowBytes_ = 0;
+};
+
+std::unique_ptr<PreparedKernel> prepareSplit(const CpuNodeInfo& info) {
+    const DType type = info.inputTypes.at(0);
+    const int bits = dtypeBits(type);
+    if (bits < 8 || type == DType::String || info.outputDims.empty()) return nullptr;
+    const auto& in = info.inputDims[0];
+    const auto rank = int64_t(in.size());
+    int64_t axis = info.attributes().getInt("axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return nullptr;
+    int64_t outer = 1, inner = 1, total = 0;
+    for (int64_t d = 0; d < axis; ++d) outer *= in[size_t(d)];
+    for (int64_t d = axis + 1; d < rank; ++d) inner *= in[size_t(d)];
+    std::vector<size_t> blocks;
+    for (size_t i = 0; i < info.outputDims.size(); ++i) {
+        auto expected = in;
+        expected[size_t(axis)] = info.outputDims[i].size() == in.size() ? info.outputDims[i][size_t(axis)] : -1;
+        if (info.outputTypes[i] != type || info.outputDims[i] != expected) return nullptr;
+        total += expected[size_t(axis)];
+        blocks.push_back(size_t(expected[size_t(axis)] * inner) * size_t(bits / 8));
+    }
+    if (total != in[size_t(axis)]) return nullptr;
+    return std::make_unique<SplitKernel>(outer, std::move(blocks));
+}
+
+/// Reshape, Flatten, Squeeze, Unsqueeze: the same bytes under new dims. Declared in place, so the
+/// memory plan usually gives the output the input's buffer and nothing is copied.
+class ReshapeKernel final : public PreparedKernel {
+public:
+    std::string name() const override { return "cpu:reshape"; }
+    bool writesInPlace() const override { return true; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const std::byte* src = in[0]->data();
+        std::byte* dst = out[0].mutableData();
+        if (src == dst) return;
+        const auto bytes = int64_t(in[0]->byteSize());
+        constexpr int64_t kChunk = 1 << 20;
+#pragma omp parallel for schedule(static) if (bytes >= 4 * kChunk)
+        for (int64_t at = 0; at < bytes; at += kChunk)
+            std::memcpy(dst + at, src + at, size_t(std::min(kChunk, bytes - at)));
+    }
+};
+
+std::unique_ptr<PreparedKernel> prepareReshape(const CpuNodeInfo& info) {
+    const DType type = info.inputTypes.at(0);
+    if (type == DType::String || dtypeBits(type) < 8 || info.outputTypes.size() != 1 || info.outputTypes[0] != type ||
+        ref::elementCount(info.inputDims[0]) != ref::elementCount(info.outputDims[0]))
+        return nullptr;
+    return std::make_unique<ReshapeKernel>();
+}
+
 } // namespace
 
 void registerCpuLayoutKernels(CpuKernelRegistry& registry) {
+    for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"}) registry.add(op, prepareReshape);
+    registry.add("Split", prepareSplit);
     registry.add("Concat", prepareConcat);
     registry.add("Pad", preparePad);
     registry.add("Transpose", prepareTranspose);

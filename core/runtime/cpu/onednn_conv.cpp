@@ -1,11 +1,8 @@
 // oneDNN convolutions: Conv and FusedConv (1-D to 3-D, grouped and depthwise, dilated, padded,
-// fused activation and residual add as post-ops) and ConvTranspose. Constant weights are
-// reordered once into the primitive's layout (others on every run); activations stay NCHW or go
-// through pre-made reorders into the blocked layout oneDNN prefers.
-#include "core/runtime/cpu/onednn_internal.h"
+// fused activation and residual add as post-ops) and ConvTranspose: their geometry, and whether
+// each computes on NCHW or in the blocked layout oneDNN prefers (the kernel: onednn_conv_kernel.h).
+#include "core/runtime/cpu/onednn_conv_kernel.h"
 #include "core/runtime/reference/neural_net_internal.h"
-
-#include <cstring>
 
 namespace graphlens::onednn {
 namespace {
@@ -18,22 +15,32 @@ using dt = memory::data_type;
 struct ConvGeometry {
     Dims src, weights, dst, strides, dilates, padL, padR;
     int64_t inChannels = 0, outChannels = 0, group = 1;
+    bool activation = false;  ///< an eltwise post-op
 };
 
-/// Whether activations go through the blocked layout: where oneDNN's direct blocked kernels
-/// beat its NCHW ones (enough channels to fill a vector block).
-bool useBlocked(const ConvGeometry& g) {
+/// Where a convolution computes: on the graph's NCHW, in the blocked layout (reorders inside
+/// run() unless the plan keeps its neighbours blocked), or blocked only when the neighbours are.
+enum class LayoutChoice { Plain, Blocked, BlockedWhenChained };
+
+/// Where oneDNN's direct blocked kernels beat its NCHW ones (enough channels to fill a vector
+/// block), reorders included.
+LayoutChoice chooseLayout(const ConvGeometry& g) {
     switch (convLayoutPolicy()) {
-    case ConvLayout::Plain: return false;
-    case ConvLayout::Blocked: return true;
+    case ConvLayout::Plain: return LayoutChoice::Plain;
+    case ConvLayout::Blocked: return LayoutChoice::Blocked;
     case ConvLayout::Auto: break;
     }
     const int64_t groupIn = g.inChannels / g.group, groupOut = g.outChannels / g.group;
     // Depthwise: NCHW runs the generic gemm path, 6-60x slower than jit_dw on blocked data.
-    if (g.group > 1 && groupIn == 1 && groupOut == 1) return g.inChannels >= 8;
-    if (g.inChannels < 16 || g.outChannels < 16) return false;
+    if (g.group > 1 && groupIn == 1 && groupOut == 1) return g.inChannels >= 8 ? LayoutChoice::Blocked : LayoutChoice::Plain;
+    // An image model's first conv: oneDNN's "flat" kernel reads NCHW and writes blocked, 5-7x
+    // faster than the NCHW (im2col + GEMM) one even with the reorder out.
+    if (g.inChannels <= 4 && g.outChannels >= 16 && g.group == 1) return LayoutChoice::Blocked;
+    if (g.inChannels < 16 || g.outChannels < 16) return LayoutChoice::Plain;
     // A pointwise (1x1, stride 1, unpadded) convolution on NCHW is one GEMM per image with no
-    // im2col: on large planes it beats the blocked kernel plus its two reorders (56x56: ~25%).
+    // im2col: on large planes it beats the blocked kernel plus its two reorders (56x56: ~25%),
+    // though not the blocked kernel alone; unless it has an activation, which the GEMM path
+    // applies element by element afterwards (several times the GEMM's time).
     bool pointwise = true;
     int64_t plane = 1;
     for (size_t i = 0; i < g.strides.size(); ++i) {
@@ -41,107 +48,10 @@ bool useBlocked(const ConvGeometry& g) {
                     g.padL[i] == 0 && g.padR[i] == 0;
         plane *= g.src[2 + i];
     }
-    if (pointwise && g.group == 1 && plane > 196) return false;
-    return true;
+    if (pointwise && g.group == 1 && plane > 196)
+        return g.activation ? LayoutChoice::Blocked : LayoutChoice::BlockedWhenChained;
+    return LayoutChoice::Blocked;
 }
-
-/// Runs a convolution-like primitive on plain tensors: reorders the input in and the output out
-/// when the primitive computes in a blocked layout.
-class ConvKernel final : public PreparedKernel {
-public:
-    template <typename PrimitiveDesc>
-    ConvKernel(std::string name, const PrimitiveDesc& pd, const ConvGeometry& g, const memory::desc& userWeights,
-               const Tensor* weights, const CpuNodeInfo& info, bool hasResidual)
-        : name_(std::move(name)), threads_(info.threads), primitive_(pd) {
-        const dnnl::engine& eng = engine();
-        dnnl::stream& s = stream();
-        const memory::desc userSrc(g.src, dt::f32, plainTag(g.src.size()));
-        const memory::desc userDst(g.dst, dt::f32, plainTag(g.dst.size()));
-        userSrc_ = memory(userSrc, eng, DNNL_MEMORY_NONE);
-        userDst_ = memory(userDst, eng, DNNL_MEMORY_NONE);
-        if (pd.src_desc() != userSrc) {  // blocked copies live in the shared scratch buffers
-            src_ = memory(pd.src_desc(), eng, DNNL_MEMORY_NONE);
-            srcIn_ = dnnl::reorder(userSrc_, src_);
-        } else {
-            src_ = userSrc_;
-        }
-        if (pd.dst_desc() != userDst) {
-            dst_ = memory(pd.dst_desc(), eng, DNNL_MEMORY_NONE);
-            dstOut_ = dnnl::reorder(dst_, userDst_);
-            blockedDst_ = true;
-        } else {
-            dst_ = userDst_;
-        }
-        if (hasResidual) {
-            residual_ = memory(userDst, eng, DNNL_MEMORY_NONE);
-            if (blockedDst_) residualIn_ = dnnl::reorder(residual_, dst_);
-        }
-        // Constant weights: once, in the primitive's layout; others on every run.
-        if (weights) {
-            memory user(userWeights, eng, handleOf(*weights));
-            weights_ = memory(pd.weights_desc(), eng);
-            dnnl::reorder(user, weights_).execute(s, user, weights_);
-        } else if (pd.weights_desc() == userWeights) {
-            weights_ = userWeights_ = memory(userWeights, eng, DNNL_MEMORY_NONE);
-        } else {
-            userWeights_ = memory(userWeights, eng, DNNL_MEMORY_NONE);
-            weights_ = memory(pd.weights_desc(), eng);
-            weightsIn_ = dnnl::reorder(userWeights_, weights_);
-        }
-        args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
-        if (info.hasInput(2)) {
-            const memory::desc biasDesc({g.outChannels}, dt::f32, tag::a);
-            if (const Tensor* b = info.constants[2]) {
-                bias_ = memory(biasDesc, eng);
-                std::memcpy(bias_.get_data_handle(), b->data(), size_t(g.outChannels) * sizeof(float));
-            } else {
-                bias_ = memory(biasDesc, eng, DNNL_MEMORY_NONE);
-                runtimeBias_ = true;
-            }
-            args_[DNNL_ARG_BIAS] = bias_;
-        }
-        outputBytes_ = size_t(userDst.get_size());
-        s.wait();
-    }
-
-    std::string name() const override { return name_; }
-
-    void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) override {
-        ThreadScope threads(threads_);
-        dnnl::stream& s = stream();
-        userSrc_.set_data_handle(handleOf(*inputs[0]));
-        userDst_.set_data_handle(outputs[0].mutableData());
-        if (runtimeBias_) bias_.set_data_handle(handleOf(*inputs[2]));
-        if (userWeights_) userWeights_.set_data_handle(handleOf(*inputs[1]));
-        if (weightsIn_) weightsIn_.execute(s, userWeights_, weights_);
-        if (srcIn_) {
-            src_.set_data_handle(scratchBuffer(0, src_.get_desc().get_size()));
-            srcIn_.execute(s, userSrc_, src_);
-        }
-        if (blockedDst_) dst_.set_data_handle(scratchBuffer(1, dst_.get_desc().get_size()));
-        if (residual_) {  // the sum post-op adds what dst holds
-            if (blockedDst_) {
-                residual_.set_data_handle(handleOf(*inputs[3]));
-                residualIn_.execute(s, residual_, dst_);
-            } else if (inputs[3]->data() != outputs[0].data()) {
-                std::memcpy(outputs[0].mutableData(), inputs[3]->data(), outputBytes_);
-            }
-        }
-        primitive_.execute(s, args_);
-        if (dstOut_) dstOut_.execute(s, dst_, userDst_);
-        s.wait();
-    }
-
-private:
-    std::string name_;
-    int threads_;
-    dnnl::primitive primitive_;
-    memory userSrc_, userDst_, src_, dst_, userWeights_, weights_, bias_, residual_;
-    dnnl::reorder srcIn_, dstOut_, residualIn_, weightsIn_;
-    std::unordered_map<int, memory> args_;
-    bool blockedDst_ = false, runtimeBias_ = false;
-    size_t outputBytes_ = 0;
-};
 
 /// Inputs every convolution factory checks: float32, weights of the input's rank,
 /// 1 to 3 spatial axes, no empty tensor, a bias of one value per output channel.
@@ -165,7 +75,9 @@ dnnl::primitive_attr postOpsAttr(const CpuNodeInfo& info, bool residual, bool& o
     return attr;
 }
 
-std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info) {
+/// A Conv or FusedConv; with `variant`, its blocked form for chains of blocked kernels (see
+/// prepareBlockedVariant), nullptr unless that differs from the form it takes alone.
+std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info, bool variant) {
     if (info.inputDims.size() < 2 || info.inputDims.size() > 4) return nullptr;
     const bool fused = info.node.opType == "FusedConv";
     const bool residual = info.hasInput(3);
@@ -189,6 +101,7 @@ std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info) {
     g.inChannels = shapes.inChannels;
     g.outChannels = shapes.outChannels;
     g.group = shapes.group;
+    g.activation = hasActivation(info.attributes());
     g.weights = toDims(wd);
     if (g.group > 1) {
         g.weights[0] /= g.group;
@@ -204,8 +117,10 @@ std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info) {
     const dnnl::primitive_attr attr = postOpsAttr(info, residual, ok);
     if (!ok) return nullptr;
     try {
+        const LayoutChoice choice = chooseLayout(g);
+        if (variant && choice != LayoutChoice::BlockedWhenChained) return nullptr;
         ThreadScope threads(info.threads);
-        const bool blocked = useBlocked(g);
+        const bool blocked = variant || choice == LayoutChoice::Blocked;
         const memory::desc src(g.src, dt::f32, blocked ? tag::any : plainTag(g.src.size()));
         const memory::desc dst(g.dst, dt::f32, blocked ? tag::any : plainTag(g.dst.size()));
         const memory::desc weights(g.weights, dt::f32, tag::any);
@@ -214,14 +129,15 @@ std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info) {
                                                    dnnl::algorithm::convolution_direct, src, weights, bias, dst,
                                                    g.strides, g.dilates, g.padL, g.padR);
         const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
-        return std::make_unique<ConvKernel>("onednn:conv", pd, g, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
-                                            info.constants[1], info, residual);
+        return std::make_unique<ConvKernel>("onednn:conv", pd, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
+                                            info, residual);
     } catch (const dnnl::error&) {
         return nullptr;
     }
 }
 
-std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info) {
+/// A ConvTranspose; `variant` as for makeConv.
+std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info, bool variant) {
     if (info.inputDims.size() < 2 || info.inputDims.size() > 3 || !info.hasInput(1)) return nullptr;
     const Attributes& a = info.attributes();
     const int64_t group = a.getInt("group", 1);
@@ -254,6 +170,7 @@ std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info) {
     g.inChannels = xd[1];
     g.outChannels = outChannels;
     g.group = group;
+    g.activation = hasActivation(info.attributes());
     std::vector<int64_t> outDims{xd[0], outChannels};
     for (size_t i = 0; i < rank; ++i) {  // as the reference's transposedGeometry
         if (kernel[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0) return nullptr;
@@ -301,8 +218,10 @@ std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info) {
     const dnnl::primitive_attr attr = postOpsAttr(info, false, ok);
     if (!ok) return nullptr;
     try {
+        const LayoutChoice choice = chooseLayout(g);
+        if (variant && choice != LayoutChoice::BlockedWhenChained) return nullptr;
         ThreadScope threads(info.threads);
-        const bool blocked = useBlocked(g);
+        const bool blocked = variant || choice == LayoutChoice::Blocked;
         const memory::desc src(g.src, dt::f32, blocked ? tag::any : plainTag(g.src.size()));
         const memory::desc dst(g.dst, dt::f32, blocked ? tag::any : plainTag(g.dst.size()));
         const memory::desc weights(g.weights, dt::f32, tag::any);
@@ -311,20 +230,26 @@ std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info) {
                                                      dnnl::algorithm::deconvolution_direct, src, weights, bias, dst,
                                                      g.strides, g.dilates, g.padL, g.padR);
         const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, engine());
-        return std::make_unique<ConvKernel>("onednn:conv_transpose", pd, g,
-                                            memory::desc(userDims, dt::f32, userStrides), info.constants[1], info,
-                                            false);
+        return std::make_unique<ConvKernel>("onednn:conv_transpose", pd, memory::desc(userDims, dt::f32, userStrides),
+                                            info, false);
     } catch (const dnnl::error&) {
         return nullptr;
     }
 }
 
+std::unique_ptr<PreparedKernel> prepareConv(const CpuNodeInfo& info) { return makeConv(info, false); }
+std::unique_ptr<PreparedKernel> prepareConvTranspose(const CpuNodeInfo& info) { return makeConvTranspose(info, false); }
+
 } // namespace
 
+std::unique_ptr<PreparedKernel> prepareBlockedConv(const CpuNodeInfo& info) {
+    return info.node.opType == "ConvTranspose" ? makeConvTranspose(info, true) : makeConv(info, true);
+}
+
 void registerConvKernels(CpuKernelRegistry& registry) {
-    registry.add("Conv", makeConv);
-    registry.add("FusedConv", makeConv);  // com.microsoft; see CpuKernelRegistry::prepare
-    registry.add("ConvTranspose", makeConvTranspose);
+    registry.add("Conv", prepareConv);
+    registry.add("FusedConv", prepareConv);  // com.microsoft; see CpuKernelRegistry::prepare
+    registry.add("ConvTranspose", prepareConvTranspose);
 }
 
 } // namespace graphlens::onednn

@@ -36,7 +36,8 @@ private:
 };
 
 /// How a convolution lays out its activations: as the graph stores them (NCHW), in the blocked
-/// layout oneDNN prefers (reordered in and out inside run()), or chosen per node.
+/// layout oneDNN prefers (reordered in and out inside run() unless the plan passes them blocked
+/// between kernels, see onednn_layout.h), or chosen per node.
 enum class ConvLayout { Auto, Plain, Blocked };
 /// For tests and measurements; kernels prepared afterwards use it (default Auto).
 void setConvLayoutPolicy(ConvLayout layout);
@@ -72,5 +73,11 @@ bool hasActivation(const Attributes& attributes);
 void registerConvKernels(CpuKernelRegistry& registry);    // onednn_conv.cpp
 void registerMatMulKernels(CpuKernelRegistry& registry);  // onednn_matmul.cpp
 void registerPoolKernels(CpuKernelRegistry& registry);    // onednn_pool.cpp
+
+// Blocked variants for chains of oneDNN kernels (see prepareBlockedVariant in onednn_layout.h).
+/// A (transposed) convolution that computes blocked where alone it would not (large 1x1).
+std::unique_ptr<PreparedKernel> prepareBlockedConv(const CpuNodeInfo& info);
+/// MaxPool or AveragePool reading `src` (a blocked layout) and writing the same kind of layout.
+std::unique_ptr<PreparedKernel> prepareBlockedPool(const CpuNodeInfo& info, const dnnl::memory::desc& src);
 
 } // namespace graphlens::onednn

@@ -1,6 +1,7 @@
-// oneDNN matrix products: Gemm (transA/transB, alpha, C broadcast with beta) and MatMul (N-d
-// with batch broadcasting, 1-D operands). Constant B is reordered once into the layout the
-// primitive prefers; a B of rank 2 folds A's batch axes into its rows (one large product).
+// oneDNN matrix products: Gemm and FusedGemm (transA/transB, alpha, C broadcast with beta, an
+// activation post-op) and MatMul (N-d with batch broadcasting, 1-D operands). Constant B is
+// reordered once into the layout the primitive prefers; a B of rank 2 folds A's batch axes into
+// its rows (one large product).
 #include "core/runtime/cpu/onednn_internal.h"
 
 #include <cstring>
@@ -100,6 +101,20 @@ private:
     bool runtimeB_ = false, runtimeBias_ = false;
 };
 
+/// FusedGemm's activation as an eltwise post-op: its numbers are activation_alpha and
+/// activation_beta, which appendActivation reads as FusedConv's activation_params.
+bool appendGemmActivation(const Attributes& attributes, dnnl::post_ops& ops) {
+    const Attribute* name = attributes.find("activation");
+    if (!name) return true;
+    Attributes asConv{{"activation", *name}};
+    const bool alpha = attributes.has("activation_alpha"), beta = attributes.has("activation_beta");
+    std::vector<float> params;
+    if (alpha || beta) params.push_back(attributes.getFloat("activation_alpha", 0.2f));  // HardSigmoid's default
+    if (beta) params.push_back(attributes.getFloat("activation_beta", 0.5f));
+    if (!params.empty()) asConv.set("activation_params", params);
+    return appendActivation(asConv, ops);
+}
+
 bool nonEmpty(const CpuNodeInfo& info) {
     for (size_t i = 0; i < info.inputDims.size(); ++i)
         if (info.hasInput(i) && elementCount(info.inputDims[i]) <= 0) return false;
@@ -189,9 +204,10 @@ std::unique_ptr<PreparedKernel> makeGemm(const CpuNodeInfo& info) {
                 prefill.kind = Prefill::Kind::Constant;
             }
             ops.append_sum(1.f);
-            attr.set_post_ops(ops);
         }
     }
+    if (info.node.opType == "FusedGemm" && !appendGemmActivation(attrs, ops)) return nullptr;
+    attr.set_post_ops(ops);
     try {
         ThreadScope threads(info.threads);
         return std::make_unique<MatMulKernel>("onednn:gemm", info, a, b, dst, bias, attr, std::move(prefill));
@@ -204,6 +220,7 @@ std::unique_ptr<PreparedKernel> makeGemm(const CpuNodeInfo& info) {
 
 void registerMatMulKernels(CpuKernelRegistry& registry) {
     registry.add("Gemm", makeGemm);
+    registry.add("FusedGemm", makeGemm);  // com.microsoft: Gemm with an activation post-op
     registry.add("MatMul", makeMatMul);
 }
 

@@ -1,7 +1,12 @@
-// oneDNN pooling in the layout the graph stores (NCHW): MaxPool (without Indices), AveragePool
-// (count_include_pad, ceil_mode) and their Global forms, over 1 to 3 spatial axes.
+// oneDNN pooling: MaxPool (without Indices), AveragePool (count_include_pad, ceil_mode) and their
+// Global forms, over 1 to 3 spatial axes, in the layout the graph stores (NCHW) or, between
+// blocked convolutions, in theirs.
 #include "core/runtime/cpu/onednn_internal.h"
+#include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/reference/neural_net_internal.h"
+
+#include <optional>
+#include <stdexcept>
 
 namespace graphlens::onednn {
 namespace {
@@ -9,18 +14,19 @@ namespace {
 using memory = dnnl::memory;
 using dt = memory::data_type;
 
-class PoolKernel final : public PreparedKernel {
+/// Runs a pooling primitive on NCHW tensors or, as a blocked variant, on blocked ones (then the
+/// plan passes both its input and its output blocked).
+class PoolKernel final : public PreparedKernel, public BlockedLayoutKernel {
 public:
-    PoolKernel(const dnnl::pooling_v2_forward::primitive_desc& pd, const memory::desc& src, const memory::desc& dst,
-               int threads)
-        : threads_(threads), primitive_(pd) {
-        src_ = memory(src, engine(), DNNL_MEMORY_NONE);
-        dst_ = memory(dst, engine(), DNNL_MEMORY_NONE);
+    PoolKernel(const dnnl::pooling_v2_forward::primitive_desc& pd, int threads, bool blocked)
+        : threads_(threads), blocked_(blocked), primitive_(pd) {
+        src_ = memory(pd.src_desc(), engine(), DNNL_MEMORY_NONE);
+        dst_ = memory(pd.dst_desc(), engine(), DNNL_MEMORY_NONE);
         args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
         if (pd.workspace_desc().get_size() > 0) args_[DNNL_ARG_WORKSPACE] = memory(pd.workspace_desc(), engine());
     }
 
-    std::string name() const override { return "onednn:pool"; }
+    std::string name() const override { return blocked_ ? "onednn:pool[blocked in,out]" : "onednn:pool"; }
 
     void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) override {
         ThreadScope threads(threads_);
@@ -31,22 +37,45 @@ public:
         s.wait();
     }
 
+    std::optional<memory::desc> blockedInput(size_t i) const override {
+        if (i == 0 && blocked_) return src_.get_desc();
+        return std::nullopt;
+    }
+    std::optional<memory::desc> blockedOutput() const override {
+        if (blocked_) return dst_.get_desc();
+        return std::nullopt;
+    }
+    void keepBlocked(const std::vector<bool>& inputs, bool output) override {
+        if (blocked_ && (inputs.empty() || !inputs[0] || !output))
+            throw std::logic_error("a blocked pooling needs its input and output blocked");
+    }
+
 private:
     int threads_;
+    bool blocked_;
     dnnl::pooling_v2_forward primitive_;
     memory src_, dst_;
     std::unordered_map<int, memory> args_;
 };
 
-std::unique_ptr<PreparedKernel> makePool(const CpuNodeInfo& info) {
+/// A pooling node in oneDNN's terms.
+struct PoolSetup {
+    dnnl::algorithm algorithm = dnnl::algorithm::pooling_max;
+    std::vector<int64_t> src, dst;
+    Dims kernel, strides, dilation, padL, padR;
+};
+
+/// The window geometry of a pooling node, nullopt where the reference's semantics differ from
+/// oneDNN's.
+std::optional<PoolSetup> poolSetup(const CpuNodeInfo& info) {
     const std::string& op = info.node.opType;
     const bool global = op == "GlobalAveragePool" || op == "GlobalMaxPool";
     const bool max = op == "MaxPool" || op == "GlobalMaxPool";
-    if (info.inputDims.size() != 1 || !info.hasInput(0) || info.outputDims.empty() || !allFloat(info)) return nullptr;
+    if (info.inputDims.size() != 1 || !info.hasInput(0) || info.outputDims.empty() || !allFloat(info)) return std::nullopt;
     // MaxPool's Indices output is the reference kernel's.
-    if (info.node.outputs.size() > 1 && info.node.outputs[1] != kNoId) return nullptr;
+    if (info.node.outputs.size() > 1 && info.node.outputs[1] != kNoId) return std::nullopt;
     const auto& x = info.inputDims[0];
-    if (x.size() < 3 || x.size() > 5 || elementCount(x) <= 0) return nullptr;
+    if (x.size() < 3 || x.size() > 5 || elementCount(x) <= 0) return std::nullopt;
     const std::vector<int64_t> spatial(x.begin() + 2, x.end());
     const size_t rank = spatial.size();
     const Attributes& a = info.attributes();
@@ -57,51 +86,69 @@ std::unique_ptr<PreparedKernel> makePool(const CpuNodeInfo& info) {
         g = {spatial, spatial, std::vector<int64_t>(rank, 1), std::vector<int64_t>(rank, 1),
              std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1)};
     } else {
-        if (!a.has("kernel_shape")) return nullptr;
+        if (!a.has("kernel_shape")) return std::nullopt;
         includePad = !max && a.getInt("count_include_pad", 0) != 0;
         try {
             g = nn::windowGeometry(a, spatial, a.getInts("kernel_shape"), a.getInt("ceil_mode", 0) != 0);
         } catch (const std::exception&) {
-            return nullptr;
+            return std::nullopt;
         }
     }
-    std::vector<int64_t> outDims{x[0], x[1]};
-    outDims.insert(outDims.end(), g.outSizes.begin(), g.outSizes.end());
-    if (outDims != info.outputDims[0]) return nullptr;
-
-    Dims kernel, strides, dilation, padL, padR;
+    PoolSetup setup;
+    setup.src = x;
+    setup.dst = {x[0], x[1]};
+    setup.dst.insert(setup.dst.end(), g.outSizes.begin(), g.outSizes.end());
+    if (setup.dst != info.outputDims[0]) return std::nullopt;
     for (size_t i = 0; i < rank; ++i) {
         const int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
         // ceil_mode's last window may reach past the end padding: oneDNN pads it further.
         const int64_t reach = (g.outSizes[i] - 1) * g.strides[i] + extent - g.inSizes[i] - g.padsBegin[i];
         const int64_t right = std::max(g.padsEnd[i], reach);
         // The reference counts only the explicit padding; windows wholly in padding are left out.
-        if (includePad && reach > g.padsEnd[i]) return nullptr;
-        if (g.dilations[i] != 1 && (!max || g.padsBegin[i] > 0 || right > 0)) return nullptr;
-        if (g.padsBegin[i] >= g.kernel[i] || right >= g.kernel[i]) return nullptr;
-        kernel.push_back(g.kernel[i]);
-        strides.push_back(g.strides[i]);
-        dilation.push_back(g.dilations[i] - 1);
-        padL.push_back(g.padsBegin[i]);
-        padR.push_back(right);
+        if (includePad && reach > g.padsEnd[i]) return std::nullopt;
+        if (g.dilations[i] != 1 && (!max || g.padsBegin[i] > 0 || right > 0)) return std::nullopt;
+        if (g.padsBegin[i] >= g.kernel[i] || right >= g.kernel[i]) return std::nullopt;
+        setup.kernel.push_back(g.kernel[i]);
+        setup.strides.push_back(g.strides[i]);
+        setup.dilation.push_back(g.dilations[i] - 1);
+        setup.padL.push_back(g.padsBegin[i]);
+        setup.padR.push_back(right);
     }
-    const dnnl::algorithm alg = max ? dnnl::algorithm::pooling_max
-                                    : includePad ? dnnl::algorithm::pooling_avg_include_padding
-                                                 : dnnl::algorithm::pooling_avg_exclude_padding;
+    setup.algorithm = max ? dnnl::algorithm::pooling_max
+                          : includePad ? dnnl::algorithm::pooling_avg_include_padding
+                                       : dnnl::algorithm::pooling_avg_exclude_padding;
+    return setup;
+}
+
+/// The pooling primitive from `src` to `dst` (format_tag::any: src's kind of layout).
+std::unique_ptr<PreparedKernel> makePoolKernel(const PoolSetup& p, const memory::desc& src, const memory::desc& dst,
+                                               int threads, bool blocked) {
     try {
-        ThreadScope threads(info.threads);
-        const memory::desc src(toDims(x), dt::f32, plainTag(x.size()));
-        const memory::desc dst(toDims(outDims), dt::f32, plainTag(outDims.size()));
-        const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src, dst, strides, kernel,
-                                                  dilation, padL, padR);
+        ThreadScope scope(threads);
+        const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, p.algorithm, src, dst,
+                                                  p.strides, p.kernel, p.dilation, p.padL, p.padR);
         const dnnl::pooling_v2_forward::primitive_desc pd(desc, engine());
-        return std::make_unique<PoolKernel>(pd, src, dst, info.threads);
+        return std::make_unique<PoolKernel>(pd, threads, blocked);
     } catch (const dnnl::error&) {
         return nullptr;
     }
 }
 
+std::unique_ptr<PreparedKernel> makePool(const CpuNodeInfo& info) {
+    const std::optional<PoolSetup> p = poolSetup(info);
+    if (!p) return nullptr;
+    return makePoolKernel(*p, plainDesc(p->src), plainDesc(p->dst), info.threads, false);
+}
+
 } // namespace
+
+std::unique_ptr<PreparedKernel> prepareBlockedPool(const CpuNodeInfo& info, const dnnl::memory::desc& src) {
+    const std::string& op = info.node.opType;
+    if (op != "MaxPool" && op != "AveragePool") return nullptr;  // global pools: plain is as fast
+    const std::optional<PoolSetup> p = poolSetup(info);
+    if (!p || src.dims() != toDims(p->src) || src == plainDesc(p->src)) return nullptr;
+    return makePoolKernel(*p, src, memory::desc(toDims(p->dst), dt::f32, memory::format_tag::any), info.threads, true);
+}
 
 void registerPoolKernels(CpuKernelRegistry& registry) {
     for (const char* op : {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool"}) registry.add(op, makePool);

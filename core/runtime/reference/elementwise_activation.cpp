@@ -1,5 +1,5 @@
 // Reference kernels: activation functions of the elementwise family (Relu and its variants,
-// Sigmoid, Tanh, Softplus, Gelu, ...) and Clip.
+// Sigmoid, Tanh, Softplus, Gelu and ONNX Runtime's Gelu forms, ...) and Clip.
 #include "core/runtime/reference/elementwise_internal.h"
 
 #include <cmath>
@@ -134,6 +134,12 @@ void biasGelu(KernelContext& ctx) {
     ctx.setOutput(0, mapFloating(withBias(ctx, 1, "BiasGelu"), "BiasGelu", [](auto x) { return geluErf(x); }));
 }
 
+/// com.microsoft QuickGelu: x * sigmoid(alpha * x), alpha 1.702 unless given (ONNX Runtime's schema).
+void quickGelu(KernelContext& ctx) {
+    const double alpha = floatAttr(ctx, "alpha", 1.702f);
+    ctx.setOutput(0, mapFloating(ctx.input(0), "QuickGelu", [&](auto x) { return x / (1 + std::exp(-alpha * x)); }));
+}
+
 /// A Clip bound: an attribute before opset 11, else the optional scalar input `i`.
 template <typename T>
 T clipBound(const KernelContext& ctx, size_t i, const char* attr, T fallback) {
@@ -195,6 +201,7 @@ void registerActivationKernels(KernelRegistry& registry) {
     registry.add("Gelu", gelu, "com.microsoft");
     registry.add("FastGelu", fastGelu, "com.microsoft");
     registry.add("BiasGelu", biasGelu, "com.microsoft");
+    registry.add("QuickGelu", quickGelu, "com.microsoft");
     registry.add("Clip", clip);
 }
 

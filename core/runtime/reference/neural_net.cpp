@@ -219,6 +219,8 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("RoiAlign", nn::roiAlign);
     registry.add("NonMaxSuppression", nn::nonMaxSuppression);
     registry.add("GridSample", nn::gridSample);
+    registry.add("FusedConv", nn::fusedConv, "com.microsoft");
+    registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
 }
 
 } // namespace graphlens

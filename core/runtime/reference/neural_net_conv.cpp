@@ -83,10 +83,10 @@ std::vector<double> convolve(const ConvShapes& s, const std::vector<double>& x, 
     return out;
 }
 
-void conv(KernelContext& ctx) {
+std::vector<double> convValues(const KernelContext& ctx, ConvShapes& s) {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
-    const ConvShapes s = convShapes(ctx.attributes(), x.dims(), w.dims());
+    s = convShapes(ctx.attributes(), x.dims(), w.dims());
     std::vector<double> bias;
     if (ctx.hasInput(2)) {
         bias = doublesOf(ctx.input(2));
@@ -94,8 +94,13 @@ void conv(KernelContext& ctx) {
             throw KernelError("the bias has " + std::to_string(bias.size()) + " values for " +
                               std::to_string(s.outChannels) + " output channels");
     }
-    const auto y = convolve(s, doublesOf(x), doublesOf(w), bias);
-    ctx.setOutput(0, tensorOfDoubles(x.dtype(), convOutputDims(s), y));
+    return convolve(s, doublesOf(x), doublesOf(w), bias);
+}
+
+void conv(KernelContext& ctx) {
+    ConvShapes s;
+    const auto y = convValues(ctx, s);
+    ctx.setOutput(0, tensorOfDoubles(ctx.input(0).dtype(), convOutputDims(s), y));
 }
 
 void convInteger(KernelContext& ctx) {

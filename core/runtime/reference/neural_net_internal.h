@@ -67,6 +67,10 @@ std::vector<double> convolve(const ConvShapes& s, const std::vector<double>& x,
                              const std::vector<double>& w, const std::vector<double>& bias);
 /// Output dims (N, M, out...) of a convolution.
 std::vector<int64_t> convOutputDims(const ConvShapes& s);
+/// Conv(X, W, B) of the kernel's inputs 0-2 in double, filling `s`.
+std::vector<double> convValues(const KernelContext& ctx, ConvShapes& s);
+/// Gemm(A, B, C) of the kernel's inputs 0-2 with its alpha, beta and transposes, as m x n doubles.
+std::vector<double> gemmValues(const KernelContext& ctx, int64_t& m, int64_t& n);
 
 // Kernels, by file.
 void conv(KernelContext& ctx);             // neural_net_conv.cpp
@@ -92,5 +96,7 @@ void upsample(KernelContext& ctx);
 void roiAlign(KernelContext& ctx);         // neural_net_detect.cpp
 void nonMaxSuppression(KernelContext& ctx);
 void gridSample(KernelContext& ctx);
+void fusedConv(KernelContext& ctx);        // neural_net_fused.cpp (com.microsoft)
+void fusedGemm(KernelContext& ctx);
 
 } // namespace graphlens::nn

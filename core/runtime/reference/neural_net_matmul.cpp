@@ -116,9 +116,9 @@ void matMul(KernelContext& ctx) {
     });
 }
 
-void gemm(KernelContext& ctx) {
+std::vector<double> gemmValues(const KernelContext& ctx, int64_t& m, int64_t& n) {
     const Attributes& attrs = ctx.attributes();
-    int64_t m = 0, k = 0, kb = 0, n = 0;
+    int64_t k = 0, kb = 0;
     const auto a = gemmOperand(ctx.input(0), attrs.getInt("transA", 0) != 0, m, k);
     const auto b = gemmOperand(ctx.input(1), attrs.getInt("transB", 0) != 0, kb, n);
     if (k != kb) throw KernelError("the inner dimensions of the Gemm operands differ");
@@ -137,6 +137,12 @@ void gemm(KernelContext& ctx) {
             for (int64_t p = 0; p < k; ++p) sum += a[size_t(i * k + p)] * b[size_t(p * n + j)];
             y[size_t(i * n + j)] += alpha * sum;
         }
+    return y;
+}
+
+void gemm(KernelContext& ctx) {
+    int64_t m = 0, n = 0;
+    const auto y = gemmValues(ctx, m, n);
     ctx.setOutput(0, tensorOfDoubles(ctx.input(0).dtype(), {m, n}, y));
 }
 

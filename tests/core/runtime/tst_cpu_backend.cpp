@@ -48,7 +48,7 @@ private slots:
         auto plan = makeCpuBackend()->compile(m, {});
         int optimized = 0;
         for (const PlannedNode& n : plan->nodes()) optimized += n.kernel != "reference";
-        QCOMPARE(optimized, 16);  // 4 Conv, 4 BatchNorm, 4 Relu, Add, Mul, pool, Gemm
+        QCOMPARE(optimized, 18);  // 4 Conv, 4 BatchNorm, 4 Relu, Add, Mul, pool, Gemm, Flatten, Reshape
         for (int run = 0; run < 2; ++run) {  // a second run reuses the arena
             const auto got = plan->run(feeds);
             const TensorComparison c = compareTensors(got[0], expected[0], 1e-4, 1e-5);

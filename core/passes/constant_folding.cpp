@@ -1,0 +1,204 @@
+// fold-constants: a node whose inputs are all constants computes the same tensor on every run,
+// so it is computed once, now, by its reference kernel, and replaced by initializers holding its
+// outputs. The folding itself (foldToConstants) is shared with fold-shapes.
+#include "core/passes/constant_folding.h"
+
+#include "core/passes/graph_query.h"
+#include "core/runtime/kernel.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace graphlens {
+
+bool isConstant(const Graph& graph, ValueId value) {
+    if (value == kNoId) return false;
+    if (graph.constantValue(value)) return true;
+    const Node* producer = producerOf(graph, value);
+    return producer && producer->opType == "Constant" && producer->domain.empty();
+}
+
+std::optional<Tensor> constantTensor(const Graph& graph, ValueId value) {
+    if (!isConstant(graph, value)) return std::nullopt;
+    if (const Tensor* t = graph.constantValue(value)) return *t;
+    // A Constant with value_float, value_ints, ...: its reference kernel reads them all.
+    const Node& producer = *producerOf(graph, value);
+    KernelContext ctx(producer, 17, {});
+    try {
+        referenceKernels().find("", "Constant")(ctx);
+    } catch (const KernelError&) {
+        return std::nullopt;
+    }
+    return ctx.outputs().at(0);
+}
+
+bool allInputsConstant(const Graph& graph, const Node& node) {
+    return std::all_of(node.inputs.begin(), node.inputs.end(),
+                       [&](ValueId v) { return v == kNoId || isConstant(graph, v); });
+}
+
+bool drawsRandomNumbers(const Node& node) {
+    static constexpr std::array<std::string_view, 6> kRandom = {
+        "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"};
+    return std::find(kRandom.begin(), kRandom.end(), node.opType) != kRandom.end();
+}
+
+bool hasSubgraph(const Node& node) {
+    return std::any_of(node.attributes.begin(), node.attributes.end(), [](const Attributes::Entry& e) {
+        return e.second.kind() == AttributeKind::Graph || e.second.kind() == AttributeKind::Graphs;
+    });
+}
+
+namespace {
+
+/// Why `node` must not be folded even though its inputs are constants; empty when it may.
+std::string whyNotFoldable(const Graph& g, const Node& n) {
+    if (hasSubgraph(n)) return "it has a sub-graph, which folding does not evaluate";
+    if (drawsRandomNumbers(n)) return n.opType + " draws random numbers, a new sample on every run";
+    if (!n.domain.empty() && n.domain != "ai.onnx")
+        return "operators of the domain '" + n.domain + "' are not folded";
+    if (n.opType == "DequantizeLinear")
+        return "a DequantizeLinear of a constant is how a quantized (QDQ) model stores its weights; "
+               "folding it would store them as floats";
+    if (!referenceKernels().find(n.domain, n.opType)) return "there is no reference kernel for " + n.opType;
+    for (ValueId out : n.outputs)
+        if (out != kNoId && !g.value(out).opaqueType.empty())
+            return "its output " + quoted(g, out) + " is not a plain tensor";
+    return {};
+}
+
+/// Bytes the outputs will take, when inference knows every output's type and static shape.
+std::optional<uint64_t> predictedOutputBytes(const Graph& g, const Node& n) {
+    uint64_t total = 0;
+    for (ValueId out : n.outputs) {
+        if (out == kNoId) continue;
+        const Value& v = g.value(out);
+        const std::optional<int64_t> count = v.shape.numel();
+        if (!count || v.dtype == DType::Undefined) return std::nullopt;
+        total += dtypeStorageBytes(v.dtype, uint64_t(*count));
+    }
+    return total;
+}
+
+/// The size cap: a result bigger than the limit AND bigger than the inputs together would grow
+/// the model (a ConstantOfShape, Expand or Tile that blows a few bytes up into megabytes).
+std::string sizeProblem(uint64_t outputBytes, uint64_t inputBytes, const PassContext& context) {
+    if (outputBytes <= context.foldSizeLimitBytes || outputBytes <= inputBytes) return {};
+    return "folding would store " + std::to_string(outputBytes) + " bytes, more than the limit of " +
+           std::to_string(context.foldSizeLimitBytes) + " bytes and more than its inputs' " +
+           std::to_string(inputBytes) + " bytes together, so it would grow the model";
+}
+
+/// Runs the node's reference kernel on its constant inputs.
+std::vector<Tensor> evaluate(const Node& n, const std::vector<std::optional<Tensor>>& inputs, int64_t opset) {
+    std::vector<const Tensor*> given;
+    for (const auto& t : inputs) given.push_back(t ? &*t : nullptr);
+    KernelContext ctx(n, opset, std::move(given));
+    referenceKernels().find(n.domain, n.opType)(ctx);
+    for (size_t i = 0; i < ctx.outputs().size(); ++i)
+        if (n.outputs[i] != kNoId && ctx.outputs()[i].empty())
+            throw KernelError("the kernel left output " + std::to_string(i) + " unset");
+    return std::move(ctx.outputs());
+}
+
+/// "'a'" or "'a', 'b'": the names the folded values keep.
+std::string outputNames(const Graph& g, const Node& n) {
+    std::string names;
+    for (ValueId out : n.outputs)
+        if (out != kNoId) names += (names.empty() ? "" : ", ") + quoted(g, out);
+    return names;
+}
+
+/// The node's outputs, computed on its constant inputs; nullopt (after a decline) when the
+/// kernel fails or the result is over the size cap.
+std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, const PassContext& context) {
+    const Graph& g = rw.graph();
+    const Node& n = g.node(id);
+    std::vector<std::optional<Tensor>> inputs;
+    uint64_t inputBytes = 0;
+    for (ValueId v : n.inputs) {
+        inputs.push_back(v == kNoId ? std::nullopt : constantTensor(g, v));
+        if (inputs.back()) inputBytes += inputs.back()->byteSize();
+    }
+    std::string why;
+    if (const auto predicted = predictedOutputBytes(g, n)) why = sizeProblem(*predicted, inputBytes, context);
+    std::vector<Tensor> outputs;
+    if (why.empty()) {
+        try {
+            outputs = evaluate(n, inputs, context.opset);
+        } catch (const std::exception& e) {
+            why = std::string("its reference kernel failed: ") + e.what();
+        }
+    }
+    uint64_t outputBytes = 0;
+    for (const Tensor& t : outputs) outputBytes += t.byteSize();
+    if (why.empty()) why = sizeProblem(outputBytes, inputBytes, context);
+    if (!why.empty()) {
+        rw.decline(id, "kept: " + why);
+        return std::nullopt;
+    }
+    return outputs;
+}
+
+} // namespace
+
+bool foldToConstants(NodeId id, Rewriter& rw, const PassContext& context, const std::string& kind) {
+    const Graph& g = rw.graph();
+    const Node& n = g.node(id);
+    if (const std::string why = whyNotFoldable(g, n); !why.empty()) {
+        rw.decline(id, "kept: " + why);
+        return false;
+    }
+    std::optional<std::vector<Tensor>> outputs = evaluateWithinCap(id, rw, context);
+    if (!outputs) return false;
+    uint64_t bytes = 0;
+    for (const Tensor& t : *outputs) bytes += t.byteSize();
+    const std::string sentence = "folded " + describe(n) + " into the constant " + outputNames(g, n) + " (" +
+                                 std::to_string(bytes) + " bytes)";
+    const std::vector<ValueId> inputs = n.inputs;
+    rw.replaceByConstants(id, std::move(*outputs));
+    for (NodeId orphan : deadConstantNodes(g, inputs)) {
+        rw.removeNode(orphan);
+        rw.count("numConstantNodesRemoved");
+    }
+    rw.count("numFolded");
+    rw.commit(kind, sentence);
+    return true;
+}
+
+namespace {
+
+class FoldConstants final : public Pass {
+public:
+    std::string id() const override { return "fold-constants"; }
+    std::string title() const override { return "Fold constant sub-expressions"; }
+    std::string explanation() const override {
+        return "A node whose inputs are all constants (initializers or Constant nodes, never graph "
+               "inputs, whose values change from run to run) computes the same tensor every time the "
+               "model runs: Transpose(W), Cast(c), Reshape(c, s), Mul(a, b) of two weights. The pass "
+               "evaluates it once with the node's reference kernel and stores the result as an "
+               "initializer under the same value name, so consumers and graph outputs do not change. "
+               "Nodes are visited in topological order, so whole constant chains collapse in one sweep; "
+               "a Constant node left without readers is removed. A node is kept when it draws random "
+               "numbers (RandomNormal, RandomUniform, Bernoulli, Multinomial, ...), has a sub-graph, "
+               "belongs to another domain than ONNX's, has no reference kernel, is a DequantizeLinear "
+               "(the stored form of a quantized weight), or when its result would be larger than the "
+               "folding limit and larger than its inputs together, as a ConstantOfShape, Expand or Tile "
+               "blowing a few bytes up into megabytes would be.";
+    }
+    void run(Rewriter& rw, PassContext& context) override {
+        for (NodeId id : rw.graph().topologicalOrder()) {
+            if (!rw.graph().hasNode(id)) continue;  // an orphaned Constant removed by a fold
+            const Node& n = rw.graph().node(id);
+            if (n.opType == "Constant" && n.domain.empty()) continue;  // a constant already
+            if (allInputsConstant(rw.graph(), n)) foldToConstants(id, rw, context, "fold-constant");
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> makeFoldConstantsPass() { return std::make_unique<FoldConstants>(); }
+
+} // namespace graphlens

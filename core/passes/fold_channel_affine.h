@@ -1,0 +1,41 @@
+// Folding a per-output-channel affine map y -> scale * y + shift into the node computing y, a
+// Conv, ConvTranspose, Gemm or MatMul with constant weights: W' = W scaled along its output
+// channels, b' = b * scale + shift. fold-batchnorm and fold-scale-into-conv share it.
+#pragma once
+
+#include "core/passes/rewriter.h"
+#include "core/passes/tensor_math.h"
+
+#include <optional>
+#include <string>
+
+namespace graphlens {
+
+/// y -> scale * y + shift, with one number per output channel (or one for every channel).
+struct ChannelAffine {
+    math::FloatTensor scale;
+    math::FloatTensor shift;
+};
+
+/// A node whose weights can absorb a per-channel affine map of its output.
+struct FoldTarget {
+    NodeId node = kNoId;
+    size_t channelAxis = 1;  ///< the axis of its output holding the output channels
+    size_t outputRank = 0;
+    int64_t channels = 0;
+};
+
+/// The Conv, ConvTranspose, Gemm or MatMul computing `value`, when it can absorb an affine map:
+/// float32 constant weights (and bias), and `value` read by one node and not a graph output.
+/// Nullopt with `why` empty when the producer is none of those ops (nothing to fold into), or
+/// with `why` saying which condition failed.
+std::optional<FoldTarget> foldTargetOf(const Graph& graph, ValueId value, std::string& why);
+
+/// Replaces the target and `consumer` (which applies `affine` to the target's output) by the
+/// target's op with W' = W * scale per output channel and b' = b * scale + shift (a MatMul that
+/// gains a bias becomes a Gemm); the new node produces the consumer's outputs. Returns kNoId,
+/// having changed nothing, with `why` when it cannot.
+NodeId foldIntoTarget(Rewriter& rewriter, const FoldTarget& target, NodeId consumer,
+                      const ChannelAffine& affine, std::string& why);
+
+} // namespace graphlens

@@ -1,0 +1,133 @@
+// ConvKernel: binds a (de)convolution primitive to a node's tensors, with the reorders between
+// NCHW and the primitive's blocked layouts that the plan did not make unnecessary.
+#include "core/runtime/cpu/onednn_conv_kernel.h"
+
+#include <cstring>
+
+namespace graphlens::onednn {
+
+using memory = dnnl::memory;
+using dt = memory::data_type;
+
+ConvKernel::ConvKernel(std::string name, const dnnl::primitive_desc& pd, const memory::desc& userWeights,
+                       const CpuNodeInfo& info, bool hasResidual)
+    : name_(std::move(name)), threads_(info.threads), primitive_(pd) {
+    const dnnl::engine& eng = engine();
+    const memory::desc userSrc(pd.src_desc(0).dims(), dt::f32, plainTag(pd.src_desc(0).dims().size()));
+    const memory::desc userDst(pd.dst_desc(0).dims(), dt::f32, plainTag(pd.dst_desc(0).dims().size()));
+    userSrc_ = memory(userSrc, eng, DNNL_MEMORY_NONE);
+    userDst_ = memory(userDst, eng, DNNL_MEMORY_NONE);
+    src_ = memory(pd.src_desc(0), eng, DNNL_MEMORY_NONE);
+    dst_ = memory(pd.dst_desc(0), eng, DNNL_MEMORY_NONE);
+    blockedSrc_ = pd.src_desc(0) != userSrc;
+    blockedDst_ = pd.dst_desc(0) != userDst;
+    if (blockedSrc_) srcIn_ = dnnl::reorder(userSrc_, src_);
+    if (blockedDst_) dstOut_ = dnnl::reorder(dst_, userDst_);
+    if (hasResidual) {
+        residual_ = memory(userDst, eng, DNNL_MEMORY_NONE);
+        if (blockedDst_) residualIn_ = dnnl::reorder(residual_, dst_);
+    }
+    prepareWeights(pd, userWeights, info.constants[1]);
+    args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
+    if (info.hasInput(2)) prepareBias(info, userDst.dims()[1]);
+}
+
+/// Constant weights: once, in the primitive's layout; others on every run.
+void ConvKernel::prepareWeights(const dnnl::primitive_desc& pd, const memory::desc& userWeights,
+                                const Tensor* constant) {
+    const dnnl::engine& eng = engine();
+    const memory::desc packed = pd.weights_desc(0);
+    if (constant) {
+        memory user(userWeights, eng, handleOf(*constant));
+        weights_ = memory(packed, eng);
+        dnnl::stream& s = stream();
+        dnnl::reorder(user, weights_).execute(s, user, weights_);
+        s.wait();
+    } else if (packed == userWeights) {
+        weights_ = userWeights_ = memory(userWeights, eng, DNNL_MEMORY_NONE);
+    } else {
+        userWeights_ = memory(userWeights, eng, DNNL_MEMORY_NONE);
+        weights_ = memory(packed, eng);
+        weightsIn_ = dnnl::reorder(userWeights_, weights_);
+    }
+}
+
+void ConvKernel::prepareBias(const CpuNodeInfo& info, int64_t outChannels) {
+    const memory::desc biasDesc({outChannels}, dt::f32, memory::format_tag::a);
+    if (const Tensor* b = info.constants[2]) {
+        bias_ = memory(biasDesc, engine());
+        std::memcpy(bias_.get_data_handle(), b->data(), size_t(outChannels) * sizeof(float));
+    } else {
+        bias_ = memory(biasDesc, engine(), DNNL_MEMORY_NONE);
+        runtimeBias_ = true;
+    }
+    args_[DNNL_ARG_BIAS] = bias_;
+}
+
+std::string ConvKernel::name() const {
+    if (!keptSrc_ && !keptResidual_ && !keptDst_) return name_;
+    const std::pair<bool, const char*> parts[] = {{keptSrc_, "in"}, {keptResidual_, "residual"}, {keptDst_, "out"}};
+    std::string kept;
+    for (const auto& [flag, what] : parts)
+        if (flag) kept += (kept.empty() ? "" : ",") + std::string(what);
+    return name_ + "[blocked " + kept + "]";
+}
+
+std::optional<memory::desc> ConvKernel::blockedInput(size_t i) const {
+    if (i == 0 && blockedSrc_) return src_.get_desc();
+    if (i == 3 && residual_ && blockedDst_) return dst_.get_desc();  // Z is added in dst's layout
+    return std::nullopt;
+}
+
+std::optional<memory::desc> ConvKernel::blockedOutput() const {
+    if (blockedDst_) return dst_.get_desc();
+    return std::nullopt;
+}
+
+void ConvKernel::keepBlocked(const std::vector<bool>& inputs, bool output) {
+    keptSrc_ = blockedSrc_ && inputs.size() > 0 && inputs[0];
+    keptResidual_ = residual_ && blockedDst_ && inputs.size() > 3 && inputs[3];
+    keptDst_ = blockedDst_ && output;
+}
+
+void ConvKernel::bindSource(const Tensor& x, dnnl::stream& s) {
+    if (!blockedSrc_ || keptSrc_) {
+        src_.set_data_handle(handleOf(x));
+        return;
+    }
+    userSrc_.set_data_handle(handleOf(x));  // blocked copies live in the shared scratch buffers
+    src_.set_data_handle(scratchBuffer(0, src_.get_desc().get_size()));
+    srcIn_.execute(s, userSrc_, src_);
+}
+
+void ConvKernel::bindDestination(void* out) {
+    userDst_.set_data_handle(out);
+    const bool scratch = blockedDst_ && !keptDst_;
+    dst_.set_data_handle(scratch ? scratchBuffer(1, dst_.get_desc().get_size()) : out);
+}
+
+/// The sum post-op adds what dst holds: Z goes there first, reordered unless it has dst's layout.
+void ConvKernel::prefillResidual(const Tensor& z, dnnl::stream& s) {
+    if (blockedDst_ && !keptResidual_) {
+        residual_.set_data_handle(handleOf(z));
+        residualIn_.execute(s, residual_, dst_);
+    } else if (z.data() != dst_.get_data_handle()) {
+        std::memcpy(dst_.get_data_handle(), z.data(), dst_.get_desc().get_size());
+    }
+}
+
+void ConvKernel::run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) {
+    ThreadScope threads(threads_);
+    dnnl::stream& s = stream();
+    if (runtimeBias_) bias_.set_data_handle(handleOf(*inputs[2]));
+    if (userWeights_) userWeights_.set_data_handle(handleOf(*inputs[1]));
+    if (weightsIn_) weightsIn_.execute(s, userWeights_, weights_);
+    bindSource(*inputs[0], s);
+    bindDestination(outputs[0].mutableData());
+    if (residual_) prefillResidual(*inputs[3], s);
+    primitive_.execute(s, args_);
+    if (blockedDst_ && !keptDst_) dstOut_.execute(s, dst_, userDst_);
+    s.wait();
+}
+
+} // namespace graphlens::onednn

@@ -1,0 +1,166 @@
+// fold-constants: constant chains become initializers under their own names; random ops,
+// sub-graphs, other domains, DequantizeLinear and results over the size cap stay.
+#include "core/graph/builder.h"
+#include "support/kernel_harness.h"
+#include "support/pass_harness.h"
+
+#include <QtTest>
+
+using namespace graphlens;
+using namespace graphlens::testing;
+
+namespace {
+
+/// Runs pass `id` once without numeric verification (for graphs the runtime cannot run).
+PassResult runUnverified(Model& model, const std::string& id, PassContext context = {}) {
+    auto passes = makePipeline(id);
+    return runPass(*passes.front(), model, context);
+}
+
+std::vector<float> floatsOf(const Tensor& t) {
+    auto s = t.span<float>();
+    return {s.begin(), s.end()};
+}
+
+} // namespace
+
+class TestConstantFolding : public QObject {
+    Q_OBJECT
+private slots:
+    void foldsAConstantChainIntoOneInitializer() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 3});
+        auto w = b.initializer("w", Tensor::floats({3, 2}, {1, 2, 3, 4, 5, 6}));
+        auto wt = b.op("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}}, "wt");
+        auto scaled = b.op("Mul", {wt, b.constant(Tensor::scalar(2.0f), "two")}, {}, "scaled");
+        b.output(b.op("Add", {x, scaled}, {}, "add"));
+        Model m = withShapes(b.model());
+        const CheckedPass out = runPassChecked(m, "fold-constants");
+        QCOMPARE(m.graph.nodeCount(), size_t(1));
+        QCOMPARE(countOps(m.graph, "Add"), 1);
+        QCOMPARE(out.result.counter("numFolded"), int64_t(2));
+        QCOMPARE(out.result.counter("numConstantNodesRemoved"), int64_t(1));
+        // The folded value keeps its name and id: the Add reads 'scaled', now an initializer.
+        const ValueId folded = m.graph.node(m.graph.nodeIds()[0]).inputs[1];
+        QCOMPARE(m.graph.value(folded).name, std::string("scaled_out"));
+        QCOMPARE(floatsOf(*m.graph.constantValue(folded)), (std::vector<float>{2, 6, 10, 4, 8, 12}));
+        QCOMPARE(m.graph.value(folded).shape, Shape({2, 3}));
+        QVERIFY(!m.graph.findValue("w"));   // read only by the folded Transpose
+        QVERIFY(!m.graph.findValue("wt_out"));  // folded into 'scaled_out'
+        QCOMPARE(out.result.rewrites.size(), size_t(2));
+        QCOMPARE(out.result.rewrites[0].sentence, std::string("folded Transpose 'wt' into the constant 'wt_out' (24 bytes)"));
+        QVERIFY(out.verification.passed);
+        QCOMPARE(out.verification.maxAbsError, 0.0);
+    }
+
+    void foldsIntoAGraphOutputKeepingItsName() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {4});
+        b.output(b.op("Relu", {x}, {}, "relu"));
+        b.output(b.op("Neg", {b.initializer("c", Tensor::floats({2}, {1, -2}))}, {}, "negated"));
+        Model m = withShapes(b.model());
+        const CheckedPass out = runPassChecked(m, "fold-constants");
+        QCOMPARE(m.graph.nodeCount(), size_t(1));
+        QCOMPARE(m.graph.value(m.graph.outputs()[1]).name, std::string("negated_out"));
+        QCOMPARE(floatsOf(*m.graph.value(m.graph.outputs()[1]).initializer), (std::vector<float>{-1, 2}));
+        QVERIFY(out.verification.passed);
+        QCOMPARE(out.verification.outputsCompared, size_t(2));
+    }
+
+    void leavesGraphInputsWithDefaultsAlone() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2});
+        auto bias = b.initializer("bias", Tensor::floats({2}, {1, 2}));  // a default the caller may override
+        b.graph().setInputs({x, bias});
+        b.output(b.op("Add", {x, b.op("Neg", {bias}, {}, "neg")}, {}, "add"));
+        Model m = withShapes(b.model());
+        const CheckedPass out = runPassChecked(m, "fold-constants");
+        QCOMPARE(countOps(m.graph, "Neg"), 1);
+        QCOMPARE(out.result.rewrites.size(), size_t(0));
+        QVERIFY(out.verification.passed);
+    }
+
+    void foldsIntegerShapeArithmeticAndKeepsSharedConstants() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 3, 4});
+        auto dims = b.constant(Tensor::int64s({2}, {2, 12}), "dims");
+        auto shape = b.op("Concat", {b.op("Slice", {dims, b.initializer("s0", Tensor::int64s({1}, {0})),
+                                                    b.initializer("s1", Tensor::int64s({1}, {1}))}, {}, "first"),
+                                     b.initializer("rest", Tensor::int64s({1}, {-1}))},
+                          {{"axis", int64_t(0)}}, "target");
+        auto r = b.op("Reshape", {x, shape}, {}, "reshape");
+        b.output(b.op("Relu", {r}, {}, "relu"));
+        b.output(b.op("Cast", {dims}, {{"to", int64_t(DType::Float)}}, "dims_f"));
+        Model m = withShapes(b.model());
+        const CheckedPass out = runPassChecked(m, "fold-constants");
+        QCOMPARE(countOps(m.graph, "Slice") + countOps(m.graph, "Concat") + countOps(m.graph, "Cast"), 0);
+        QCOMPARE(countOps(m.graph, "Reshape"), 1);
+        QCOMPARE(countOps(m.graph, "Constant"), 0);  // its last reader, the Cast, was folded
+        QCOMPARE(out.result.counter("numFolded"), int64_t(3));
+        const Tensor* target = m.graph.constantValue(*m.graph.findValue("target_out"));
+        QVERIFY(target);
+        QCOMPARE(values<int64_t>(*target), (std::vector<int64_t>{2, -1}));
+        QVERIFY(out.verification.passed);
+    }
+
+    void declinesResultsOverTheSizeCapThatGrowTheModel() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {64, 64});
+        auto w = b.initializer("w", iota({64, 64}));  // 16 KiB
+        auto wt = b.op("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}}, "wt");
+        auto big = b.op("Tile", {b.initializer("row", iota({1, 64})), b.initializer("reps", Tensor::int64s({2}, {64, 1}))},
+                        {}, "tiled");
+        b.output(b.op("Add", {b.op("Add", {x, wt}, {}, "add1"), big}, {}, "add2"));
+        Model m = withShapes(b.model());
+        PassContext context;
+        context.foldSizeLimitBytes = 1024;
+        const CheckedPass out = runPassChecked(m, "fold-constants", context);
+        // The Transpose result (16 KiB) is over the cap but no bigger than its input: folded.
+        QCOMPARE(countOps(m.graph, "Transpose"), 0);
+        // The Tile makes 16 KiB out of 272 bytes: kept.
+        QCOMPARE(countOps(m.graph, "Tile"), 1);
+        QVERIFY(declinedWith(out.result, "more than the limit of 1024 bytes and more than its inputs' 272 bytes"));
+        QVERIFY(out.verification.passed);
+    }
+
+    void declinesRandomnessOtherDomainsAndDequantize() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 2});
+        auto noise = b.op("RandomNormal", {}, {{"shape", std::vector<int64_t>{2, 2}}}, "noise");
+        auto custom = b.op("Foo", {b.initializer("c", Tensor::floats({2, 2}, {1, 2, 3, 4}))}, {}, "custom");
+        b.graph().node(b.lastNode()).domain = "ai.example";
+        auto q = b.initializer("q", Tensor::fromVector<int8_t>(DType::Int8, {2, 2}, {1, 2, 3, 4}));
+        auto dq = b.op("DequantizeLinear", {q, b.initializer("scale", Tensor::scalar(0.5f))}, {}, "dq");
+        auto strings = b.op("StringNormalizer", {b.initializer("words", Tensor::fromStrings({1}, {"A"}))},
+                            {{"case_change_action", "LOWER"}}, "lower");
+        b.output(b.op("Sum", {x, noise, custom, dq}, {}, "sum"));
+        b.output(strings);
+        Model m = b.model();
+        const PassResult result = runUnverified(m, "fold-constants");
+        QCOMPARE(m.graph.nodeCount(), size_t(5));
+        QCOMPARE(result.rewrites.size(), size_t(0));
+        QVERIFY(declinedWith(result, "RandomNormal draws random numbers"));
+        QVERIFY(declinedWith(result, "the domain 'ai.example'"));
+        QVERIFY(declinedWith(result, "quantized (QDQ)"));
+        QVERIFY(declinedWith(result, "no reference kernel for StringNormalizer"));
+    }
+
+    void keepsNodesWithSubgraphs() {
+        GraphBuilder thenB("then"), elseB("else");
+        thenB.output(thenB.constant(Tensor::floats({2}, {1, 1})));
+        elseB.output(elseB.constant(Tensor::floats({2}, {2, 2})));
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2});
+        auto cond = b.initializer("cond", Tensor::fromVector<uint8_t>(DType::Bool, {}, {1}));
+        auto chosen = b.op("If", {cond}, {{"then_branch", GraphPtr(std::make_shared<Graph>(thenB.graph()))},
+                                          {"else_branch", GraphPtr(std::make_shared<Graph>(elseB.graph()))}}, "choose");
+        b.output(b.op("Add", {x, chosen}, {}, "add"));
+        Model m = b.model();
+        const PassResult result = runUnverified(m, "fold-constants");
+        QCOMPARE(countOps(m.graph, "If"), 1);
+        QVERIFY(declinedWith(result, "sub-graph"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConstantFolding)
+#include "tst_constant_folding.moc"

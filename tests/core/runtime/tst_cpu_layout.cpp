@@ -1,0 +1,260 @@
+// The CPU plan's blocked layouts: activations between oneDNN kernels stay in oneDNN's blocked
+// layout (channels padded to the block) exactly where producer and every consumer agree, and the
+// results still equal the reference executor's; graph outputs and values another kernel reads
+// stay plain.
+#include "core/graph/builder.h"
+#include "core/runtime/backend.h"
+#include "core/runtime/cpu/onednn_internal.h"
+#include "core/runtime/executor.h"
+#include "core/runtime/tensor_compare.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace graphlens;
+
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+Tensor randomTensor(Dims dims, unsigned seed, float scale = 1.f) {
+    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-scale, scale);
+    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
+    return t;
+}
+
+/// A graph of 2-D convolutions and pools on one image, every value's shape and type declared
+/// (as a loaded model has them), so the plan needs no shape inference.
+class Chain {
+public:
+    explicit Chain(Dims input) {
+        x = b.input("x", DType::Float, Shape::ofSizes(input));
+        feeds["x"] = randomTensor(input, 1);
+        declare(x, std::move(input));
+    }
+
+    /// Conv (3x3 pad 1, or 1x1) with bias; FusedConv when `activation` or `residual` is given.
+    ValueId conv(ValueId in, int64_t out, int64_t kernel, const std::string& activation = {}, ValueId residual = kNoId) {
+        const Dims xd = dimsOf(in);
+        const ValueId w = b.initializer("w" + std::to_string(++count_), randomTensor({out, xd[1], kernel, kernel}, count_, 0.3f));
+        const ValueId bias = b.initializer("b" + std::to_string(count_), randomTensor({out}, 100 + count_));
+        Attributes a;
+        if (kernel == 3) a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+        if (!activation.empty()) a.set("activation", activation);
+        const bool fused = !activation.empty() || residual != kNoId;
+        std::vector<ValueId> inputs{in, w, bias};
+        if (residual != kNoId) inputs.push_back(residual);
+        const ValueId y = b.op(fused ? "FusedConv" : "Conv", inputs, a);
+        if (fused) b.graph().node(b.lastNode()).domain = "com.microsoft";
+        return declare(y, {xd[0], out, xd[2], xd[3]});
+    }
+    ValueId maxPool(ValueId in) {
+        const Dims xd = dimsOf(in);
+        const ValueId y = b.op("MaxPool", {in}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
+        return declare(y, {xd[0], xd[1], xd[2] / 2, xd[3] / 2});
+    }
+    /// An element-wise op (never a oneDNN kernel).
+    ValueId unary(const std::string& op, ValueId in) { return declare(b.op(op, {in}), dimsOf(in)); }
+    ValueId add(ValueId l, ValueId r) { return declare(b.op("Add", {l, r}), dimsOf(l)); }
+
+    Dims dimsOf(ValueId v) const { return dims_.at(size_t(v)); }
+
+    GraphBuilder b;
+    ValueId x = kNoId;
+    std::map<std::string, Tensor> feeds;
+
+private:
+    ValueId declare(ValueId v, Dims dims) {
+        b.graph().value(v).dtype = DType::Float;
+        b.graph().value(v).shape = Shape::ofSizes(dims);
+        if (dims_.size() <= size_t(v)) dims_.resize(size_t(v) + 1);
+        dims_[size_t(v)] = std::move(dims);
+        return v;
+    }
+    std::vector<Dims> dims_;
+    int count_ = 0;
+};
+
+/// Values the plan keeps blocked: each has one producer whose kernel says it writes "out" blocked.
+int blockedValues(const Plan& plan) {
+    int count = 0;
+    for (const PlannedNode& n : plan.nodes())
+        count += n.kernel.find("[blocked") != std::string::npos && n.kernel.find("out]") != std::string::npos;
+    return count;
+}
+
+std::vector<std::string> kernelNames(const Plan& plan) {
+    std::vector<std::string> names;
+    for (const PlannedNode& n : plan.nodes()) names.push_back(n.kernel);
+    return names;
+}
+
+/// Runs the optimized plan twice (the second on the reused arena) against `expected`.
+void expectOutputs(Plan& plan, const std::map<std::string, Tensor>& feeds, const std::vector<Tensor>& expected) {
+    for (int run = 0; run < 2; ++run) {
+        const std::vector<Tensor> got = plan.run(feeds);
+        QCOMPARE(got.size(), expected.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+            const TensorComparison c = compareTensors(got[i], expected[i], 1e-4, 1e-5);
+            QVERIFY2(c.matches, (std::to_string(i) + ": " + c.mismatch).c_str());
+        }
+    }
+}
+
+std::vector<Tensor> referenceOutputs(const Model& m, const std::map<std::string, Tensor>& feeds) {
+    CompileOptions reference;
+    reference.referenceOnly = true;
+    return makeCpuBackend()->compile(m, reference)->run(feeds);
+}
+
+std::unique_ptr<Plan> optimizedPlan(const Model& m) {
+    CompileOptions options;
+    options.threads = 2;
+    return makeCpuBackend()->compile(m, options);
+}
+
+struct LayoutGuard {
+    ~LayoutGuard() { onednn::setConvLayoutPolicy(onednn::ConvLayout::Auto); }
+};
+
+} // namespace
+
+class TestCpuLayout : public QObject {
+    Q_OBJECT
+private slots:
+    /// Conv -> Conv -> MaxPool -> Conv: the three values between them stay blocked, 20 channels
+    /// padded to 24 in the arena.
+    void convPoolChainStaysBlocked() {
+        Chain c({1, 16, 20, 20});
+        const ValueId a = c.conv(c.x, 20, 3), d = c.conv(a, 20, 3), p = c.maxPool(d);
+        c.b.output(c.conv(p, 24, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 3);
+        QCOMPARE(kernelNames(*plan), (std::vector<std::string>{"onednn:conv[blocked out]", "onednn:conv[blocked in,out]",
+                                                                "onednn:pool[blocked in,out]", "onednn:conv[blocked in]"}));
+        // nChw8c: 24 channel slots of 20x20, 20x20 and 10x10 floats
+        QCOMPARE(plan->memoryPlan().naiveBytes, uint64_t(4 * 24 * (400 + 400 + 100)));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// With every convolution blocked, 12 and 20 channels (padded to 16 and 24) chain as well.
+    void channelsOffTheBlockChainBlocked() {
+        LayoutGuard guard;
+        onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
+        Chain c({1, 12, 14, 14});
+        const ValueId a = c.conv(c.x, 12, 3), d = c.conv(a, 20, 3), p = c.maxPool(d);
+        c.b.output(c.conv(p, 12, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 3);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// FusedConv's residual Z arrives blocked when it has the layout of the conv's output.
+    void fusedConvReadsTheResidualBlocked() {
+        Chain c({1, 16, 12, 12});
+        const ValueId a = c.conv(c.x, 32, 3, "Relu");
+        const ValueId r = c.conv(a, 32, 3, "Relu", a);
+        c.b.output(c.conv(r, 32, 1));
+        auto plan = optimizedPlan(c.b.model(17));
+        QCOMPARE(blockedValues(*plan), 2);
+        QCOMPARE(kernelNames(*plan)[1], std::string("onednn:conv[blocked in,residual,out]"));
+
+        Chain ref({1, 16, 12, 12});  // the same weights, unfused
+        const ValueId ra = ref.unary("Relu", ref.conv(ref.x, 32, 3));
+        const ValueId rr = ref.unary("Relu", ref.add(ref.conv(ra, 32, 3), ra));
+        ref.b.output(ref.conv(rr, 32, 1));
+        expectOutputs(*plan, c.feeds, runReference(ref.b.graph(), 17, ref.feeds));
+    }
+
+    /// A value that is also a graph output stays plain (the caller reads it), and so does
+    /// everything that reaches it; the chain after it still goes blocked.
+    void graphOutputsStayPlain() {
+        Chain c({1, 16, 10, 10});
+        const ValueId a = c.conv(c.x, 32, 3), d = c.conv(a, 32, 3);
+        c.b.output(a);
+        c.b.output(c.conv(d, 32, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 1);
+        QCOMPARE(kernelNames(*plan), (std::vector<std::string>{"onednn:conv", "onednn:conv[blocked out]",
+                                                                "onednn:conv[blocked in]"}));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// A value read by a conv and by an element-wise kernel stays plain.
+    void valueReadByAnotherKernelStaysPlain() {
+        Chain c({1, 16, 10, 10});
+        const ValueId a = c.conv(c.x, 32, 3);
+        const ValueId s = c.unary("Sigmoid", a);
+        c.b.output(c.add(c.conv(a, 32, 3), s));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 0);
+        QCOMPARE(kernelNames(*plan)[0], std::string("onednn:conv"));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// A large 1x1 conv computes on NCHW alone, but blocked between blocked neighbours; first in
+    /// the graph (its input plain) it stays plain.
+    void largePointwiseConvJoinsABlockedChain() {
+        Chain c({1, 32, 24, 24});
+        const ValueId p = c.conv(c.x, 32, 1), a = c.conv(p, 32, 3), d = c.conv(a, 64, 1);
+        c.b.output(c.conv(d, 32, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 2);
+        QCOMPARE(kernelNames(*plan), (std::vector<std::string>{"onednn:conv", "onednn:conv[blocked out]",
+                                                                "onednn:conv[blocked in,out]", "onednn:conv[blocked in]"}));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// With an activation, a large 1x1 conv computes blocked even alone (NCHW's GEMM applies
+    /// activations element by element afterwards), so it hands its output on blocked.
+    void largePointwiseConvWithActivationComputesBlocked() {
+        Chain c({1, 32, 24, 24});
+        c.b.output(c.conv(c.conv(c.x, 32, 1, "Relu"), 32, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 1);
+        QCOMPARE(kernelNames(*plan), (std::vector<std::string>{"onednn:conv[blocked out]", "onednn:conv[blocked in]"}));
+
+        Chain ref({1, 32, 24, 24});  // the same weights, unfused
+        ref.b.output(ref.conv(ref.unary("Relu", ref.conv(ref.x, 32, 1)), 32, 3));
+        expectOutputs(*plan, c.feeds, runReference(ref.b.graph(), 17, ref.feeds));
+    }
+
+    /// An image model's first conv reads NCHW and computes blocked; it writes blocked for a
+    /// blocked consumer, else reorders its output to NCHW.
+    void firstConvWritesBlockedForABlockedConsumer() {
+        Chain c({1, 3, 16, 16});
+        const ValueId stem = c.conv(c.x, 16, 3, "Relu");
+        c.b.output(c.conv(stem, 16, 3));
+        c.b.output(c.unary("Sigmoid", c.conv(c.x, 16, 3)));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 1);
+        QCOMPARE(kernelNames(*plan)[0], std::string("onednn:conv[blocked out]"));
+        QCOMPARE(kernelNames(*plan)[2], std::string("onednn:conv"));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// With plain convolutions there is nothing to keep blocked.
+    void plainPolicyKeepsEverythingPlain() {
+        LayoutGuard guard;
+        onednn::setConvLayoutPolicy(onednn::ConvLayout::Plain);
+        Chain c({1, 16, 10, 10});
+        c.b.output(c.conv(c.maxPool(c.conv(c.x, 32, 3)), 32, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 0);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCpuLayout)
+#include "tst_cpu_layout.moc"

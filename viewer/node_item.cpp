@@ -1,0 +1,104 @@
+// NodeItem: a rounded box in the family color; marks and selection draw an outline around it.
+#include "viewer/node_item.h"
+
+#include "viewer/graph_scene.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace graphlens {
+namespace {
+
+constexpr qreal kRadius = 5;
+constexpr qreal kOutline = 4;  ///< room around the box for mark and selection outlines
+
+} // namespace
+
+NodeItem::NodeItem(const VisualNode& node, QGraphicsItem* parent) : QGraphicsItem(parent), node_(node) {
+    setPos(node.rect.center());
+    setFlag(ItemIsSelectable);
+    setAcceptHoverEvents(false);
+    setToolTip(node.name.isEmpty() ? node.title : node.title + "\n" + node.name);
+}
+
+QRectF NodeItem::box() const {
+    const QSizeF size = node_.rect.isEmpty() ? node_.size : node_.rect.size();
+    return {QPointF(-size.width() / 2, -size.height() / 2), size};
+}
+
+QRectF NodeItem::boundingRect() const {
+    return box().adjusted(-kOutline - 4, -kOutline - 4, kOutline + 8, kOutline + 8);  // + group stack
+}
+
+QPainterPath NodeItem::shape() const {
+    QPainterPath path;
+    path.addRoundedRect(box(), kRadius, kRadius);
+    return path;
+}
+
+void NodeItem::setMark(NodeMark mark) {
+    if (mark_ == mark) return;
+    mark_ = mark;
+    update();
+}
+
+QVariant NodeItem::itemChange(GraphicsItemChange change, const QVariant& value) {
+    // The scene announces the selection before ItemSelectedHasChanged: tell it here.
+    if (change == ItemSelectedChange)
+        if (auto* graphScene = qobject_cast<GraphScene*>(scene())) graphScene->noteSelectionOf(key(), value.toBool());
+    if (change == ItemSelectedHasChanged) setZValue(value.toBool() ? 1 : 0);
+    return QGraphicsItem::itemChange(change, value);
+}
+
+void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const SceneStyle& style = GraphScene::styleFor(scene());
+    const QRectF r = box();
+    const bool terminal = node_.key.kind == VisualKey::Kind::Input || node_.key.kind == VisualKey::Kind::Output;
+    const qreal radius = terminal ? r.height() / 2 : kRadius;
+    QColor fill = style.fillFor(node_);
+    if (mark_ == NodeMark::Removed) fill.setAlphaF(0.45);
+
+    if (mark_ == NodeMark::Highlighted) {  // a soft glow under the box
+        painter->setPen(QPen(style.markColor(mark_), 2 * kOutline, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r, radius, radius);
+    }
+    if (node_.key.kind == VisualKey::Kind::Group) {  // a stack of boxes: several nodes in one
+        painter->setPen(QPen(style.border, 1));
+        painter->setBrush(fill.darker(112));
+        painter->drawRoundedRect(r.translated(5, 5), radius, radius);
+    }
+    QPen pen(style.border, 1);
+    if (mark_ == NodeMark::Removed) pen = QPen(style.markColor(mark_), 2.5, Qt::DashLine);
+    if (mark_ == NodeMark::Added) pen = QPen(style.markColor(mark_), 3);
+    if (node_.family == OpFamily::Fused && mark_ == NodeMark::Normal) pen.setWidthF(2);
+    painter->setPen(pen);
+    painter->setBrush(fill);
+    painter->drawRoundedRect(r, radius, radius);
+
+    if (isSelected()) {
+        painter->setPen(QPen(style.selection, 3));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(r.adjusted(-3, -3, 3, 3), radius + 3, radius + 3);
+    }
+    if (showsText(option->levelOfDetailFromTransform(painter->worldTransform()))) paintText(painter, style);
+}
+
+void NodeItem::paintText(QPainter* painter, const SceneStyle& style) const {
+    const QRectF r = box();
+    qreal y = r.top() + 6;
+    auto line = [&](const QString& text, const QFont& font, const QColor& color) {
+        const qreal height = QFontMetricsF(font).height();
+        painter->setFont(font);
+        painter->setPen(color);
+        painter->drawText(QRectF(r.left() + 4, y, r.width() - 8, height), Qt::AlignCenter, text);
+        y += height;
+    };
+    line(node_.title, style.titleFont, style.text);
+    for (const QString& text : {node_.subtitle, node_.domain})
+        if (!text.isEmpty()) line(text, style.bodyFont, style.mutedText);
+    for (const QString& text : node_.details) line(text, style.bodyFont, style.text);
+    for (const QString& text : node_.parameters) line(text, style.bodyFont, style.mutedText);
+}
+
+} // namespace graphlens

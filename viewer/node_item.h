@@ -1,0 +1,49 @@
+// One box of the canvas: an operator (op type in bold, name, key attributes, parameters), a
+// graph input or output, or a collapsed group. It keeps the core ids and its text, never
+// pointers into the graph, and draws only the box when the view is zoomed far out.
+#pragma once
+
+#include "viewer/scene_style.h"
+#include "viewer/visual_graph.h"
+
+#include <QGraphicsItem>
+
+namespace graphlens {
+
+class NodeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 1 };
+
+    /// A box for `node` (laid out: its rect is where the item goes).
+    explicit NodeItem(const VisualNode& node, QGraphicsItem* parent = nullptr);
+
+    int type() const override { return Type; }
+    VisualKey key() const { return node_.key; }
+    /// The operator's id; kNoId for terminals and collapsed groups.
+    NodeId nodeId() const { return node_.key.kind == VisualKey::Kind::Node ? node_.key.id : kNoId; }
+    /// The group's id for a collapsed group box; kNoId otherwise.
+    GroupId groupId() const { return node_.key.kind == VisualKey::Kind::Group ? node_.key.id : kNoId; }
+    const VisualNode& visualNode() const { return node_; }
+
+    NodeMark mark() const { return mark_; }
+    void setMark(NodeMark mark);
+
+    /// Whether the text is drawn at `levelOfDetail` (the view's scale); below it only the box.
+    static bool showsText(qreal levelOfDetail) { return levelOfDetail >= 0.4; }
+
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+protected:
+    QVariant itemChange(GraphicsItemChange change, const QVariant& value) override;
+
+private:
+    QRectF box() const;
+    void paintText(QPainter* painter, const SceneStyle& style) const;
+
+    VisualNode node_;
+    NodeMark mark_ = NodeMark::Normal;
+};
+
+} // namespace graphlens

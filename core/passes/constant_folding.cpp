@@ -92,6 +92,8 @@ std::string sizeProblem(uint64_t outputBytes, uint64_t inputBytes, const PassCon
 
 /// Runs the node's reference kernel on its constant inputs.
 std::vector<Tensor> evaluate(const Node& n, const std::vector<std::optional<Tensor>>& inputs, int64_t opset) {
+    // Identity of a weight (PyTorch writes hundreds for shared parameters) shares its storage.
+    if (n.opType == "Identity" && n.domain.empty() && !inputs.empty() && inputs[0]) return {*inputs[0]};
     std::vector<const Tensor*> given;
     for (const auto& t : inputs) given.push_back(t ? &*t : nullptr);
     KernelContext ctx(n, opset, std::move(given));
@@ -171,6 +173,7 @@ namespace {
 
 class FoldConstants final : public Pass {
 public:
+    bool refreshesShapes() const override { return true; }
     std::string id() const override { return "fold-constants"; }
     std::string title() const override { return "Fold constant sub-expressions"; }
     std::string explanation() const override {

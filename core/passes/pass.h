@@ -78,6 +78,10 @@ public:
     virtual std::string explanation() const = 0;
     /// Lossy passes change results beyond rounding; they are off in the `default` pipeline.
     virtual bool lossy() const { return false; }
+    /// True when the pass can make shapes knowable (folding turns computed shapes into
+    /// constants); the pass manager then re-runs shape inference after it, so later patterns
+    /// that need shapes (LayerNorm over the last axis, no-op Reshape) can see them.
+    virtual bool refreshesShapes() const { return false; }
     /// Rewrites `graph`; every change goes through `rewriter`, which fills the result.
     virtual void run(Rewriter& rewriter, PassContext& context) = 0;
 };

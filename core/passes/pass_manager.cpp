@@ -1,6 +1,7 @@
 // The pass manager.
 #include "core/passes/pass_manager.h"
 
+#include "core/onnx/shape_inference.h"
 #include "core/passes/rewriter.h"
 
 #include <chrono>
@@ -50,10 +51,17 @@ PassResult runPass(Pass& pass, Model& model, PassContext& context) {
         Rewriter rewriter(model.graph, result);
         pass.run(rewriter, context);
     }
-    result.milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.nodesAfter = model.graph.nodeCount();
     importDomains(model, result.domainsUsed);
+    if (!result.rewrites.empty() && pass.refreshesShapes()) {
+        try {
+            inferShapesForInputs(model, {});
+        } catch (const std::exception&) {
+            // Shapes stay as they were; patterns that need them decline and say so.
+        }
+    }
+    result.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
 }
 

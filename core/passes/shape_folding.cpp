@@ -105,6 +105,7 @@ bool readsAny(const Node& n, const std::unordered_set<ValueId>& values) {
 
 class FoldShapes final : public Pass {
 public:
+    bool refreshesShapes() const override { return true; }
     std::string id() const override { return "fold-shapes"; }
     std::string title() const override { return "Fold shape computations"; }
     std::string explanation() const override {

@@ -39,8 +39,9 @@ public:
     /// Conv (3x3 pad 1, or 1x1) with bias; FusedConv when `activation` or `residual` is given.
     ValueId conv(ValueId in, int64_t out, int64_t kernel, const std::string& activation = {}, ValueId residual = kNoId) {
         const Dims xd = dimsOf(in);
-        const ValueId w = b.initializer("w" + std::to_string(++count_), randomTensor({out, xd[1], kernel, kernel}, count_, 0.3f));
-        const ValueId bias = b.initializer("b" + std::to_string(count_), randomTensor({out}, 100 + count_));
+        const int k = ++count_;
+        const ValueId w = b.initializer("w" + std::to_string(k), randomTensor({out, xd[1], kernel, kernel}, k, 0.3f));
+        const ValueId bias = b.initializer("b" + std::to_string(k), randomTensor({out}, 100 + k));
         Attributes a;
         if (kernel == 3) a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
         if (!activation.empty()) a.set("activation", activation);

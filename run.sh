@@ -8,9 +8,17 @@ model="${1:-resources/models/sample_cnn.onnx}"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec ./build/app/graphlens "$model"
 fi
-echo "run.sh: no display found, so here is the headless demo (info, run, bench) instead of the window."
+echo "run.sh: no display found, so here is the headless demo instead of the window:"
+echo "info, optimize with every pass verified, before/after drawings, run and bench."
+out="demo-output"
+mkdir -p "$out"
 ./build/app/graphlens info "$model"
 echo
-./build/app/graphlens run "$model"
+./build/app/graphlens optimize "$model" -o "$out/optimized.onnx" --verify --log
 echo
-./build/app/graphlens bench "$model" --runs 20 --by-op
+./build/app/graphlens render "$model" -o "$out/before.svg"
+./build/app/graphlens render "$out/optimized.onnx" -o "$out/after.svg"
+echo
+./build/app/graphlens run "$out/optimized.onnx"
+echo
+./build/app/graphlens bench "$model" --runs 20 --passes default --by-op

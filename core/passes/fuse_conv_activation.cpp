@@ -19,13 +19,13 @@ bool canCarryActivation(const Node& n) {
 class FuseActivation final : public RewritePattern {
 public:
     std::vector<std::string> rootOps() const override {
-        return {"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh"};
+        return {"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "com.microsoft:QuickGelu"};
     }
 
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& act = g.node(root);
-        if (!inDefaultDomain(act) || !hasInput(act, 0)) return false;
+        if ((!inDefaultDomain(act) && act.opType != "QuickGelu") || !hasInput(act, 0)) return false;
         const Node* p = producerOf(g, act.inputs[0]);
         if (!p || !canCarryActivation(*p)) return false;
         const auto activation = fusableActivation(g, act);

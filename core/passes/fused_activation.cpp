@@ -9,8 +9,11 @@
 namespace graphlens {
 
 std::optional<FusedActivation> fusableActivation(const Graph& graph, const Node& node) {
-    if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;
     const std::string& op = node.opType;
+    // SiLU / Swish as fuse-silu writes it: x * sigmoid(alpha * x), oneDNN's eltwise_swish.
+    if (op == "QuickGelu" && node.domain == "com.microsoft")
+        return FusedActivation{op, {node.attributes.getFloat("alpha", 1.702f)}};
+    if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;
     if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish") return FusedActivation{op, {}};
     if (op == "LeakyRelu") return FusedActivation{op, {node.attributes.getFloat("alpha", 0.01f)}};
     if (op == "HardSigmoid")
@@ -68,12 +71,30 @@ bool onnxRuntimeFusesGemmActivation(const FusedActivation& activation) {
     return activation.name != "Clip" && onnxRuntimeFusesActivation(activation);
 }
 
+namespace {
+
+/// x * Sigmoid(alpha * x) in standard ops (ONNX Runtime's FusedConv has no swish activation).
+NodeId replaceWithSwish(Rewriter& rw, NodeId node, float alpha, ValueId x) {
+    const std::string base = rw.graph().node(node).name;
+    const NodeId from[] = {node};
+    ValueId scaled = x;
+    if (alpha != 1.0f) {
+        const ValueId a = rw.addInitializer(base + "_swish_alpha", Tensor::scalar(alpha));
+        scaled = rw.graph().node(rw.addNode("Mul", {x, a}, {base + "_scaled"}, {}, from, base + "_scale")).outputs[0];
+    }
+    const ValueId gate = rw.graph().node(rw.addNode("Sigmoid", {scaled}, {base + "_gate"}, {}, from, base + "_sigmoid")).outputs[0];
+    return rw.replaceNodes({node}, "Mul", {x, gate}, {});
+}
+
+} // namespace
+
 NodeId replaceWithActivation(Rewriter& rw, NodeId node, const FusedActivation& a, ValueId input, int64_t opset) {
     const std::vector<float>& p = a.params;
     auto param = [&](size_t i, float fallback) { return i < p.size() ? p[i] : fallback; };
     if (a.name == "LeakyRelu") return rw.replaceNodes({node}, a.name, {input}, {{"alpha", param(0, 0.01f)}});
     if (a.name == "HardSigmoid")
         return rw.replaceNodes({node}, a.name, {input}, {{"alpha", param(0, 0.2f)}, {"beta", param(1, 0.5f)}});
+    if (a.name == "QuickGelu") return replaceWithSwish(rw, node, param(0, 1.702f), input);
     if (a.name != "Clip") return rw.replaceNodes({node}, a.name, {input}, {});
     constexpr float inf = std::numeric_limits<float>::infinity();
     const float lo = param(0, -inf), hi = param(1, inf);

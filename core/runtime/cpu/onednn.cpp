@@ -119,6 +119,7 @@ bool appendActivation(const Attributes& attributes, dnnl::post_ops& ops) {
     else if (name == "Sigmoid") ops.append_eltwise(1.f, alg::eltwise_logistic, 0.f, 0.f);
     else if (name == "Tanh") ops.append_eltwise(1.f, alg::eltwise_tanh, 0.f, 0.f);
     else if (name == "HardSwish") ops.append_eltwise(1.f, alg::eltwise_hardswish, 0.f, 0.f);
+    else if (name == "QuickGelu") ops.append_eltwise(1.f, alg::eltwise_swish, p.empty() ? 1.702f : p[0], 0.f);
     else if (name == "Clip") {
         if (p.size() != 2 || !(p[0] <= p[1])) return false;
         ops.append_eltwise(1.f, alg::eltwise_clip_v2, p[0], p[1]);

@@ -30,6 +30,10 @@ Activation activationNamed(const std::string& name, const std::vector<float>& p)
     if (name == "Sigmoid") return [](double x) { return 1 / (1 + std::exp(-x)); };
     if (name == "Tanh") return [](double x) { return std::tanh(x); };
     if (name == "HardSwish") return [](double x) { return x * hardSigmoidOf(x, 1.0 / 6, 0.5); };
+    if (name == "QuickGelu") {  // x * sigmoid(alpha * x)
+        const double alpha = p.empty() ? 1.702 : p[0];
+        return [alpha](double x) { return x / (1 + std::exp(-alpha * x)); };
+    }
     if (name == "LeakyRelu") return [a = param(p, 0, 0.01)](double x) { return x < 0 ? a * x : x; };
     if (name == "Elu") return [a = param(p, 0, 1.0)](double x) { return x < 0 ? a * (std::exp(x) - 1) : x; };
     if (name == "HardSigmoid")

@@ -61,6 +61,38 @@ std::vector<Tensor> runModel(const Model& m, bool referenceOnly, std::vector<Pla
 class TestFuseConvActivation : public QObject {
     Q_OBJECT
 private slots:
+    void fusesSwishIntoConvAndLowersItForOnnxRuntime() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {1, 3, 6, 6});
+        auto c = b.op("Conv", {x, b.initializer("w", seeded({4, 3, 3, 3}, 5)), b.initializer("b", seeded({4}, 6))},
+                      {{"pads", {1, 1, 1, 1}}}, "conv");
+        b.output(b.op("QuickGelu", {c}, {{"alpha", 1.0f}}, "silu"));
+        Model m = b.model();
+        m.graph.node(*m.graph.findNode("silu")).domain = "com.microsoft";
+        m.opsets.push_back({"com.microsoft", 1});
+        m = withShapes(m);
+        const CheckedPass out = runPassChecked(m, "fuse-conv-activation");
+        QVERIFY2(out.verification.passed, out.verification.failure.c_str());
+        QCOMPARE(m.graph.nodeCount(), size_t(1));
+        const Node& fused = m.graph.node(m.graph.nodeIds()[0]);
+        QCOMPARE(fused.opType, std::string("FusedConv"));
+        QCOMPARE(fused.attributes.getString("activation"), std::string("QuickGelu"));
+        // The CPU runtime runs it as one oneDNN convolution with a swish post-op.
+        CompileOptions options;
+        const auto plan = makeCpuBackend()->compile(m, options);
+        QVERIFY(plan->nodes()[0].kernel.rfind("onednn:conv", 0) == 0);
+        // ONNX Runtime's FusedConv has no swish: the export writes Conv, Sigmoid and Mul.
+        Model forOrt = m;
+        QCOMPARE(lowerFusedOps(forOrt, Lowering::ForOnnxRuntime), size_t(1));
+        QCOMPARE(countOps(forOrt.graph, "Conv"), 1);
+        QCOMPARE(countOps(forOrt.graph, "Sigmoid"), 1);
+        QCOMPARE(countOps(forOrt.graph, "Mul"), 1);
+        NumericChecker checker(seededFeeds(m.graph), {});
+        checker.setBaseline(m);
+        const VerifyReport v = checker.check(forOrt);
+        QVERIFY2(v.passed, v.failure.c_str());
+    }
+
     void fusesEveryActivationIntoConvAndGemm() {
         Model m = convAndGemmWithActivations();
         const CheckedPass out = runPassChecked(m, "fuse-conv-activation");

@@ -40,7 +40,10 @@ int main(int argc, char** argv) {
     QApplication::setApplicationVersion(GRAPHLENS_VERSION);
     graphlens::MainWindow window;
     window.show();
-    const QStringList args = QApplication::arguments();
-    if (args.size() > 1) window.openModel(args[1]);
+    // graphlens [MODEL] [--apply-all]: --apply-all runs the whole default pipeline after opening.
+    QStringList args = QApplication::arguments();
+    args.removeFirst();
+    const bool applyAll = args.removeAll("--apply-all") > 0;
+    if (!args.isEmpty() && window.openModel(args.first()) && applyAll) window.applyAllPasses();
     return app.exec();
 }

@@ -31,7 +31,7 @@ constexpr std::array kCommands{
 };
 
 void printUsage(std::ostream& out) {
-    out << "usage: graphlens [MODEL]          open the window\n";
+    out << "usage: graphlens [MODEL] [--apply-all]   open the window (--apply-all: every lossless pass)\n";
     for (const Command& c : kCommands) out << "       graphlens " << c.summary << "\n";
     out << "       graphlens --version\n"
         << "Each command takes --help.\n";

@@ -3,6 +3,7 @@
 // numerically against the original on seeded inputs, outputs and matched intermediates.
 #pragma once
 
+#include "core/graph/builder.h"
 #include "core/onnx/shape_inference.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/pass_registry.h"
@@ -14,6 +15,24 @@
 #include <string>
 
 namespace graphlens::testing {
+
+/// A float tensor of `dims` with seeded uniform values in [lo, hi) (weights for test graphs).
+inline Tensor seeded(std::vector<int64_t> dims, uint64_t seed, float lo = -1, float hi = 1) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
+    for (float& v : t.mutableSpan<float>()) v = dist(rng);
+    return t;
+}
+
+/// A BatchNormalization over `c` channels with seeded statistics (variance positive).
+inline ValueId batchNorm(GraphBuilder& b, ValueId x, int64_t c, const std::string& name, uint64_t seed) {
+    return b.op("BatchNormalization",
+                {x, b.initializer(name + ".gamma", seeded({c}, seed, 0.5f, 1.5f)),
+                 b.initializer(name + ".beta", seeded({c}, seed + 1)), b.initializer(name + ".mean", seeded({c}, seed + 2)),
+                 b.initializer(name + ".var", seeded({c}, seed + 3, 0.1f, 2.0f))},
+                {}, name);
+}
 
 /// Seeded uniform floats in [lo, hi) for every float graph input without an initializer.
 inline std::map<std::string, Tensor> seededFeeds(const Graph& graph, uint64_t seed = 7, float lo = -1, float hi = 1) {

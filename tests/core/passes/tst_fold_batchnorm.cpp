@@ -10,23 +10,6 @@ using namespace graphlens::testing;
 
 namespace {
 
-Tensor seeded(std::vector<int64_t> dims, uint64_t seed, float lo = -1, float hi = 1) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
-    for (float& v : t.mutableSpan<float>()) v = dist(rng);
-    return t;
-}
-
-/// A BatchNormalization over `c` channels with seeded statistics (variance positive).
-ValueId batchNorm(GraphBuilder& b, ValueId x, int64_t c, const std::string& name, uint64_t seed) {
-    return b.op("BatchNormalization",
-                {x, b.initializer(name + ".gamma", seeded({c}, seed, 0.5f, 1.5f)),
-                 b.initializer(name + ".beta", seeded({c}, seed + 1)), b.initializer(name + ".mean", seeded({c}, seed + 2)),
-                 b.initializer(name + ".var", seeded({c}, seed + 3, 0.1f, 2.0f))},
-                {}, name);
-}
-
 bool anySentenceHas(const PassResult& r, const std::string& phrase) {
     for (const Rewrite& w : r.rewrites)
         if (w.sentence.find(phrase) != std::string::npos) return true;

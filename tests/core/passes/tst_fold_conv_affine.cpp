@@ -10,14 +10,6 @@ using namespace graphlens::testing;
 
 namespace {
 
-Tensor seeded(std::vector<int64_t> dims, uint64_t seed, float lo = -1, float hi = 1) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
-    for (float& v : t.mutableSpan<float>()) v = dist(rng);
-    return t;
-}
-
 } // namespace
 
 class TestFoldScaleIntoConv : public QObject {

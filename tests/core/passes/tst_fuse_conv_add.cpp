@@ -13,22 +13,6 @@ using namespace graphlens::testing;
 
 namespace {
 
-Tensor seeded(std::vector<int64_t> dims, uint64_t seed, float lo = -1, float hi = 1) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
-    for (float& v : t.mutableSpan<float>()) v = dist(rng);
-    return t;
-}
-
-ValueId batchNorm(GraphBuilder& b, ValueId x, int64_t c, const std::string& name, uint64_t seed) {
-    return b.op("BatchNormalization",
-                {x, b.initializer(name + ".gamma", seeded({c}, seed, 0.5f, 1.5f)),
-                 b.initializer(name + ".beta", seeded({c}, seed + 1)), b.initializer(name + ".mean", seeded({c}, seed + 2)),
-                 b.initializer(name + ".var", seeded({c}, seed + 3, 0.1f, 2.0f))},
-                {}, name);
-}
-
 /// A ResNet basic block: relu(bn2(conv2(relu(bn1(conv1(x))))) + x).
 Model residualBlock() {
     GraphBuilder b;

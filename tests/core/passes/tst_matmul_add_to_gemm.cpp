@@ -8,18 +8,6 @@
 using namespace graphlens;
 using namespace graphlens::testing;
 
-namespace {
-
-Tensor seeded(std::vector<int64_t> dims, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(-1, 1);
-    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
-    for (float& v : t.mutableSpan<float>()) v = dist(rng);
-    return t;
-}
-
-} // namespace
-
 class TestMatMulAddToGemm : public QObject {
     Q_OBJECT
 private slots:

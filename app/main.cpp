@@ -4,22 +4,35 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <string_view>
+
+namespace {
+
+/// Qt's notes about the session (XDG_RUNTIME_DIR, ...) would break the one-line errors of
+/// headless runs: only critical messages reach stderr.
+void keepErrorsOnOneLine() {
+    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
+        if (type == QtCriticalMsg || type == QtFatalMsg) std::cerr << message.toStdString() << std::endl;
+    });
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
+    QElapsedTimer sinceStart;  // for --quit-after-first-paint
+    sinceStart.start();
     if (argc > 1 && graphlens::cli::isCommand(QString::fromLocal8Bit(argv[1]))) {
         std::unique_ptr<QCoreApplication> app;
         if (graphlens::cli::commandNeedsGui(QString::fromLocal8Bit(argv[1]))) {
             // Painting commands draw a QGraphicsScene (which needs a QApplication) off screen:
             // no display needed, and the same result with one.
             if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-            // Qt's notes about the session (XDG_RUNTIME_DIR, ...) would break the one-line errors.
-            qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
-                if (type == QtCriticalMsg || type == QtFatalMsg) std::cerr << message.toStdString() << std::endl;
-            });
+            keepErrorsOnOneLine();
             app = std::make_unique<QApplication>(argc, argv);
         } else {
             app = std::make_unique<QCoreApplication>(argc, argv);
@@ -35,15 +48,38 @@ int main(int argc, char** argv) {
                      "such as 'graphlens info MODEL' (see 'graphlens --help')" << std::endl;
         return 1;
     }
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--quit-after-first-paint") keepErrorsOnOneLine();  // a smoke test
     QApplication app(argc, argv);
     QApplication::setApplicationName("GraphLens");
     QApplication::setApplicationVersion(GRAPHLENS_VERSION);
     graphlens::MainWindow window;
     window.show();
-    // graphlens [MODEL] [--apply-all]: --apply-all runs the whole default pipeline after opening.
+    // graphlens [MODEL] [--apply-all] [--quit-after-first-paint]: --apply-all runs the whole
+    // default pipeline after opening; --quit-after-first-paint prints "first paint: N ms" (from
+    // process start to the first frame with the graph drawn) and exits.
     QStringList args = QApplication::arguments();
     args.removeFirst();
     const bool applyAll = args.removeAll("--apply-all") > 0;
-    if (!args.isEmpty() && window.openModel(args.first()) && applyAll) window.applyAllPasses();
+    const bool quitAfterFirstPaint = args.removeAll("--quit-after-first-paint") > 0;
+    if (quitAfterFirstPaint) {
+        if (args.isEmpty()) {
+            std::cerr << "graphlens: --quit-after-first-paint needs a MODEL" << std::endl;
+            return 1;
+        }
+        QObject::connect(&window, &graphlens::MainWindow::graphShown, &app, [&] {
+            window.repaint();  // paints synchronously: the frame with the graph exists now
+            std::cout << "first paint: " << sinceStart.elapsed() << " ms" << std::endl;
+            QApplication::quit();
+        });
+    }
+    if (!args.isEmpty()) {
+        const bool opened = window.openModel(args.first(), /*quiet=*/quitAfterFirstPaint);
+        if (!opened && quitAfterFirstPaint) {
+            std::cerr << "graphlens: " << window.lastError().toStdString() << std::endl;
+            return 1;
+        }
+        if (opened && applyAll) window.applyAllPasses();
+    }
     return app.exec();
 }

@@ -187,7 +187,10 @@ void MainWindow::layoutInBackground(GraphScene* scene, const Graph& graph, std::
                 target->showGraph(std::move(**layout));
                 target->setNodeMarks(marked, removed ? NodeMark::Removed : NodeMark::Added);
             }
-            if (--self->pendingLayouts_ == 0) self->afterView_->fitToWindow();
+            if (--self->pendingLayouts_ == 0) {
+                self->afterView_->fitToWindow();
+                emit self->graphShown();
+            }
         }, Qt::QueuedConnection);
     });
 }

@@ -39,6 +39,10 @@ public:
     bool layoutPending() const { return pendingLayouts_ > 0; }
     QListWidget* rewriteLog() const { return rewriteLog_; }
 
+signals:
+    /// Both sides of the current step are laid out and in their scenes.
+    void graphShown();
+
 public slots:
     void applyNextPass();
     void applyAllPasses();

@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QDir>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -196,6 +197,13 @@ private slots:
         QCOMPARE(table.status, 0);
         QVERIFY2(table.out.contains("eliminate-noops") && table.out.contains("nodes: 23 -> 19"), table.out.constData());
         QVERIFY(!table.out.contains("max abs err"));  // error columns only with --verify
+    }
+
+    void windowReportsItsFirstPaint() {
+        const Result r = runGraphlens({kSample, "--quit-after-first-paint"});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(QRegularExpression("^first paint: \\d+ ms\n$").match(QString(r.out)).hasMatch(), r.out.constData());
+        expectOneLineError({dir_.filePath("absent.onnx"), "--quit-after-first-paint"}, "does not exist");
     }
 
     void passesExplainThemselves() {

@@ -94,12 +94,10 @@ std::optional<FoldTarget> foldTargetOf(const Graph& g, ValueId value, std::strin
     why.clear();
     const Node* p = producerOf(g, value);
     if (!p || !isFoldableOp(*p)) return std::nullopt;
-    const size_t readers = g.value(value).uses.size();
-    if (g.isGraphOutput(value)) why = "the output of " + describe(*p) + " is a graph output";
-    else if (readers != 1) why = "the output of " + describe(*p) + " is read by " + std::to_string(readers) + " nodes";
-    else if (!isFloatConstant(constantInput(g, *p, 1)))
+    why = whyOutputIsShared(g, *p);
+    if (why.empty() && !isFloatConstant(constantInput(g, *p, 1)))
         why = "the weights of " + describe(*p) + " are not a float32 constant";
-    else if (hasInput(*p, 2) && !isFloatConstant(constantInput(g, *p, 2)))
+    if (why.empty() && hasInput(*p, 2) && !isFloatConstant(constantInput(g, *p, 2)))
         why = "the bias of " + describe(*p) + " is not a float32 constant";
     if (!why.empty()) return std::nullopt;
     FoldTarget t{p->id, 1, 0, 0};

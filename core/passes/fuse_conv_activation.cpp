@@ -52,11 +52,9 @@ private:
     /// Why the activation cannot join producer `p` (empty when it can).
     static std::string whyNot(const Graph& g, const Node& p, bool fusable) {
         const ValueId y = p.outputs[0];
-        const size_t readers = g.value(y).uses.size();
         if (!fusable) return "kept: a Clip bound is not a constant";
         if (activationOf(p.attributes)) return "kept: " + describe(p) + " already applies an activation";
-        if (g.isGraphOutput(y)) return "kept: the output of " + describe(p) + " is a graph output";
-        if (readers != 1) return "kept: the output of " + describe(p) + " is read by " + std::to_string(readers) + " nodes";
+        if (const std::string shared = whyOutputIsShared(g, p); !shared.empty()) return "kept: " + shared;
         if (g.value(y).dtype != DType::Float) return "kept: only float32 " + p.opType + " is fused";
         return {};
     }

@@ -56,13 +56,10 @@ private:
     /// Why conv(...) + z is not one FusedConv (empty when it is).
     static std::string whyNot(const Graph& g, const Node& conv, ValueId z) {
         const ValueId y = conv.outputs[0];
-        const size_t readers = g.value(y).uses.size();
         if (activationOf(conv.attributes))
             return "kept: " + describe(conv) + " applies its activation before the sum would be added";
         if (hasInput(conv, 3)) return "kept: " + describe(conv) + " already adds a residual Z";
-        if (g.isGraphOutput(y)) return "kept: the output of " + describe(conv) + " is a graph output";
-        if (readers != 1)
-            return "kept: the output of " + describe(conv) + " is read by " + std::to_string(readers) + " nodes";
+        if (const std::string shared = whyOutputIsShared(g, conv); !shared.empty()) return "kept: " + shared;
         const Value& out = g.value(y);
         const Value& other = g.value(z);
         if (out.dtype != DType::Float || other.dtype != DType::Float) return "kept: only float32 sums are fused";

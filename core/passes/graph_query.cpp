@@ -30,6 +30,14 @@ std::optional<float> scalarInput(const Graph& graph, const Node& node, size_t in
     return t->span<float>()[0];
 }
 
+std::string whyOutputIsShared(const Graph& graph, const Node& producer) {
+    const ValueId y = producer.outputs.at(0);
+    const size_t readers = graph.value(y).uses.size();
+    if (graph.isGraphOutput(y)) return "the output of " + describe(producer) + " is a graph output";
+    if (readers != 1) return "the output of " + describe(producer) + " is read by " + std::to_string(readers) + " nodes";
+    return {};
+}
+
 std::string describe(const Node& node) {
     if (node.name.empty()) return node.opType + " #" + std::to_string(node.id);
     return node.opType + " '" + node.name + "'";

@@ -25,6 +25,9 @@ std::optional<float> scalarInput(const Graph& graph, const Node& node, size_t in
 inline bool hasInput(const Node& node, size_t index) {
     return index < node.inputs.size() && node.inputs[index] != kNoId;
 }
+/// Why the output of `producer` cannot be merged into the one node reading it: "the output of
+/// Conv 'c' is a graph output" or "... is read by 2 nodes"; empty when exactly one node reads it.
+std::string whyOutputIsShared(const Graph& graph, const Node& producer);
 /// "Conv 'conv1'" (or "Conv #12" for an unnamed node), for sentences in rewrites.
 std::string describe(const Node& node);
 /// "'name'" for a value.

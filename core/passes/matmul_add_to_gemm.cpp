@@ -51,9 +51,7 @@ private:
     /// Why MatMul `mm` plus `bias` is not one Gemm (empty when it is).
     static std::string whyNot(const Graph& g, const Node& mm, ValueId bias) {
         const ValueId product = mm.outputs[0];
-        const size_t readers = g.value(product).uses.size();
-        if (g.isGraphOutput(product)) return "kept: the output of " + describe(mm) + " is a graph output";
-        if (readers != 1) return "kept: the output of " + describe(mm) + " is read by " + std::to_string(readers) + " nodes";
+        if (const std::string shared = whyOutputIsShared(g, mm); !shared.empty()) return "kept: " + shared;
         if (!g.constantValue(bias)) return "kept: the bias " + quoted(g, bias) + " is not a constant";
         const Value& a = g.value(mm.inputs[0]);
         const Value& b = g.value(mm.inputs[1]);

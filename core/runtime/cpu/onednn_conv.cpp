@@ -4,6 +4,8 @@
 #include "core/runtime/cpu/onednn_conv_kernel.h"
 #include "core/runtime/reference/neural_net_internal.h"
 
+#include <optional>
+
 namespace graphlens::onednn {
 namespace {
 
@@ -51,6 +53,23 @@ LayoutChoice chooseLayout(const ConvGeometry& g) {
     if (pointwise && g.group == 1 && plane > 196)
         return g.activation ? LayoutChoice::Blocked : LayoutChoice::BlockedWhenChained;
     return LayoutChoice::Blocked;
+}
+
+/// The memory descriptors a (transposed) convolution is created with: activations plain, or left
+/// to oneDNN (tag::any) where the layout choice, or a chained variant, wants them blocked.
+struct ConvDescs {
+    memory::desc src, dst, weights, bias;
+};
+
+/// Nullopt when `variant` (the blocked form used only inside chains) does not apply to `g`.
+std::optional<ConvDescs> convDescs(const ConvGeometry& g, const CpuNodeInfo& info, bool variant) {
+    const LayoutChoice choice = chooseLayout(g);
+    if (variant && choice != LayoutChoice::BlockedWhenChained) return std::nullopt;
+    const bool blocked = variant || choice == LayoutChoice::Blocked;
+    return ConvDescs{memory::desc(g.src, dt::f32, blocked ? tag::any : plainTag(g.src.size())),
+                     memory::desc(g.dst, dt::f32, blocked ? tag::any : plainTag(g.dst.size())),
+                     memory::desc(g.weights, dt::f32, tag::any),
+                     info.hasInput(2) ? memory::desc({g.outChannels}, dt::f32, tag::a) : memory::desc()};
 }
 
 /// Inputs every convolution factory checks: float32, weights of the input's rank,
@@ -117,16 +136,11 @@ std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info, bool variant) 
     const dnnl::primitive_attr attr = postOpsAttr(info, residual, ok);
     if (!ok) return nullptr;
     try {
-        const LayoutChoice choice = chooseLayout(g);
-        if (variant && choice != LayoutChoice::BlockedWhenChained) return nullptr;
+        const std::optional<ConvDescs> d = convDescs(g, info, variant);
+        if (!d) return nullptr;
         ThreadScope threads(info.threads);
-        const bool blocked = variant || choice == LayoutChoice::Blocked;
-        const memory::desc src(g.src, dt::f32, blocked ? tag::any : plainTag(g.src.size()));
-        const memory::desc dst(g.dst, dt::f32, blocked ? tag::any : plainTag(g.dst.size()));
-        const memory::desc weights(g.weights, dt::f32, tag::any);
-        const memory::desc bias = info.hasInput(2) ? memory::desc({g.outChannels}, dt::f32, tag::a) : memory::desc();
         const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                                   dnnl::algorithm::convolution_direct, src, weights, bias, dst,
+                                                   dnnl::algorithm::convolution_direct, d->src, d->weights, d->bias, d->dst,
                                                    g.strides, g.dilates, g.padL, g.padR);
         const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
         return std::make_unique<ConvKernel>("onednn:conv", pd, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
@@ -218,16 +232,11 @@ std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info, bool 
     const dnnl::primitive_attr attr = postOpsAttr(info, false, ok);
     if (!ok) return nullptr;
     try {
-        const LayoutChoice choice = chooseLayout(g);
-        if (variant && choice != LayoutChoice::BlockedWhenChained) return nullptr;
+        const std::optional<ConvDescs> d = convDescs(g, info, variant);
+        if (!d) return nullptr;
         ThreadScope threads(info.threads);
-        const bool blocked = variant || choice == LayoutChoice::Blocked;
-        const memory::desc src(g.src, dt::f32, blocked ? tag::any : plainTag(g.src.size()));
-        const memory::desc dst(g.dst, dt::f32, blocked ? tag::any : plainTag(g.dst.size()));
-        const memory::desc weights(g.weights, dt::f32, tag::any);
-        const memory::desc bias = info.hasInput(2) ? memory::desc({g.outChannels}, dt::f32, tag::a) : memory::desc();
         const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::deconvolution_direct, src, weights, bias, dst,
+                                                     dnnl::algorithm::deconvolution_direct, d->src, d->weights, d->bias, d->dst,
                                                      g.strides, g.dilates, g.padL, g.padR);
         const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, engine());
         return std::make_unique<ConvKernel>("onednn:conv_transpose", pd, memory::desc(userDims, dt::f32, userStrides),

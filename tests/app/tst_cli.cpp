@@ -4,6 +4,7 @@
 #include "core/onnx/loader.h"
 #include "core/onnx/tensor_file.h"
 #include "core/runtime/tensor_compare.h"
+#include "support/cli_process.h"
 #include "support/proto_fixtures.h"
 
 #include <QJsonArray>
@@ -22,19 +23,7 @@ namespace {
 
 const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
 
-struct Result {
-    int status = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Result runGraphlens(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(GRAPHLENS_BINARY), args);
-    p.waitForFinished(60000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+using Result = CliResult;
 
 } // namespace
 
@@ -43,12 +32,7 @@ class TestCli : public QObject {
     QTemporaryDir dir_;
 
     void expectOneLineError(const QStringList& args, const QByteArray& fragment) {
-        const Result r = runGraphlens(args);
-        QCOMPARE(r.status, 1);
-        QVERIFY2(r.err.startsWith("graphlens: "), r.err.constData());
-        QVERIFY2(r.err.contains(fragment), r.err.constData());
-        QCOMPARE(r.err.count('\n'), 1);
-        QVERIFY(r.out.isEmpty());
+        verifyOneLineError(runGraphlens(args), fragment);
     }
 
 private slots:

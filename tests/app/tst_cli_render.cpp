@@ -1,5 +1,7 @@
 // `graphlens render`: an SVG with the op types as <text>, a PNG, groups collapsed on request,
 // passes applied first, and one-sentence errors with status 1 for bad output paths.
+#include "support/cli_process.h"
+
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -11,22 +13,15 @@ namespace {
 
 const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
 
-struct Result {
-    int status = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using graphlens::testing::CliResult;
+using Result = CliResult;
 
+/// Runs graphlens with no display and no platform set: render must pick offscreen by itself.
 Result runGraphlens(const QStringList& args) {
-    QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove("QT_QPA_PLATFORM");  // render must pick the offscreen platform by itself
+    env.remove("QT_QPA_PLATFORM");
     env.remove("DISPLAY");
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(GRAPHLENS_BINARY), args);
-    p.waitForFinished(120000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
+    return graphlens::testing::runGraphlens(args, env);
 }
 
 QByteArray readAll(const QString& path) {
@@ -41,12 +36,7 @@ class TestCliRender : public QObject {
     QTemporaryDir dir_;
 
     void expectOneLineError(const QStringList& args, const QByteArray& fragment) {
-        const Result r = runGraphlens(args);
-        QCOMPARE(r.status, 1);
-        QVERIFY2(r.err.startsWith("graphlens: "), r.err.constData());
-        QVERIFY2(r.err.contains(fragment), r.err.constData());
-        QCOMPARE(r.err.count('\n'), 1);
-        QVERIFY(r.out.isEmpty());
+        graphlens::testing::verifyOneLineError(runGraphlens(args), fragment);
     }
 
 private slots:

@@ -132,7 +132,7 @@ NodeId foldIntoTarget(Rewriter& rw, const FoldTarget& t, NodeId consumer, const 
     }
     std::vector<ValueId> before = p.inputs;
     before.insert(before.end(), g.node(consumer).inputs.begin(), g.node(consumer).inputs.end());
-    const NodeId folded = rw.replaceNodes({t.node, consumer}, op, inputs, attributes);
+    const NodeId folded = rw.replaceNodes({t.node, consumer}, op, inputs, attributes, {}, Rewriter::KeepName::OfFirst);
     for (NodeId dead : deadConstantNodes(g, before)) rw.removeNode(dead);
     return folded;
 }

@@ -40,7 +40,8 @@ public:
         const std::string fused = gemm ? "FusedGemm" : "FusedConv";
         const std::string sentence = "fused " + describe(act) + " into " + describe(*p) + " as one " + fused;
         const std::vector<ValueId> bounds = act.inputs;  // a Clip's min and max
-        rw.replaceNodes({p->id, root}, fused, p->inputs, std::move(attributes), "com.microsoft");
+        rw.replaceNodes({p->id, root}, fused, p->inputs, std::move(attributes), "com.microsoft",
+                        Rewriter::KeepName::OfFirst);
         for (NodeId dead : deadConstantNodes(g, bounds)) rw.removeNode(dead);
         rw.useDomain("com.microsoft", 1);
         rw.count(gemm ? "numFusedGemm" : "numFusedConv");

@@ -42,7 +42,8 @@ public:
             inputs.push_back(z);
             const std::string sentence = "fused " + describe(*conv) + " and the residual " + describe(add) +
                                          " into one FusedConv with Z = " + quoted(g, z);
-            rw.replaceNodes({conv->id, root}, "FusedConv", inputs, conv->attributes, "com.microsoft");
+            rw.replaceNodes({conv->id, root}, "FusedConv", inputs, conv->attributes, "com.microsoft",
+                            Rewriter::KeepName::OfFirst);
             rw.useDomain("com.microsoft", 1);
             rw.count("numFused");
             rw.commit("fuse-conv-add", sentence);

@@ -113,6 +113,7 @@ public:
                                      std::to_string(nodes.size()) + " nodes) into HardSwish '" +
                                      g.node(nodes.back()).name + "'";
         rw.replaceNodes(nodes, "HardSwish", {m->x}, {});
+        if (context.opset < 14) raiseOpsetTo14(rw, context.opset);
         rw.count("numFused");
         rw.commit("fuse-hardswish", sentence);
         return true;
@@ -123,9 +124,33 @@ private:
         if (const ValueId leak = escapingValue(g, m.nodes); leak != kNoId)
             return quoted(g, leak) + ", inside the HardSwish, is also read elsewhere";
         if (g.value(m.x).dtype != DType::Float) return "the input " + quoted(g, m.x) + " is not float32";
-        if (opset < 14)
-            return "HardSwish is an ONNX operator from opset 14 on, and the model imports opset " + std::to_string(opset);
+        if (opset < 13)
+            return "HardSwish is an ONNX operator from opset 14 on, and the model imports opset " + std::to_string(opset) +
+                   " (only opset 13 is raised to 14: earlier operators changed meaning since)";
+        if (opset == 13)
+            if (const Node* bn = trainingBatchNorm(g))
+                return "HardSwish needs opset 14, and raising the model from 13 would change " + describe(*bn) +
+                       ", which has training outputs";
         return {};
+    }
+
+    /// A BatchNormalization-9 with more than one output: the one operator of an inference graph
+    /// at opset 13 that means something else, or nothing, at opset 14.
+    static const Node* trainingBatchNorm(const Graph& g) {
+        for (NodeId id : g.nodeIds())
+            if (const Node& n = g.node(id); isOp(n, "BatchNormalization") && n.outputs.size() > 1) return &n;
+        return nullptr;
+    }
+
+    /// Every operator changed between opsets 13 and 14 (Add, Sub, Mul, Div, Relu, Identity and
+    /// CumSum gained types; Reshape allowzero, GRU/LSTM/RNN layout, both defaulting to the old
+    /// meaning) reads the same at 14, except a BatchNormalization with training outputs.
+    static void raiseOpsetTo14(Rewriter& rw, int64_t opset) {
+        if (rw.result().domainsUsed.count("")) return;  // said once per run
+        rw.useDomain("", 14);
+        rw.result().notes.push_back("raised the model's opset import from " + std::to_string(opset) +
+                                    " to 14, where HardSwish is an operator; no operator of an inference "
+                                    "graph changed meaning between 13 and 14");
     }
 };
 
@@ -140,8 +165,9 @@ public:
                "(PyTorch before opset 14), or as x * Clip(x + 3, 0, 6) / 6 with the division by 6 (or "
                "the product with 1/6) first or last and relu6 as Clip, Min/Max or Relu with Min. Each "
                "form becomes one HardSwish node, one pass over the tensor instead of three or four. "
-               "HardSwish is an ONNX operator from opset 14 on: below that the pass declines and says "
-               "so. It also declines when a value inside the sub-graph is read elsewhere, when "
+               "HardSwish is an ONNX operator from opset 14 on: a model at opset 13 (what torchvision "
+               "exports by default) is raised to 14, since no inference operator changed meaning between "
+               "the two, and the rewrite log says so; below 13 the pass declines. It also declines when a value inside the sub-graph is read elsewhere, when "
                "HardSigmoid's alpha and beta are not 1/6 and 1/2 (within 1e-4 relative), or when x is "
                "not float32.";
     }

@@ -12,7 +12,8 @@ const Node* producerOf(const Graph& graph, ValueId value) {
 }
 
 bool hasSingleUse(const Graph& graph, ValueId value) {
-    return graph.value(value).uses.size() == 1 && !graph.isGraphOutput(value);
+    return graph.value(value).uses.size() == 1 && !graph.isGraphOutput(value) &&
+           !namesReadBySubgraphs(graph).count(graph.value(value).name);
 }
 
 NodeId soleConsumer(const Graph& graph, ValueId value) {
@@ -35,6 +36,8 @@ std::string whyOutputIsShared(const Graph& graph, const Node& producer) {
     const size_t readers = graph.value(y).uses.size();
     if (graph.isGraphOutput(y)) return "the output of " + describe(producer) + " is a graph output";
     if (readers != 1) return "the output of " + describe(producer) + " is read by " + std::to_string(readers) + " nodes";
+    if (namesReadBySubgraphs(graph).count(graph.value(y).name))
+        return "a sub-graph reads the output of " + describe(producer) + " by name";
     return {};
 }
 
@@ -56,14 +59,18 @@ bool allElementsEqual(const Tensor& tensor, double x) {
 
 namespace {
 
-void collectOuterNames(const Graph& graph, std::unordered_set<std::string>& names) {
-    for (ValueId v : graph.valueIds())
-        if (graph.value(v).outerScope) names.insert(graph.value(v).name);
+/// Adds the outer-scope names that the sub-graphs of `graph`'s nodes read (at any depth).
+void collectSubgraphReads(const Graph& graph, std::unordered_set<std::string>& names) {
+    const auto visit = [&](const Graph& sub) {
+        for (ValueId v : sub.valueIds())
+            if (sub.value(v).outerScope) names.insert(sub.value(v).name);
+        collectSubgraphReads(sub, names);
+    };
     for (NodeId id : graph.nodeIds())
         for (const auto& [name, attribute] : graph.node(id).attributes) {
-            if (attribute.holds<GraphPtr>()) collectOuterNames(*attribute.get<GraphPtr>(), names);
+            if (attribute.holds<GraphPtr>()) visit(*attribute.get<GraphPtr>());
             if (attribute.holds<std::vector<GraphPtr>>())
-                for (const GraphPtr& sub : attribute.get<std::vector<GraphPtr>>()) collectOuterNames(*sub, names);
+                for (const GraphPtr& sub : attribute.get<std::vector<GraphPtr>>()) visit(*sub);
         }
 }
 
@@ -71,7 +78,7 @@ void collectOuterNames(const Graph& graph, std::unordered_set<std::string>& name
 
 std::unordered_set<std::string> namesReadBySubgraphs(const Graph& graph) {
     std::unordered_set<std::string> names;
-    collectOuterNames(graph, names);  // a top-level graph has no outer-scope values of its own
+    collectSubgraphReads(graph, names);
     return names;
 }
 

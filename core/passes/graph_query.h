@@ -13,7 +13,8 @@ namespace graphlens {
 
 /// The node producing `value`, or nullptr for graph inputs and initializers.
 const Node* producerOf(const Graph& graph, ValueId value);
-/// True when exactly one node input reads `value` and it is not a graph output.
+/// True when exactly one node input reads `value`, it is not a graph output and no sub-graph reads
+/// it by name.
 bool hasSingleUse(const Graph& graph, ValueId value);
 /// The one node reading `value` (see hasSingleUse), or kNoId.
 NodeId soleConsumer(const Graph& graph, ValueId value);
@@ -26,7 +27,8 @@ inline bool hasInput(const Node& node, size_t index) {
     return index < node.inputs.size() && node.inputs[index] != kNoId;
 }
 /// Why the output of `producer` cannot be merged into the one node reading it: "the output of
-/// Conv 'c' is a graph output" or "... is read by 2 nodes"; empty when exactly one node reads it.
+/// Conv 'c' is a graph output", "... is read by 2 nodes" or "a sub-graph reads ..."; empty when
+/// exactly one node reads it.
 std::string whyOutputIsShared(const Graph& graph, const Node& producer);
 /// "Conv 'conv1'" (or "Conv #12" for an unnamed node), for sentences in rewrites.
 std::string describe(const Node& node);

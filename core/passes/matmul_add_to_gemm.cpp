@@ -38,7 +38,8 @@ public:
             }
             const std::string sentence = "fused " + describe(*mm) + " and " + describe(add) + " into one Gemm: Y = A * B + " +
                                          quoted(g, add.inputs[1 - side]);
-            rw.replaceNodes({mm->id, root}, "Gemm", {mm->inputs[0], mm->inputs[1], add.inputs[1 - side]}, {});
+            rw.replaceNodes({mm->id, root}, "Gemm", {mm->inputs[0], mm->inputs[1], add.inputs[1 - side]}, {}, {},
+                            Rewriter::KeepName::OfFirst);
             rw.count("numFused");
             rw.commit("matmul-add-to-gemm", sentence);
             return true;

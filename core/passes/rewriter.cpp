@@ -55,10 +55,11 @@ NodeId Rewriter::addNode(std::string opType, std::vector<ValueId> inputs,
 }
 
 NodeId Rewriter::replaceNodes(std::span<const NodeId> nodes, std::string opType,
-                              std::vector<ValueId> inputs, Attributes attributes, std::string domain) {
+                              std::vector<ValueId> inputs, Attributes attributes, std::string domain,
+                              KeepName keep) {
     if (nodes.empty()) throw std::logic_error("replaceNodes needs at least one node");
     const std::vector<ValueId> outputs = graph_.node(nodes.back()).outputs;
-    const std::string name = graph_.node(nodes.back()).name;
+    const std::string name = graph_.node(keep == KeepName::OfLast ? nodes.back() : nodes.front()).name;
     const std::vector<NodeId> provenance = provenanceOf(nodes);
     std::vector<ValueId> dropped;
     for (NodeId id : nodes) {

@@ -29,18 +29,22 @@ public:
     NodeId addNode(std::string opType, std::vector<ValueId> inputs,
                    const std::vector<std::string>& outputNames, Attributes attributes,
                    std::span<const NodeId> from, std::string name = {}, std::string domain = {});
+    /// Which removed node's name the replacing node carries: the last one's (a sub-graph fusion
+    /// is named after the node that wrote its result) or the first one's (a Conv or Gemm that took
+    /// in the nodes after it keeps its own name, as it does in ONNX Runtime).
+    enum class KeepName { OfLast, OfFirst };
     /// Removes `nodes` and puts one new node in their place that produces the outputs of
-    /// `nodes.back()` (so consumers and graph outputs keep their values and names) and carries its
-    /// name; provenance says which nodes it came from. Values only
-    /// the removed nodes used or produced go too. Returns the new node.
+    /// `nodes.back()` (so consumers and graph outputs keep their values and names); provenance
+    /// says which nodes it came from. Values only the removed nodes used or produced go too.
+    /// Returns the new node.
     NodeId replaceNodes(std::span<const NodeId> nodes, std::string opType,
                         std::vector<ValueId> inputs, Attributes attributes,
-                        std::string domain = {});
+                        std::string domain = {}, KeepName keep = KeepName::OfLast);
     NodeId replaceNodes(std::initializer_list<NodeId> nodes, std::string opType,
                         std::vector<ValueId> inputs, Attributes attributes,
-                        std::string domain = {}) {
+                        std::string domain = {}, KeepName keep = KeepName::OfLast) {
         return replaceNodes(std::span<const NodeId>(nodes.begin(), nodes.size()), std::move(opType),
-                            std::move(inputs), std::move(attributes), std::move(domain));
+                            std::move(inputs), std::move(attributes), std::move(domain), keep);
     }
     /// Removes a single-output node whose output equals its input `input` (Identity, Dropout,
     /// a no-op Reshape...): consumers read the input instead. When the output is a graph output,

@@ -95,11 +95,11 @@ private slots:
         QCOMPARE(out.result.counter("numFusedGemm"), int64_t(4));
         QVERIFY2(out.verification.passed, out.verification.failure.c_str());
         QCOMPARE(m.opsetVersion("com.microsoft"), int64_t(1));
-        const Node& relu6 = m.graph.node(*m.graph.findNode("relu6"));
+        const Node& relu6 = m.graph.node(*m.graph.findNode("c_relu6"));
         QCOMPARE(relu6.domain, std::string("com.microsoft"));
         QCOMPARE(relu6.attributes.getString("activation"), std::string("Clip"));
         QCOMPARE(relu6.attributes.find("activation_params")->get<std::vector<float>>(), (std::vector<float>{0, 6}));
-        const Node& gleaky = m.graph.node(*m.graph.findNode("gleaky"));
+        const Node& gleaky = m.graph.node(*m.graph.findNode("g_leaky"));
         QCOMPARE(gleaky.attributes.getFloat("activation_alpha", 0), 0.3f);
         QCOMPARE(gleaky.attributes.getFloat("alpha", 0), 0.5f);  // Gemm's own alpha stays
         QVERIFY(!gleaky.attributes.has("activation_params"));
@@ -172,6 +172,27 @@ private slots:
         QVERIFY(declinedWith(out.result, "kept: the output of Conv 'shared' is read by 2 nodes"));
         QVERIFY(declinedWith(out.result, "kept: the output of Conv 'exposed' is a graph output"));
         QVERIFY(declinedWith(out.result, "kept: a Clip bound is not a constant"));
+    }
+
+    void keepsAConvWhoseOutputASubgraphReadsByName() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {1, 2, 4, 4});
+        auto conv = b.op("Conv", {x, b.initializer("w", seeded({2, 2, 1, 1}, 1))}, {}, "conv");
+        GraphBuilder thenB("then"), elseB("else");
+        const ValueId outer = thenB.graph().addValue(b.graph().value(conv).name, DType::Float, Shape({1, 2, 4, 4}));
+        thenB.graph().value(outer).outerScope = true;
+        thenB.output(thenB.op("Identity", {outer}, {}, "pass"));
+        elseB.output(elseB.constant(Tensor::floats({1, 2, 4, 4}, std::vector<float>(32, 0.0f))));
+        auto cond = b.initializer("cond", Tensor::fromVector<uint8_t>(DType::Bool, {}, {1}));
+        b.output(b.op("If", {cond}, {{"then_branch", GraphPtr(std::make_shared<Graph>(thenB.graph()))},
+                                     {"else_branch", GraphPtr(std::make_shared<Graph>(elseB.graph()))}}, "choose"));
+        b.output(b.op("Relu", {conv}, {}, "relu"));
+        Model m = withShapes(b.model());
+        const CheckedPass out = runPassChecked(m, "fuse-conv-activation");
+        QCOMPARE(out.result.rewrites.size(), size_t(0));
+        QCOMPARE(countOps(m.graph, "Relu"), 1);
+        QVERIFY(declinedWith(out.result, "kept: a sub-graph reads the output of Conv 'conv' by name"));
+        QVERIFY(out.verification.passed);
     }
 };
 

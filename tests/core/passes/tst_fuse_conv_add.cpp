@@ -39,12 +39,12 @@ private slots:
             if (std::string(id) == "fuse-conv-add") {
                 QCOMPARE(out.result.counter("numFused"), int64_t(1));
                 QCOMPARE(out.result.rewrites[0].sentence,
-                         std::string("fused Conv 'bn2' and the residual Add 'add' into one FusedConv with Z = 'x'"));
+                         std::string("fused Conv 'conv2' and the residual Add 'add' into one FusedConv with Z = 'x'"));
             }
         }
         QCOMPARE(m.graph.nodeCount(), size_t(2));
         QCOMPARE(countOps(m.graph, "FusedConv"), 2);
-        const Node& last = m.graph.node(*m.graph.findNode("relu2"));
+        const Node& last = m.graph.node(*m.graph.findNode("conv2"));
         QCOMPARE(last.inputs.size(), size_t(4));
         QCOMPARE(m.graph.value(last.inputs[3]).name, std::string("x"));
         QCOMPARE(last.attributes.getString("activation"), std::string("Relu"));

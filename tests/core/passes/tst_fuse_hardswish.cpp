@@ -52,15 +52,43 @@ private slots:
         QVERIFY(out.verification.maxAbsError < 1e-5);
     }
 
-    void declinesBeforeOpset14() {
+    void raisesOpset13To14AndDeclinesBelow() {
         GraphBuilder b;
         auto x = b.input("x", DType::Float, {1, 8});
         b.output(b.op("Mul", {b.op("HardSigmoid", {x}, {{"alpha", 1.f / 6}}, "hs"), x}));
-        Model m = withShapes(b.model(13));
-        const CheckedPass out = runPassChecked(m, "fuse-hardswish");
+        Model at12 = withShapes(b.model(12));
+        const CheckedPass declined = runPassChecked(at12, "fuse-hardswish");
+        QCOMPARE(countOps(at12.graph, "HardSwish"), 0);
+        QCOMPARE(at12.graph.nodeCount(), size_t(2));
+        QVERIFY(declinedWith(declined.result, "HardSwish is an ONNX operator from opset 14 on, and the model imports opset 12"));
+        QCOMPARE(at12.opsetVersion(), int64_t(12));
+
+        Model at13 = withShapes(b.model(13));
+        const CheckedPass raised = runPassChecked(at13, "fuse-hardswish");
+        QCOMPARE(countOps(at13.graph, "HardSwish"), 1);
+        QCOMPARE(at13.graph.nodeCount(), size_t(1));
+        QCOMPARE(at13.opsetVersion(), int64_t(14));
+        QCOMPARE(raised.result.notes.size(), size_t(1));
+        QVERIFY(raised.result.notes[0].find("raised the model's opset import from 13 to 14") != std::string::npos);
+        QVERIFY(raised.verification.passed);
+    }
+
+    void keepsOpset13WhenABatchNormHasTrainingOutputs() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {1, 2, 4});
+        b.output(b.op("Mul", {b.op("HardSigmoid", {x}, {{"alpha", 1.f / 6}}, "hs"), x}));
+        auto scale = b.initializer("s", Tensor::floats({2}, {1, 1}));
+        auto bias = b.initializer("b", Tensor::floats({2}, {0, 0}));
+        const auto bn = b.ops("BatchNormalization", {x, scale, bias, b.initializer("m", Tensor::floats({2}, {0, 0})),
+                                                      b.initializer("v", Tensor::floats({2}, {1, 1}))},
+                              3, {}, "bn_train");
+        b.output(bn[0]);
+        Model m = b.model(13);
+        PassContext context = contextFor(m);  // not run numerically: a BatchNorm-9 with training outputs
+        const PassResult out = runPass(*makePipeline("fuse-hardswish").front(), m, context);
         QCOMPARE(countOps(m.graph, "HardSwish"), 0);
-        QCOMPARE(m.graph.nodeCount(), size_t(2));
-        QVERIFY(declinedWith(out.result, "HardSwish is an ONNX operator from opset 14 on, and the model imports opset 13"));
+        QCOMPARE(m.opsetVersion(), int64_t(13));
+        QVERIFY(declinedWith(out, "raising the model from 13 would change BatchNormalization 'bn_train'"));
     }
 
     void declinesOtherConstantsAndSharedValues() {
@@ -89,13 +117,14 @@ private slots:
         QCOMPARE(out.result.declines.size(), size_t(3));
     }
 
-    void mobileNetBlockFusesFromOpset14() {
+    void mobileNetBlockFusesFromOpset12() {
         Model m = loadModel(kMobileNetBlock);  // opset 13: two hard-swishes, one SE gate
-        const CheckedPass at13 = runPassChecked(m, "fuse-hardswish");
+        m.opsets[0].version = 12;
+        const CheckedPass at12 = runPassChecked(m, "fuse-hardswish");
         QCOMPARE(countOps(m.graph, "HardSwish"), 0);
-        QCOMPARE(at13.result.declines.size(), size_t(2));
-        QVERIFY(declinedWith(at13.result, "from opset 14 on"));
-        m.opsets[0].version = 14;  // nothing else in this block changes meaning from 13 to 14
+        QCOMPARE(at12.result.declines.size(), size_t(2));
+        QVERIFY(declinedWith(at12.result, "from opset 14 on"));
+        m.opsets[0].version = 13;
         const CheckedPass at14 = runPassChecked(m, "fuse-hardswish");
         QCOMPARE(countOps(m.graph, "HardSwish"), 2);
         QCOMPARE(countOps(m.graph, "HardSigmoid"), 1);  // the SE gate stays

@@ -29,7 +29,7 @@ private slots:
         QVERIFY2(out.verification.passed, out.verification.failure.c_str());
         QCOMPARE(out.result.rewrites[0].sentence,
                  std::string("fused MatMul 'mm1' and Add 'add1' into one Gemm: Y = A * B + 'b1'"));
-        const Node& gemm = m.graph.node(*m.graph.findNode("add2"));
+        const Node& gemm = m.graph.node(*m.graph.findNode("mm2"));
         QCOMPARE(m.graph.value(gemm.inputs[2]).name, std::string("b2"));
     }
 

@@ -12,7 +12,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers
   python3 python3-onnx python3-numpy
-  xvfb xauth fonts-dejavu-core dpkg-dev file
+  xvfb xauth fonts-dejavu-core dpkg-dev file desktop-file-utils shared-mime-info
 )
 
 missing=()

@@ -89,25 +89,24 @@ std::vector<std::unique_ptr<Pass>> makeAllPasses() {
 }
 
 std::vector<std::unique_ptr<Pass>> makePipeline(std::string_view spec) {
-    std::vector<std::unique_ptr<Pass>> all = makeAllPasses();
+    const std::vector<std::unique_ptr<Pass>> all = makeAllPasses();
     std::vector<std::unique_ptr<Pass>> chosen;
-    if (spec == "none") return chosen;
-    if (spec == "all") return all;
-    if (spec == "default") {
-        for (auto& p : all)
-            if (!p->lossy()) chosen.push_back(std::move(p));
-        return chosen;
-    }
-    for (const std::string& id : split(spec)) {
-        auto found = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p->id() == id; });
+    const auto add = [&](size_t index) { chosen.push_back(factories()[index]()); };  // an id may repeat
+    for (const std::string& item : split(spec)) {
+        if (item == "none") continue;
+        if (item == "all" || item == "default") {  // a pipeline inside a list, e.g. default,quantize-int8-weights
+            for (size_t i = 0; i < all.size(); ++i)
+                if (item == "all" || !all[i]->lossy()) add(i);
+            continue;
+        }
+        auto found = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p->id() == item; });
         if (found == all.end()) {
             std::string known;
             for (const auto& p : all) known += (known.empty() ? "" : ", ") + p->id();
-            throw PassError("unknown pass '" + id +
+            throw PassError("unknown pass '" + item +
                             "'; the pipelines are default, all and none, and the passes are " + known);
         }
-        const size_t index = size_t(found - all.begin());
-        chosen.push_back(factories()[index]());  // a fresh instance: an id may repeat
+        add(size_t(found - all.begin()));
     }
     return chosen;
 }

@@ -22,7 +22,7 @@ public:
 std::vector<std::unique_ptr<Pass>> makeAllPasses();
 
 /// `default` (every lossless pass), `all` (lossy ones too), `none`, or "id,id,..." in the order
-/// given. Throws PassError naming the unknown id and listing the known ones.
+/// given, where an item may also be a pipeline ("default,quantize-int8-weights"). Throws PassError naming the unknown id and listing the known ones.
 std::vector<std::unique_ptr<Pass>> makePipeline(std::string_view spec);
 
 } // namespace graphlens

@@ -139,6 +139,14 @@ private slots:
         QCOMPARE(two.size(), size_t(3));
         QCOMPARE(two[0]->id(), std::string("remove-dead-nodes"));
         QCOMPARE(two[1]->id(), std::string("eliminate-noops"));
+        const size_t lossless = size_t(std::count_if(all.begin(), all.end(), [](const auto& p) { return !p->lossy(); }));
+        QCOMPARE(def.size(), lossless);
+        QCOMPARE(all.size(), lossless + 2);  // prune-magnitude and quantize-int8-weights
+        const auto extended = makePipeline("default,quantize-int8-weights");
+        QCOMPARE(extended.size(), lossless + 1);
+        QCOMPARE(extended.front()->id(), def.front()->id());
+        QCOMPARE(extended.back()->id(), std::string("quantize-int8-weights"));
+        QCOMPARE(makePipeline("all").size(), all.size());
         try {
             makePipeline("eliminate-noops,fold-everything");
             QFAIL("an unknown pass id was accepted");

@@ -1,25 +1,18 @@
 // quantize-int8-weights: per-output-channel symmetric int8 weights behind DequantizeLinear for
 // Conv, MatMul and Gemm (transB), the error it reports, and where it declines.
 #include "core/graph/builder.h"
+#include "core/runtime/backend.h"
+#include "core/runtime/tensor_compare.h"
 #include "support/pass_harness.h"
 
 #include <QtTest>
 
 #include <cmath>
-#include <random>
 
 using namespace graphlens;
 using namespace graphlens::testing;
 
 namespace {
-
-Tensor randomFloats(std::vector<int64_t> dims, unsigned seed, float scale = 0.2f) {
-    Tensor t = Tensor::allocate(DType::Float, dims);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-scale, scale);
-    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
-    return t;
-}
 
 VerifyOptions lossyTolerance() {
     VerifyOptions v;
@@ -39,12 +32,12 @@ const Node* dequantizerOf(const Graph& g, const std::string& name) {
 Model smallNetwork(int64_t opset) {
     GraphBuilder b;
     auto x = b.input("x", DType::Float, {1, 8, 10, 10});
-    auto c = b.op("Conv", {x, b.initializer("conv.w", randomFloats({16, 8, 3, 3}, 1)), b.initializer("conv.b", randomFloats({16}, 2))},
+    auto c = b.op("Conv", {x, b.initializer("conv.w", seeded({16, 8, 3, 3}, 1, -0.2f, 0.2f)), b.initializer("conv.b", seeded({16}, 2, -0.2f, 0.2f))},
                   {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv");
-    auto small = b.op("Conv", {c, b.initializer("small.w", randomFloats({16, 16, 1, 1}, 3))}, {}, "small");  // 256 values
+    auto small = b.op("Conv", {c, b.initializer("small.w", seeded({16, 16, 1, 1}, 3, -0.2f, 0.2f))}, {}, "small");  // 256 values
     auto f = b.op("Flatten", {b.op("GlobalAveragePool", {small})});
-    auto mm = b.op("MatMul", {f, b.initializer("fc.w", randomFloats({16, 64}, 4))}, {}, "fc");
-    b.output(b.op("Gemm", {mm, b.initializer("head.w", randomFloats({32, 64}, 5)), b.initializer("head.b", randomFloats({32}, 6))},
+    auto mm = b.op("MatMul", {f, b.initializer("fc.w", seeded({16, 64}, 4, -0.2f, 0.2f))}, {}, "fc");
+    b.output(b.op("Gemm", {mm, b.initializer("head.w", seeded({32, 64}, 5, -0.2f, 0.2f)), b.initializer("head.b", seeded({32}, 6, -0.2f, 0.2f))},
                   {{"transB", int64_t(1)}}, "head"));
     return withShapes(b.model(opset));
 }
@@ -93,6 +86,24 @@ private slots:
         QVERIFY(out.verification.maxAbsError > 0);  // lossy, and --verify shows it
     }
 
+    void theCpuPlanDequantizesConstantWeightsOnce() {
+        Model m = smallNetwork(13);
+        runPassChecked(m, "quantize-int8-weights", {}, lossyTolerance());
+        QCOMPARE(countOps(m.graph, "DequantizeLinear"), 3);
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(plan->nodes().size(), size_t(6));  // Conv, Conv, GlobalAveragePool, Flatten, MatMul, Gemm
+        const auto onednn = std::count_if(plan->nodes().begin(), plan->nodes().end(),
+                                          [](const PlannedNode& p) { return p.kernel.rfind("onednn:", 0) == 0; });
+        QVERIFY(onednn >= 3);  // the two convolutions and the Gemm see float32 weights
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const auto feeds = seededFeeds(m.graph);
+        const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
+        const auto actual = plan->run(feeds);
+        const TensorComparison c = compareTensors(actual.at(0), expected.at(0), 1e-5, 1e-6);
+        QVERIFY2(c.matches, c.mismatch.c_str());
+    }
+
     void weightsOnTheInt8GridComeBackExactly() {
         GraphBuilder b;
         auto x = b.input("x", DType::Float, {2, 32});
@@ -117,7 +128,7 @@ private slots:
 
         GraphBuilder b;
         auto x = b.input("x", DType::Float, {2, 64});
-        auto w = b.initializer("tied", randomFloats({64, 64}, 9));
+        auto w = b.initializer("tied", seeded({64, 64}, 9, -0.2f, 0.2f));
         b.output(b.op("MatMul", {b.op("MatMul", {x, w}), w}));
         Model m = withShapes(b.model(13));
         const CheckedPass shared = runPassChecked(m, "quantize-int8-weights");

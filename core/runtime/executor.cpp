@@ -215,9 +215,10 @@ void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs,
 
 void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, ExecutionObserver* observer,
                             const OuterLookup& lookup) {
-    const std::string where = "node '" + label(n) + "' (" + n.opType + ")";
+    // Built only when a node fails: a string per node per run would show in the timings.
+    const auto where = [&] { return "node '" + label(n) + "' (" + n.opType + ")"; };
     if (!kernelOf_[size_t(n.id)] && !preparedKernel(n.id))
-        throw ExecutionError(where + ": the op is not supported by this backend");
+        throw ExecutionError(where() + ": the op is not supported by this backend");
     std::vector<const Tensor*> inputs;
     uint64_t bytesRead = 0;
     for (ValueId in : n.inputs) {
@@ -229,20 +230,20 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
     try {
         runKernel(n, std::move(inputs), outputs, lookup);
     } catch (const KernelError& e) {
-        throw ExecutionError(where + ": " + e.what());
+        throw ExecutionError(where() + ": " + e.what());
     } catch (const ExecutionError& e) {
-        throw ExecutionError(where + ": " + e.what());
+        throw ExecutionError(where() + ": " + e.what());
     } catch (const std::bad_alloc&) {
-        throw ExecutionError(where + ": not enough memory");
+        throw ExecutionError(where() + ": not enough memory");
     } catch (const std::length_error& e) {
-        throw ExecutionError(where + ": " + e.what());
+        throw ExecutionError(where() + ": " + e.what());
     }
     const int64_t end = observer ? nowNs() : 0;
     uint64_t bytesWritten = 0;
     for (size_t i = 0; i < n.outputs.size(); ++i) {
         const Value& out = graph_.value(n.outputs[i]);
         if (outputs[i].empty() && (!out.uses.empty() || graph_.isGraphOutput(out.id)))
-            throw ExecutionError(where + ": the kernel produced no output " + std::to_string(i));
+            throw ExecutionError(where() + ": the kernel produced no output " + std::to_string(i));
         bytesWritten += outputs[i].byteSize();
         values[size_t(out.id)] = std::move(outputs[i]);
     }

@@ -79,5 +79,12 @@ void registerPoolKernels(CpuKernelRegistry& registry);    // onednn_pool.cpp
 std::unique_ptr<PreparedKernel> prepareBlockedConv(const CpuNodeInfo& info);
 /// MaxPool or AveragePool reading `src` (a blocked layout) and writing the same kind of layout.
 std::unique_ptr<PreparedKernel> prepareBlockedPool(const CpuNodeInfo& info, const dnnl::memory::desc& src);
+/// GlobalAveragePool reading `src`, a channel-blocked layout (nChw8c and the like), and writing
+/// its [N, C, 1...] output plain (onednn_blocked_eltwise.cpp).
+std::unique_ptr<PreparedKernel> prepareBlockedGlobalAveragePool(const CpuNodeInfo& info, const dnnl::memory::desc& src);
+/// Add or Mul on a channel-blocked operand and a second one of the same layout (`inputs` as for
+/// prepareBlockedVariant), one value per channel, or a scalar; writes the first's layout.
+std::unique_ptr<PreparedKernel> prepareBlockedBinary(const CpuNodeInfo& info,
+                                                     const std::vector<const dnnl::memory::desc*>& inputs);
 
 } // namespace graphlens::onednn

@@ -14,18 +14,23 @@ namespace {
 
 bool isConvolution(const Node& n) { return n.opType == "Conv" || n.opType == "FusedConv" || n.opType == "ConvTranspose"; }
 bool isWindowPool(const Node& n) { return n.opType == "MaxPool" || n.opType == "AveragePool"; }
+bool isChannelwise(const Node& n) { return n.opType == "GlobalAveragePool" || n.opType == "Add" || n.opType == "Mul"; }
 
 bool hasBlockedVariant(const Node& n) {
     const bool known = n.domain.empty() || n.domain == "ai.onnx" || n.domain == "com.microsoft";
-    return known && (isConvolution(n) || isWindowPool(n));
+    return known && (isConvolution(n) || isWindowPool(n) || isChannelwise(n));
 }
 
 } // namespace
 
-std::unique_ptr<PreparedKernel> prepareBlockedVariant(const CpuNodeInfo& info, const dnnl::memory::desc* input) {
-    if (!hasBlockedVariant(info.node)) return nullptr;
-    if (isConvolution(info.node)) return prepareBlockedConv(info);
-    return input ? prepareBlockedPool(info, *input) : nullptr;
+std::unique_ptr<PreparedKernel> prepareBlockedVariant(const CpuNodeInfo& info,
+                                                      const std::vector<const dnnl::memory::desc*>& inputs) {
+    const Node& n = info.node;
+    if (!hasBlockedVariant(n)) return nullptr;
+    if (isConvolution(n)) return prepareBlockedConv(info);
+    if (n.opType == "GlobalAveragePool") return inputs.at(0) ? prepareBlockedGlobalAveragePool(info, *inputs[0]) : nullptr;
+    if (isChannelwise(n)) return prepareBlockedBinary(info, inputs);
+    return inputs.at(0) ? prepareBlockedPool(info, *inputs[0]) : nullptr;
 }
 
 namespace {
@@ -59,8 +64,12 @@ private:
         if (own && (own->blockedInput(0) || own->blockedOutput())) {
             c.layout = own;
         } else if (auto info = hasBlockedVariant(n) ? plan_.describe(id) : std::nullopt) {
-            auto in = offered_.find(n.inputs[0]);
-            c.variant = prepareBlockedVariant(*info, in == offered_.end() ? nullptr : &in->second);
+            std::vector<const dnnl::memory::desc*> offers;
+            for (ValueId v : n.inputs) {
+                auto in = offered_.find(v);
+                offers.push_back(in == offered_.end() ? nullptr : &in->second);
+            }
+            c.variant = prepareBlockedVariant(*info, offers);
             c.layout = dynamic_cast<BlockedLayoutKernel*>(c.variant.get());
         }
         if (!c.layout) return;
@@ -92,8 +101,9 @@ private:
     }
 
     bool variantPaysOff(const Node& n, const BlockedLayoutKernel& variant) const {
-        return (!variant.blockedInput(0) || blocked_.count(n.inputs[0])) &&
-               (!variant.blockedOutput() || blocked_.count(n.outputs[0]));
+        for (size_t i = 0; i < n.inputs.size(); ++i)
+            if (variant.blockedInput(i) && !blocked_.count(n.inputs[i])) return false;
+        return !variant.blockedOutput() || blocked_.count(n.outputs[0]);
     }
 
     std::map<ValueId, uint64_t> apply() {

@@ -34,11 +34,13 @@ public:
 };
 
 /// A variant of the node's kernel that computes blocked, for when its neighbours are blocked
-/// too: convolutions that alone run faster on NCHW (large 1x1, an image's first conv) and
-/// pooling, which reads the layout of `input` (the blocked layout its producer writes, nullptr
-/// when it writes plain). nullptr when there is none. A variant is worth it only when every
-/// value it would read or write blocked (input 0, output 0) stays blocked.
-std::unique_ptr<PreparedKernel> prepareBlockedVariant(const CpuNodeInfo& info, const dnnl::memory::desc* input);
+/// too: convolutions that alone run faster on NCHW (large 1x1, an image's first conv); pooling,
+/// GlobalAveragePool (its [N, C, 1...] output plain) and Add/Mul (same shapes or one value per
+/// channel), which read the layouts their producers write: `inputs[i]` is the blocked layout
+/// input i's producer offers, nullptr when it writes plain. nullptr when there is none. A
+/// variant is worth it only when every value it would read or write blocked stays blocked.
+std::unique_ptr<PreparedKernel> prepareBlockedVariant(const CpuNodeInfo& info,
+                                                      const std::vector<const dnnl::memory::desc*>& inputs);
 
 /// What the plan needs from its backend to decide layouts.
 struct LayoutPlanInputs {

@@ -59,7 +59,30 @@ public:
     }
     /// An element-wise op (never a oneDNN kernel).
     ValueId unary(const std::string& op, ValueId in) { return declare(b.op(op, {in}), dimsOf(in)); }
-    ValueId add(ValueId l, ValueId r) { return declare(b.op("Add", {l, r}), dimsOf(l)); }
+    ValueId add(ValueId l, ValueId r) { return binary("Add", l, r); }
+    /// Add or Mul; the output has the shape of the operand with more elements (no general broadcast).
+    ValueId binary(const std::string& op, ValueId l, ValueId r) {
+        const Dims ld = dimsOf(l), rd = dimsOf(r);
+        return declare(b.op(op, {l, r}), elements(ld) >= elements(rd) ? ld : rd);
+    }
+    ValueId globalAveragePool(ValueId in) {
+        const Dims xd = dimsOf(in);
+        return declare(b.op("GlobalAveragePool", {in}), {xd[0], xd[1], 1, 1});
+    }
+    /// A constant operand (an initializer).
+    ValueId constant(Dims dims) {
+        const int k = ++count_;
+        const ValueId c = b.initializer("c" + std::to_string(k), randomTensor(dims, 200 + k));
+        return declare(c, std::move(dims));
+    }
+    /// Squeeze-and-excitation on `in`: GlobalAveragePool, 1x1 conv + Relu down to `squeezed`
+    /// channels, 1x1 conv + Sigmoid back, and the channel scales times `in` (as EfficientNet
+    /// writes it: Mul(scale, x)).
+    ValueId squeezeExcite(ValueId in, int64_t squeezed) {
+        const ValueId pooled = globalAveragePool(in);
+        const ValueId scale = conv(conv(pooled, squeezed, 1, "Relu"), dimsOf(in)[1], 1, "Sigmoid");
+        return binary("Mul", scale, in);
+    }
 
     Dims dimsOf(ValueId v) const { return dims_.at(size_t(v)); }
 
@@ -68,6 +91,11 @@ public:
     std::map<std::string, Tensor> feeds;
 
 private:
+    static int64_t elements(const Dims& d) {
+        int64_t n = 1;
+        for (int64_t v : d) n *= v;
+        return n;
+    }
     ValueId declare(ValueId v, Dims dims) {
         b.graph().value(v).dtype = DType::Float;
         b.graph().value(v).shape = Shape::ofSizes(dims);
@@ -109,6 +137,16 @@ std::vector<Tensor> referenceOutputs(const Model& m, const std::map<std::string,
     CompileOptions reference;
     reference.referenceOnly = true;
     return makeCpuBackend()->compile(m, reference)->run(feeds);
+}
+
+/// Runs both plans and expects the very same outputs, bit for bit.
+void expectIdenticalOutputs(Plan& plan, Plan& other, const std::map<std::string, Tensor>& feeds) {
+    const std::vector<Tensor> got = plan.run(feeds), expected = other.run(feeds);
+    QVERIFY(got.size() <= expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        const TensorComparison c = compareTensors(got[i], expected[i], 0, 0);
+        QVERIFY2(c.matches, (std::to_string(i) + ": " + c.mismatch).c_str());
+    }
 }
 
 std::unique_ptr<Plan> optimizedPlan(const Model& m) {
@@ -241,6 +279,115 @@ private slots:
         QCOMPARE(blockedValues(*plan), 1);
         QCOMPARE(kernelNames(*plan)[0], std::string("onednn:conv[blocked out]"));
         QCOMPARE(kernelNames(*plan)[2], std::string("onednn:conv"));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// Squeeze-and-excitation between blocked convolutions keeps the feature map blocked: the
+    /// pool reads it blocked (its [N, C, 1, 1] output plain, for the 1x1 convs on it), the Mul
+    /// reads it blocked with one plain scale per channel and writes blocked for the next conv.
+    /// 20 channels: padded to 24.
+    void squeezeExciteStaysBlocked() {
+        Chain c({1, 16, 10, 10});
+        const ValueId a = c.conv(c.x, 20, 3, "Relu");
+        c.b.output(c.conv(c.squeezeExcite(a, 8), 24, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        const std::vector<std::string> kernels = kernelNames(*plan);
+        QCOMPARE(kernels[0], std::string("onednn:conv[blocked out]"));
+        QCOMPARE(kernels[1], std::string("cpu:global-average-pool[blocked in]"));
+        QCOMPARE(kernels[4], std::string("cpu:binary[blocked in,out]"));
+        QCOMPARE(kernels[5], std::string("onednn:conv[blocked in]"));
+        QCOMPARE(blockedValues(*plan), 2);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+
+        // The same graph with the feature map and the Mul as graph outputs too: both stay plain,
+        // the pool and the Mul run their plain kernels, and every output is the same to the bit.
+        Chain p({1, 16, 10, 10});
+        const ValueId pa = p.conv(p.x, 20, 3, "Relu");
+        const ValueId scaled = p.squeezeExcite(pa, 8);
+        p.b.output(p.conv(scaled, 24, 3));
+        p.b.output(pa);
+        p.b.output(scaled);
+        auto plain = optimizedPlan(p.b.model(17));
+        QCOMPARE(blockedValues(*plain), 0);
+        QCOMPARE(kernelNames(*plain)[1], std::string("cpu:global-average-pool"));
+        QCOMPARE(kernelNames(*plain)[4], std::string("cpu:binary"));
+        expectIdenticalOutputs(*plan, *plain, c.feeds);
+    }
+
+    /// The pool's input blocked, its output a graph output (plain anyway); a 2-image batch whose
+    /// 12 channels fill one and a half blocks.
+    void globalAveragePoolReadsBlockedIntoAGraphOutput() {
+        LayoutGuard guard;
+        onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
+        Chain c({2, 12, 9, 7});
+        const ValueId a = c.conv(c.x, 12, 3);
+        c.b.output(c.globalAveragePool(a));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(kernelNames(*plan), (std::vector<std::string>{"onednn:conv[blocked out]",
+                                                                "cpu:global-average-pool[blocked in]"}));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+
+        Chain p({2, 12, 9, 7});
+        const ValueId pa = p.conv(p.x, 12, 3);
+        p.b.output(p.globalAveragePool(pa));
+        p.b.output(pa);
+        auto plain = optimizedPlan(p.b.model(17));
+        QCOMPARE(kernelNames(*plain)[1], std::string("cpu:global-average-pool"));
+        expectIdenticalOutputs(*plan, *plain, c.feeds);
+    }
+
+    /// Add and Mul of two blocked values of one shape, then of a blocked value and constants:
+    /// one per channel ([C, 1, 1]), one per image and channel ([N, C, 1, 1]) and a scalar. All
+    /// blocked from the first conv to the last.
+    void binaryOpsOnBlockedValuesStayBlocked() {
+        Chain c({2, 20, 6, 6});
+        const ValueId l = c.conv(c.x, 20, 3), r = c.conv(c.x, 20, 3);
+        ValueId v = c.binary("Mul", l, r);
+        v = c.binary("Add", v, l);
+        v = c.binary("Add", c.constant({20, 1, 1}), v);
+        v = c.binary("Mul", v, c.constant({2, 20, 1, 1}));
+        v = c.binary("Add", v, c.constant({}));
+        c.b.output(c.conv(v, 16, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        const std::vector<std::string> kernels = kernelNames(*plan);
+        QCOMPARE(kernels.size(), size_t(8));
+        for (size_t i = 2; i < 7; ++i) QCOMPARE(kernels[i], std::string("cpu:binary[blocked in,out]"));
+        QCOMPARE(kernels[7], std::string("onednn:conv[blocked in]"));
+        QCOMPARE(blockedValues(*plan), 7);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// Only Add and Mul run blocked, and only where each operand is blocked, one per channel
+    /// or a scalar: a Sub, a per-row operand ([1, 1, H, 1]) and a mix of a blocked and a plain
+    /// operand of one shape keep the values they touch plain.
+    void otherBinaryOpsKeepTheirOperandsPlain() {
+        Chain c({1, 16, 8, 8});
+        const ValueId a = c.conv(c.x, 16, 3), d = c.conv(c.x, 16, 3), e = c.conv(c.x, 16, 3);
+        const ValueId sub = c.binary("Sub", a, c.constant({16, 1, 1}));
+        const ValueId rows = c.binary("Mul", d, c.constant({1, 1, 8, 1}));
+        const ValueId mixed = c.binary("Add", e, c.unary("Relu", c.x));
+        c.b.output(c.conv(c.binary("Add", c.binary("Add", sub, rows), mixed), 16, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 0);
+        for (const std::string& kernel : kernelNames(*plan)) QVERIFY(kernel.find("blocked") == std::string::npos);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// A blocked Mul's output read by an element-wise kernel stays plain, so the Mul runs plain
+    /// and so, in turn, does everything that fed it blocked (the pool, the conv's output).
+    void squeezeExciteBeforeAPlainKernelStaysPlain() {
+        Chain c({1, 16, 10, 10});
+        const ValueId a = c.conv(c.x, 24, 3);
+        c.b.output(c.unary("Relu", c.squeezeExcite(a, 8)));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(blockedValues(*plan), 0);
+        QCOMPARE(kernelNames(*plan)[1], std::string("cpu:global-average-pool"));
+        QCOMPARE(kernelNames(*plan)[4], std::string("cpu:binary"));
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
     }
 

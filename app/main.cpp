@@ -3,6 +3,7 @@
 #include "app/main_window.h"
 
 #include <QApplication>
+#include <QIcon>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 
@@ -51,8 +52,11 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
         if (std::string_view(argv[i]) == "--quit-after-first-paint") keepErrorsOnOneLine();  // a smoke test
     QApplication app(argc, argv);
+    QApplication::setOrganizationName("GraphLens");  // QSettings: ~/.config/GraphLens/GraphLens.conf
     QApplication::setApplicationName("GraphLens");
     QApplication::setApplicationVersion(GRAPHLENS_VERSION);
+    QApplication::setWindowIcon(QIcon(":/graphlens.svg"));
+    QGuiApplication::setDesktopFileName("graphlens");  // ties the window to graphlens.desktop
     graphlens::MainWindow window;
     window.show();
     // graphlens [MODEL] [--apply-all] [--quit-after-first-paint]: --apply-all runs the whole

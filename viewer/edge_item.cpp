@@ -21,7 +21,9 @@ constexpr qreal kArrowHalfWidth = 4;
 
 EdgeItem::EdgeItem(const VisualEdge& edge, VisualKey from, VisualKey to, QGraphicsItem* parent)
     : QGraphicsItem(parent), value_(edge.value), from_(from), to_(to), label_(edge.label), path_(edge.path),
-      labelRect_(label_.isEmpty() ? QRectF() : edge.labelRect) {
+      labelRect_(label_.isEmpty() ? QRectF() : edge.labelRect), arrow_(arrowHead()) {
+    const QRectF r = path_.boundingRect().united(arrow_.boundingRect()).adjusted(-3, -3, 3, 3);
+    bounds_ = labelRect_.isEmpty() ? r : r.united(labelRect_.adjusted(-2, -2, 2, 2));
     setZValue(-1);
     setAcceptedMouseButtons(Qt::NoButton);
 }
@@ -42,10 +44,7 @@ QPolygonF EdgeItem::arrowHead() const {
     return QPolygonF({tip, base + side * kArrowHalfWidth, base - side * kArrowHalfWidth});
 }
 
-QRectF EdgeItem::boundingRect() const {
-    const QRectF r = path_.boundingRect().united(arrowHead().boundingRect()).adjusted(-3, -3, 3, 3);
-    return labelRect_.isEmpty() ? r : r.united(labelRect_.adjusted(-2, -2, 2, 2));
-}
+QRectF EdgeItem::boundingRect() const { return bounds_; }
 
 QPainterPath EdgeItem::shape() const {
     QPainterPathStroker stroker;
@@ -61,7 +60,7 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->drawPath(path_);
     painter->setPen(Qt::NoPen);
     painter->setBrush(color);
-    painter->drawPolygon(arrowHead());
+    painter->drawPolygon(arrow_);
     if (labelRect_.isEmpty() || !showsLabel(option->levelOfDetailFromTransform(painter->worldTransform())))
         return;
     painter->setFont(style.labelFont);

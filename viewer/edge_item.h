@@ -41,6 +41,8 @@ private:
     QString label_;
     QPainterPath path_;
     QRectF labelRect_;
+    QPolygonF arrow_;  ///< computed once: the path's end angle is costly (its length is measured)
+    QRectF bounds_;
     bool highlighted_ = false;
 };
 

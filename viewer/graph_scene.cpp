@@ -18,6 +18,11 @@ GraphScene::GraphScene(QObject* parent)
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::updateSelection);
 }
 
+GraphScene::~GraphScene() {
+    const QSignalBlocker blocker(this);  // items deleted with a selection are no change to report
+    clear();
+}
+
 const SceneStyle& GraphScene::styleFor(const QGraphicsScene* scene) {
     if (const auto* graphScene = qobject_cast<const GraphScene*>(scene)) return graphScene->style_;
     static const SceneStyle fallback = SceneStyle::fromPalette(QGuiApplication::palette());
@@ -97,6 +102,16 @@ NodeMark GraphScene::nodeMark(NodeId node) const {
 void GraphScene::clearMarks() {
     marks_.clear();
     for (NodeItem* item : nodeItems_) item->setMark(NodeMark::Normal);
+}
+
+void GraphScene::setNodeFills(std::unordered_map<NodeId, QColor> fills) {
+    fills_ = std::move(fills);
+    update();
+}
+
+std::optional<QColor> GraphScene::nodeFill(NodeId node) const {
+    const auto it = fills_.find(node);
+    return it == fills_.end() ? std::nullopt : std::optional<QColor>(it->second);
 }
 
 void GraphScene::selectNode(NodeId node) {

@@ -22,6 +22,7 @@ class GraphScene : public QGraphicsScene {
     Q_OBJECT
 public:
     explicit GraphScene(QObject* parent = nullptr);
+    ~GraphScene() override;
 
     /// Replaces the items with those of `graph`, which must be laid out (layoutVisualGraph()).
     /// Marks of nodes that are still shown are kept; the selection is cleared.
@@ -50,6 +51,10 @@ public:
     NodeMark nodeMark(NodeId node) const;
     /// Every box back to NodeMark::Normal.
     void clearMarks();
+
+    /// Fills replacing the family color of operator boxes (a heatmap); others keep theirs.
+    void setNodeFills(std::unordered_map<NodeId, QColor> fills);
+    std::optional<QColor> nodeFill(NodeId node) const;
 
     /// Selects the box showing `node` (kNoId clears the selection).
     void selectNode(NodeId node);
@@ -81,6 +86,7 @@ private:
     std::vector<EdgeItem*> edgeItems_;
     std::unordered_map<GroupId, GroupFrameItem*> frames_;
     std::unordered_map<NodeId, NodeMark> marks_;
+    std::unordered_map<NodeId, QColor> fills_;
     NodeId selectedNode_ = kNoId;
     VisualKey selectedKey_;
     std::optional<VisualKey> lastSelected_;

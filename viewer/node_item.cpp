@@ -56,6 +56,8 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const bool terminal = node_.key.kind == VisualKey::Kind::Input || node_.key.kind == VisualKey::Kind::Output;
     const qreal radius = terminal ? r.height() / 2 : kRadius;
     QColor fill = style.fillFor(node_);
+    if (const auto* graphScene = qobject_cast<const GraphScene*>(scene()); graphScene && node_.key.kind == VisualKey::Kind::Node)
+        fill = graphScene->nodeFill(node_.key.id).value_or(fill);
     if (mark_ == NodeMark::Removed) fill.setAlphaF(0.45);
 
     if (mark_ == NodeMark::Highlighted) {  // a soft glow under the box

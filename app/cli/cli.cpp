@@ -1,5 +1,6 @@
 // Subcommand dispatch and the top-level help.
 #include "app/cli/cli.h"
+#include "core/runtime/backend_registry.h"
 
 #include <QTextStream>
 
@@ -24,10 +25,13 @@ constexpr std::array kCommands{
             "run MODEL [--input NAME=FILE.pb] [--seed N] [--dim NAME=VALUE] [--passes ...] [--output-dir DIR]   run once"},
     Command{"bench", runBench,
             "bench MODEL [--runs N] [--warmup W] [--threads T] [--passes ...] [--json]   min/median/max latency"},
+    Command{"profile", runProfile,
+            "profile MODEL [--runs N] [--warmup W] [--passes ...] [--trace FILE.json] [--csv FILE] [--json]   per-node times"},
     Command{"render", runRender,
-            "render MODEL -o FILE.svg|png [--passes ...] [--collapse-depth N]   draw the graph"},
+            "render MODEL -o FILE.svg|png [--passes ...] [--collapse-depth N] [--heatmap time|memory [--profile FILE]]   draw the graph"},
     Command{"conformance", runConformance,
             "conformance DIR [--filter REGEX] [--expect FILE] [--write-passing FILE]   run ONNX backend test cases"},
+    Command{"devices", runDevices, "devices [--json]                the Vulkan devices (--device N picks one)"},
 };
 
 void printUsage(std::ostream& out) {
@@ -76,7 +80,39 @@ std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList&
 
 std::string backendProblem(const QString& backend) {
     if (backend == "cpu") return {};
+    if (backend == "vulkan") return "this command runs on the cpu backend only so far; use --backend cpu";
     return "the backend '" + backend.toStdString() + "' is not available; use cpu";
+}
+
+void addDeviceOption(QCommandLineParser& parser) {
+    parser.addOption({"device", "Vulkan device index (see `graphlens devices`; default: the preferred one)", "N", "-1"});
+}
+
+std::unique_ptr<Backend> openBackend(const QCommandLineParser& parser, bool fallBackToCpu) {
+    const std::string name = parser.value("backend").toStdString();
+    bool ok = false;
+    const int device = parser.value("device").toInt(&ok);
+    if (!ok || device < -1) {
+        fail("--device takes a device index from `graphlens devices`");
+        return nullptr;
+    }
+    if (name != "cpu" && name != "vulkan") {
+        fail("the backend '" + name + "' is not known; use cpu or vulkan");
+        return nullptr;
+    }
+    try {
+        return makeBackend(name, device);
+    } catch (const std::exception& e) {
+        const std::string reason = e.what();
+        // A device index the machine does not have is a mistake, not a missing device.
+        const bool badIndex = reason.find("there is no Vulkan device") != std::string::npos;
+        if (!fallBackToCpu || badIndex) {
+            fail(reason);
+            return nullptr;
+        }
+        std::cerr << "graphlens: " << reason << "; running on the CPU backend" << std::endl;
+        return makeBackend("cpu");
+    }
 }
 
 int run(const QStringList& args) {

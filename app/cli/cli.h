@@ -5,10 +5,15 @@
 #include <QCommandLineParser>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 
 #include <cstdio>
 #include <string>
+
+namespace graphlens {
+class Backend;
+}
 
 namespace graphlens::cli {
 
@@ -28,15 +33,27 @@ int fail(const std::string& message);
 /// printed: 0; bad option: 1 after one error line), nullopt when it should go on.
 std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args);
 
-/// Empty when `backend` can run here, else the sentence saying it cannot.
+/// Empty when `backend` can run here, else the sentence saying it cannot. For commands that only
+/// run on the CPU backend; commands that also run on Vulkan use openBackend().
 std::string backendProblem(const QString& backend);
+
+/// Adds --device N (the Vulkan device, as `graphlens devices` numbers them).
+void addDeviceOption(QCommandLineParser& parser);
+
+/// The backend named by --backend on the device of --device. With `fallBackToCpu`, a vulkan
+/// request on a machine without a Vulkan device prints "no Vulkan device: ...; running on the CPU
+/// backend" on stderr and returns the CPU backend. Prints the error and returns nullptr for an
+/// unknown backend, a bad --device, or (without the fallback) a missing device.
+std::unique_ptr<Backend> openBackend(const QCommandLineParser& parser, bool fallBackToCpu);
 
 int runInfo(const QStringList& args);
 int runOptimize(const QStringList& args);
 int runConformance(const QStringList& args);
 int runRun(const QStringList& args);
 int runBench(const QStringList& args);
+int runProfile(const QStringList& args);
 int runPasses(const QStringList& args);
 int runRender(const QStringList& args);
+int runDevices(const QStringList& args);
 
 } // namespace graphlens::cli

@@ -1,5 +1,6 @@
-// `graphlens bench MODEL [--backend cpu] [--runs N] [--warmup W] [--threads T] [--json]`: whole-run
-// latency over repeated runs of one compiled plan (inputs made once, as `run` makes them).
+// `graphlens bench MODEL [--backend cpu|vulkan] [--device N] [--runs N] [--warmup W] [--threads T]
+// [--json]`: whole-run latency over repeated runs of one compiled plan (inputs made once, as `run`
+// makes them).
 #include "app/cli/cli.h"
 #include "app/cli/model_inputs.h"
 #include "app/cli/model_report.h"
@@ -55,6 +56,7 @@ int runBench(const QStringList& args) {
     parser.setApplicationDescription("Measure a model's latency.");
     parser.addPositionalArgument("MODEL", "the .onnx file");
     addRunOptions(parser);
+    addDeviceOption(parser);
     addPassOption(parser, "none");
     parser.addOption({"runs", "measured runs (default 20)", "N", "20"});
     parser.addOption({"warmup", "runs before measuring (default 3)", "W", "3"});
@@ -62,19 +64,20 @@ int runBench(const QStringList& args) {
     parser.addOption({"by-op", "after the figures, time per op type and kernel (an extra timed pass)"});
     if (auto status = parseArguments(parser, args)) return *status;
     if (parser.positionalArguments().size() != 1) return fail("bench takes exactly one MODEL argument");
-    if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
     bool runsOk = false, warmupOk = false;
     const int runs = parser.value("runs").toInt(&runsOk);
     const int warmup = parser.value("warmup").toInt(&warmupOk);
     if (!runsOk || runs < 1 || !warmupOk || warmup < 0) return fail("--runs must be at least 1 and --warmup at least 0");
     auto model = loadOrReport(parser.positionalArguments()[0]);
     if (!model) return 1;
+    const std::unique_ptr<Backend> backend = openBackend(parser, true);
+    if (!backend) return 1;
     try {
         applyPassOption(*model, parser);
         const auto feeds = feedsFromOptions(model->graph, parser);
         const CompileOptions options = compileOptionsFor(parser, feeds);
         const auto compileStart = std::chrono::steady_clock::now();
-        const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(*model, options);
+        const std::unique_ptr<Plan> plan = backend->compile(*model, options);
         const double compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compileStart).count();
         for (int i = 0; i < warmup; ++i) plan->run(feeds);
         std::vector<double> samples;
@@ -85,16 +88,21 @@ int runBench(const QStringList& args) {
         }
         const SampleStats s = summarizeSamples(samples);
         int optimized = 0;
-        for (const PlannedNode& n : plan->nodes()) optimized += n.kernel != "reference";
+        int fallbacks = 0;
+        for (const PlannedNode& n : plan->nodes()) {
+            optimized += n.kernel != "reference";
+            fallbacks += n.kernel.rfind("cpu-fallback:", 0) == 0;
+        }
         const MemoryPlan& memory = plan->memoryPlan();
         if (parser.isSet("json")) {
             QJsonArray all;
             for (double v : samples) all.append(v);
-            const QJsonObject json{{"model", parser.positionalArguments()[0]}, {"backend", "cpu"},
+            const QJsonObject json{{"model", parser.positionalArguments()[0]}, {"backend", QString::fromStdString(backend->name())},
                                    {"runs", runs}, {"warmup", warmup}, {"threads", options.threads},
                                    {"min_ms", s.min}, {"median_ms", s.median}, {"max_ms", s.max},
                                    {"mean_ms", s.mean}, {"samples_ms", all}, {"compile_ms", compileMs},
                                    {"nodes", qint64(plan->nodes().size())}, {"optimized_nodes", optimized},
+                                   {"cpu_fallback_nodes", fallbacks},
                                    {"arena_bytes", qint64(memory.arenaBytes)},
                                    {"naive_bytes", qint64(memory.naiveBytes)},
                                    {"lower_bound_bytes", qint64(memory.lowerBoundBytes)}};
@@ -102,8 +110,12 @@ int runBench(const QStringList& args) {
         } else {
             std::printf("%d runs after %d warm-up: min %.3f ms  median %.3f ms  max %.3f ms\n", runs, warmup, s.min,
                         s.median, s.max);
-            std::printf("plan: %zu nodes, %d with optimized kernels; compiled in %.1f ms\n", plan->nodes().size(),
-                        optimized, compileMs);
+            if (backend->name() == "vulkan")
+                std::printf("plan: %zu nodes on vulkan, %d of them CPU fallbacks; compiled in %.1f ms\n",
+                            plan->nodes().size(), fallbacks, compileMs);
+            else
+                std::printf("plan: %zu nodes, %d with optimized kernels; compiled in %.1f ms\n", plan->nodes().size(),
+                            optimized, compileMs);
             if (parser.isSet("by-op")) {
                 OpTimes times(model->graph, *plan);
                 for (int i = 0; i < runs; ++i) plan->run(feeds, &times);

@@ -1,8 +1,11 @@
-// `graphlens conformance DIR [--backend cpu] [--filter REGEX] [--expect FILE] [--write-passing FILE]`:
-// runs ONNX backend test cases (DIR/<case>/model.onnx + test_data_set_*/input_K.pb, output_K.pb).
-// Each case runs in a child process with a time limit, so a crash or a hang is one failed case.
+// `graphlens conformance DIR [--backend cpu|vulkan] [--device N] [--filter REGEX] [--expect FILE]
+// [--write-passing FILE]`: runs ONNX backend test cases (DIR/<case>/model.onnx +
+// test_data_set_*/input_K.pb, output_K.pb). Each case runs in a child process with a time limit, so
+// a crash or a hang is one failed case. On vulkan, cases with an op that has no shader are skipped,
+// and without a Vulkan device the whole run prints "skipped: no Vulkan device" and exits with 77.
 #include "app/cli/cli.h"
 #include "app/cli/conformance_case.h"
+#include "core/runtime/backend_registry.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -72,11 +75,16 @@ QStringList readCaseList(const QString& path) {
     return names;
 }
 
-bool writeCaseList(const QString& path, const QStringList& names) {
+/// The exit status of a run skipped as a whole (ctest's SKIP_RETURN_CODE).
+constexpr int kSkippedStatus = 77;
+
+bool writeCaseList(const QString& path, const QStringList& names, const std::string& backend) {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
-    f.write("# ONNX backend node cases that pass on the CPU backend; written by\n"
-            "# graphlens conformance DIR --write-passing FILE. A listed case that stops passing fails ctest.\n");
+    const std::string header = "# ONNX backend node cases that pass on the " + backend + " backend; written by\n"
+                               "# graphlens conformance DIR --backend " + backend +
+                               " --write-passing FILE. A listed case that stops passing fails ctest.\n";
+    f.write(header.c_str());
     for (const QString& n : names) f.write(n.toUtf8() + "\n");
     return f.commit();
 }
@@ -87,7 +95,8 @@ int runConformance(const QStringList& args) {
     QCommandLineParser parser;
     parser.setApplicationDescription("Run ONNX backend test cases.");
     parser.addPositionalArgument("DIR", "folder of cases (<case>/model.onnx + test_data_set_*)");
-    parser.addOption({"backend", "cpu", "BACKEND", "cpu"});
+    parser.addOption({"backend", "cpu or vulkan", "BACKEND", "cpu"});
+    addDeviceOption(parser);
     parser.addOption({"filter", "run only cases whose name matches REGEX", "REGEX"});
     parser.addOption({"expect", "fail when a case listed in FILE does not pass", "FILE"});
     parser.addOption({"write-passing", "write the names of the passing cases to FILE", "FILE"});
@@ -98,13 +107,28 @@ int runConformance(const QStringList& args) {
     parser.addOption({"atol", "absolute tolerance (default 1e-7, ONNX's)", "A", "1e-7"});
     if (auto status = parseArguments(parser, args)) return *status;
     if (parser.positionalArguments().size() != 1) return fail("conformance takes exactly one DIR argument");
-    if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
+    CaseOptions caseOptions;
+    caseOptions.backend = parser.value("backend").toStdString();
+    if (caseOptions.backend != "cpu" && caseOptions.backend != "vulkan")
+        return fail("the backend '" + caseOptions.backend + "' is not known; use cpu or vulkan");
+    bool deviceOk = false;
+    caseOptions.device = parser.value("device").toInt(&deviceOk);
+    if (!deviceOk || caseOptions.device < -1) return fail("--device takes a device index from `graphlens devices`");
+    if (caseOptions.backend == "vulkan") {
+        // Listed in this process, opened only in the children (no Vulkan state crosses fork()).
+        const DeviceListing listing = listVulkanDevices();
+        if (listing.devices.empty()) {
+            std::cout << "skipped: no Vulkan device: " << listing.problem << std::endl;
+            return kSkippedStatus;
+        }
+        if (caseOptions.device >= int(listing.devices.size()))
+            return fail("there is no Vulkan device " + std::to_string(caseOptions.device) + " (see `graphlens devices`)");
+    }
     const QDir dir(parser.positionalArguments()[0]);
     if (!dir.exists()) return fail("the folder '" + dir.path().toStdString() + "' does not exist");
     const QRegularExpression filter(parser.value("filter"));
     if (!filter.isValid()) return fail("the filter is not a valid regular expression: " + filter.errorString().toStdString());
     const int timeout = std::max(1, parser.value("timeout").toInt());
-    CaseOptions caseOptions;
     caseOptions.referenceOnly = parser.isSet("reference");
     bool rtolOk = false, atolOk = false;
     caseOptions.rtol = parser.value("rtol").toDouble(&rtolOk);
@@ -138,7 +162,7 @@ int runConformance(const QStringList& args) {
         for (const auto& [reason, count] : skippedOps) std::cout << "\n  " << count << "  " << reason;
         std::cout << "\n";
     }
-    if (parser.isSet("write-passing") && !writeCaseList(parser.value("write-passing"), passing))
+    if (parser.isSet("write-passing") && !writeCaseList(parser.value("write-passing"), passing, caseOptions.backend))
         return fail("cannot write '" + parser.value("write-passing").toStdString() + "'");
     std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped" << std::endl;
     if (!parser.isSet("expect")) return failed ? 1 : 0;

@@ -1,10 +1,13 @@
-// `graphlens render MODEL -o FILE.svg|png [--passes ...] [--collapse-depth N]`: lays the graph
-// out as the window does (Graphviz, name-scope groups) and writes it as an image, headless.
+// `graphlens render MODEL -o FILE.svg|png [--passes ...] [--collapse-depth N] [--heatmap time|memory
+// [--profile FILE] [--scale linear|log]]`: lays the graph out as the window does (Graphviz,
+// name-scope groups), optionally colors nodes by time or memory, and writes an image, headless.
 #include "app/cli/cli.h"
+#include "app/cli/heatmap_values.h"
 #include "app/cli/model_report.h"
 #include "app/cli/pass_options.h"
 #include "viewer/graph_layout.h"
 #include "viewer/graph_scene.h"
+#include "viewer/heat_legend_item.h"
 #include "viewer/scene_export.h"
 
 #include <QCommandLineParser>
@@ -27,6 +30,30 @@ void addRenderOptions(QCommandLineParser& parser) {
                       "top-level group collapsed, -1: all open); by default a graph of more than "
                       "1,000 nodes starts collapsed just enough to stay under that",
                       "N"});
+    addHeatmapOptions(parser);
+}
+
+/// Fills each node with a value on the heat scale and puts the legend above the graph; returns
+/// a sentence for the summary line.
+std::string paintHeatmap(GraphScene& scene, const Model& model, const QCommandLineParser& parser) {
+    const auto values = heatmapValues(model, parser);
+    std::vector<double> all;
+    for (const auto& [node, value] : values) all.push_back(value);
+    const HeatScale scale = HeatScale::spanning(all, parser.value("scale") == "log" ? HeatScaleKind::Log : HeatScaleKind::Linear);
+    std::unordered_map<NodeId, QColor> fills;
+    for (const auto& [node, value] : values) {
+        const Rgb c = scale.color(value);
+        fills[node] = QColor(c.r, c.g, c.b);
+    }
+    scene.setNodeFills(std::move(fills));
+    const bool time = parser.value("heatmap") == "time";  // values in ms, the legend in seconds
+    const HeatScale legendScale = time ? HeatScale(scale.low() / 1e3, scale.high() / 1e3, scale.kind()) : scale;
+    auto* legend = new HeatLegendItem(legendScale, time ? "median time per node" : "bytes written per node",
+                                      time ? "s" : "B", scene.style().labelFont, scene.style().text);
+    scene.addItem(legend);
+    legend->setPos(scene.sceneRect().left() + 20, scene.sceneRect().top() - legend->boundingRect().height());
+    scene.setSceneRect(scene.sceneRect().united(legend->sceneBoundingRect().adjusted(-20, -20, 20, 0)));
+    return ", " + std::to_string(values.size()) + " nodes colored by " + parser.value("heatmap").toStdString();
 }
 
 /// The layout request from the options; throws std::runtime_error with one sentence.
@@ -54,6 +81,7 @@ int runRender(const QStringList& args) {
     const QString output = parser.value("output");
     if (!imageFormatOf(output))
         return fail("cannot write '" + output.toStdString() + "': the file name must end in .svg or .png");
+    if (const std::string problem = heatmapProblem(parser); !problem.empty()) return fail(problem);
     if (!qobject_cast<QApplication*>(QCoreApplication::instance()))
         return fail("render needs the Qt widgets library, which could not start");
     auto model = loadOrReport(positional[0]);
@@ -66,9 +94,10 @@ int runRender(const QStringList& args) {
         timer.start();
         scene.showGraph(layoutGraph(model->graph, request));
         const qint64 layoutMs = timer.elapsed();
+        const std::string heatmap = parser.isSet("heatmap") ? paintHeatmap(scene, *model, parser) : std::string();
         writeSceneImage(scene, output, QFileInfo(positional[0]).fileName());
         std::cout << "wrote " << output.toStdString() << ": " << scene.nodeItems().size() << " boxes, "
-                  << scene.edgeItems().size() << " edges, layout " << layoutMs << " ms" << std::endl;
+                  << scene.edgeItems().size() << " edges, layout " << layoutMs << " ms" << heatmap << std::endl;
     } catch (const std::exception& e) {
         return fail(e.what());
     }

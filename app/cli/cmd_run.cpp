@@ -1,5 +1,6 @@
-// `graphlens run MODEL [--backend cpu] [--input NAME=FILE.pb ...] [--seed N] [--dim NAME=VALUE]
-// [--output-dir DIR]`: runs the model once; writes output_K.pb (graph-output order) into DIR.
+// `graphlens run MODEL [--backend cpu|vulkan] [--device N] [--input NAME=FILE.pb ...] [--seed N]
+// [--dim NAME=VALUE] [--output-dir DIR]`: runs the model once; writes output_K.pb (graph-output
+// order) into DIR.
 #include "app/cli/cli.h"
 #include "app/cli/model_inputs.h"
 #include "app/cli/model_report.h"
@@ -38,14 +39,16 @@ int runRun(const QStringList& args) {
     parser.setApplicationDescription("Run a model once.");
     parser.addPositionalArgument("MODEL", "the .onnx file");
     addRunOptions(parser);
+    addDeviceOption(parser);
     addPassOption(parser, "none");
     parser.addOption({"output-dir", "write output_K.pb files here", "DIR"});
     parser.addOption({"save-inputs", "also write the inputs used as input_K.pb into DIR", "DIR"});
     if (auto status = parseArguments(parser, args)) return *status;
     if (parser.positionalArguments().size() != 1) return fail("run takes exactly one MODEL argument");
-    if (const std::string problem = backendProblem(parser.value("backend")); !problem.empty()) return fail(problem);
     auto model = loadOrReport(parser.positionalArguments()[0]);
     if (!model) return 1;
+    const std::unique_ptr<Backend> backend = openBackend(parser, true);
+    if (!backend) return 1;
     const Graph& g = model->graph;
     try {
         applyPassOption(*model, parser);
@@ -57,7 +60,7 @@ int runRun(const QStringList& args) {
                 if (auto it = feeds.find(g.value(v).name); it != feeds.end())
                     writeTensorFile(QDir(dir).filePath(QString("input_%1.pb").arg(k++)).toStdString(), it->second, it->first);
         }
-        const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(*model, compileOptionsFor(parser, feeds));
+        const std::unique_ptr<Plan> plan = backend->compile(*model, compileOptionsFor(parser, feeds));
         const std::vector<Tensor> outputs = plan->run(feeds);
         const QString outDir = parser.value("output-dir");
         if (!outDir.isEmpty() && !QDir().mkpath(outDir))

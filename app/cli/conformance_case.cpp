@@ -4,6 +4,7 @@
 #include "core/onnx/loader.h"
 #include "core/onnx/tensor_file.h"
 #include "core/runtime/backend.h"
+#include "core/runtime/backend_registry.h"
 #include "core/runtime/executor.h"
 #include "core/runtime/tensor_compare.h"
 
@@ -61,7 +62,8 @@ CaseResult runDataSet(const Model& model, const fs::path& set, const CaseOptions
         feeds[input.name] = asDeclared(readTensorFile(files[k]), input.dtype);
         options.inputShapes[input.name] = feeds[input.name].dims();
     }
-    const std::vector<Tensor> outputs = makeCpuBackend()->compile(model, options)->run(feeds);
+    const std::vector<Tensor> outputs =
+        makeBackend(caseOptions.backend, caseOptions.device)->compile(model, options)->run(feeds);
     const auto expected = numberedFiles(set, "output_");
     if (expected.size() != outputs.size())
         return {CaseVerdict::Failed, "the graph has " + std::to_string(outputs.size()) + " outputs, the case expects " +
@@ -86,6 +88,9 @@ CaseResult runConformanceCase(const std::string& caseDir, const CaseOptions& opt
         GraphExecutor executor(g, referenceKernels(), model.opsetVersion(), 1);
         const auto missing = executor.unsupportedOps();
         if (!missing.empty()) return {CaseVerdict::Skipped, "no kernel for " + joinOpNames(missing)};
+        if (options.backend == "vulkan")
+            if (const auto unshaded = opsWithoutVulkanShader(g); !unshaded.empty())
+                return {CaseVerdict::Skipped, "no shader for " + joinOpNames(unshaded)};
         for (const fs::path& set : dataSets(caseDir)) {
             CaseResult r = runDataSet(model, set, options);
             if (r.verdict != CaseVerdict::Passed) return r;

@@ -13,12 +13,15 @@ struct CaseResult {
 };
 
 struct CaseOptions {
+    std::string backend = "cpu"; ///< "cpu" or "vulkan"
+    int device = -1;             ///< the Vulkan device (-1: the preferred one)
     bool referenceOnly = false;  ///< the reference kernels only
     double rtol = 1e-3;          ///< ONNX's backend-test tolerance: |got - want| <= atol + rtol |want|
     double atol = 1e-7;
 };
 
-/// Runs the case on the CPU backend.
+/// Runs the case on the chosen backend. On vulkan, a case with an op that has no shader is
+/// skipped ("no shader for Op, ...").
 CaseResult runConformanceCase(const std::string& caseDir, const CaseOptions& options = {});
 
 } // namespace graphlens::cli

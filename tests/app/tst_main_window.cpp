@@ -1,12 +1,26 @@
 // The main window (offscreen): opening the sample, stepping through passes with the before/after
-// canvas and its diff marks, and a bad file that leaves it usable.
+// canvas and its diff marks, provenance highlights both ways, the inspector (attributes, weight
+// statistics, a BatchNorm fold's numbers), search, the rewrite log focusing both sides, group
+// toggling with cached layouts, recent files, drag and drop, and a bad file that leaves it usable.
 #include "app/main_window.h"
+#include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
+#include "viewer/graph_view.h"
+#include "viewer/histogram_widget.h"
 #include "viewer/model_overview.h"
+#include "viewer/node_inspector.h"
 #include "viewer/node_item.h"
+#include "viewer/scope_tree.h"
+#include "viewer/search_panel.h"
 
+#include <QCheckBox>
+#include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
-
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -14,44 +28,323 @@
 
 using namespace graphlens;
 
+namespace {
+
+const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
+
+bool waitForLayout(const MainWindow& w) {
+    return QTest::qWaitFor([&w] { return !w.layoutPending(); }, 20000);
+}
+
+/// Applies passes until `passId` made the current step.
+void stepTo(MainWindow& w, const std::string& passId) {
+    while (!w.stepper().currentResult() || w.stepper().currentResult()->passId != passId) w.applyNextPass();
+}
+
+NodeId nodeNamed(const Graph& graph, const char* name) {
+    const auto id = graph.findNode(name);
+    if (!id) throw std::runtime_error(std::string("no node named ") + name);
+    return *id;
+}
+
+/// "name:Op" of every box with `mark`, in scene order.
+QStringList boxesMarked(const GraphScene* scene, NodeMark mark) {
+    QStringList out;
+    for (const NodeItem* item : scene->nodeItems())
+        if (item->mark() == mark) out << item->visualNode().name + ":" + item->visualNode().title;
+    return out;
+}
+
+/// The value column of the child of `parent` titled `key`; "<none>" when there is none.
+QString childValue(const QTreeWidgetItem* parent, const QString& key) {
+    for (int i = 0; parent && i < parent->childCount(); ++i)
+        if (parent->child(i)->text(0) == key) return parent->child(i)->text(1);
+    return "<none>";
+}
+
+const QTreeWidgetItem* childNamed(const QTreeWidgetItem* parent, const QString& key) {
+    for (int i = 0; parent && i < parent->childCount(); ++i)
+        if (parent->child(i)->text(0) == key) return parent->child(i);
+    return nullptr;
+}
+
+bool showsWhole(const GraphView* view, const NodeItem* item) {
+    return item && view->visibleSceneRect().contains(item->sceneBoundingRect().center());
+}
+
+} // namespace
+
 class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName("GraphLensTests");
+        QCoreApplication::setApplicationName("tst_main_window");
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+    }
+
+    void init() { QSettings().clear(); }
+
     void stepsThroughPassesWithDiffMarks() {
         MainWindow w;
-        QVERIFY(w.openModel(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx"));
-        QTRY_VERIFY_WITH_TIMEOUT(!w.layoutPending(), 20000);
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
         QCOMPARE(w.afterScene()->nodeItems().size(), size_t(22));  // 20 nodes + input + output
         w.applyNextPass();  // eliminate-noops: Mul by 1, Dropout, Identity, Reshape
         QCOMPARE(w.stepper().step(), size_t(1));
         QCOMPARE(w.stepper().current().graph.nodeCount(), size_t(19));
-        QTRY_VERIFY_WITH_TIMEOUT(!w.layoutPending(), 20000);
+        QVERIFY(waitForLayout(w));
         const Graph& before = w.stepper().previous().graph;
-        const NodeId dropout = *before.findNode("/head/dropout/Dropout");
+        const NodeId dropout = nodeNamed(before, "/head/dropout/Dropout");
         QCOMPARE(w.beforeScene()->nodeMark(dropout), NodeMark::Removed);
         QVERIFY(w.rewriteLog()->count() >= 4);
         QVERIFY(w.rewriteLog()->item(0)->text().startsWith("[eliminate-noops] removed"));
         w.applyAllPasses();
-        QTRY_VERIFY_WITH_TIMEOUT(!w.layoutPending(), 20000);
+        QVERIFY(waitForLayout(w));
         const size_t optimized = w.stepper().current().graph.nodeCount();
-        QVERIFY(optimized < 12);
-        QCOMPARE(int(w.afterScene()->nodeItems().size()), int(optimized) + 2 - 0);
+        QCOMPARE(optimized, size_t(7));
+        QCOMPARE(int(w.afterScene()->nodeItems().size()), int(optimized) + 2);
         w.stepBack();
         QCOMPARE(w.stepper().step(), w.stepper().stepCount() - 1);
         w.stepForward();
         QCOMPARE(w.stepper().current().graph.nodeCount(), optimized);
         w.resetPasses();
         QCOMPARE(w.stepper().current().graph.nodeCount(), size_t(23));
-        QTRY_VERIFY_WITH_TIMEOUT(!w.layoutPending(), 20000);
+        QVERIFY(waitForLayout(w));
     }
 
     void opensTheSampleModel() {
         MainWindow w;
         w.show();
-        QVERIFY(w.openModel(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx"));
+        QVERIFY(w.openModel(kSample));
         QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
         QCOMPARE(w.overview()->nodeRowCount(), 23);
         QVERIFY(w.windowTitle().startsWith("sample_cnn.onnx"));
+    }
+
+    void selectingAFoldedNodeHighlightsItsSourcesAndBack() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        stepTo(w, "fold-batchnorm");
+        QVERIFY(waitForLayout(w));
+        const Graph& before = *w.beforePane()->graph();
+        const Graph& after = *w.afterPane()->graph();
+        w.afterScene()->selectNode(nodeNamed(after, "/stem/conv/Conv"));
+        QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted),
+                 QStringList({"/stem/conv/Conv:Conv", "/stem/bn/BatchNormalization:BatchNormalization"}));
+        QVERIFY(boxesMarked(w.afterScene(), NodeMark::Highlighted).isEmpty());
+        // The other side's selection: the BatchNorm before highlights the folded Conv after, and
+        // the Conv before gets its diff mark back.
+        const NodeId conv = nodeNamed(before, "/stem/conv/Conv");
+        w.beforeScene()->selectNode(nodeNamed(before, "/stem/bn/BatchNormalization"));
+        QCOMPARE(boxesMarked(w.afterScene(), NodeMark::Highlighted), QStringList({"/stem/conv/Conv:Conv"}));
+        QVERIFY(boxesMarked(w.beforeScene(), NodeMark::Highlighted).isEmpty());
+        QCOMPARE(w.beforeScene()->itemForNode(conv)->mark(), NodeMark::Removed);
+        w.beforeScene()->selectNode(kNoId);
+        QVERIFY(boxesMarked(w.afterScene(), NodeMark::Highlighted).isEmpty());
+        QCOMPARE(boxesMarked(w.afterScene(), NodeMark::Added).size(), 4);  // the diff marks stay
+    }
+
+    void selectingAFusedNodeAfterAllPassesHighlightsTheStepBefore() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        w.applyAllPasses();
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(w.stepper().currentResult()->passId, std::string("fuse-conv-activation"));
+        w.afterScene()->selectNode(nodeNamed(*w.afterPane()->graph(), "/stem/conv/Conv"));
+        QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted), QStringList({"/stem/conv/Conv:Conv", "/stem/relu/Relu:Relu"}));
+        const QTreeWidgetItem* fused = w.inspector()->section("Fused from");
+        QVERIFY(fused);
+        QStringList sources;
+        for (int i = 0; i < fused->childCount(); ++i)
+            if (fused->child(i)->text(0) == "source") sources << fused->child(i)->text(1);
+        QCOMPARE(sources, QStringList({"/stem/conv/Conv (Conv)", "/stem/bn/BatchNormalization (BatchNormalization)",
+                                       "/stem/relu/Relu (Relu)"}));
+    }
+
+    void inspectorShowsOpAttributesAndWeightStatistics() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
+        w.afterScene()->selectNode(nodeNamed(*w.afterPane()->graph(), "/stem/conv/Conv"));
+        const NodeInspector* inspector = w.inspector();
+        QCOMPARE(childValue(inspector->section("Node"), "op"), QString("Conv"));
+        QCOMPARE(childValue(inspector->section("Node"), "domain"), QString("ai.onnx"));
+        QCOMPARE(childValue(inspector->section("Attributes"), "kernel_shape"), QString("[3, 3]"));
+        QCOMPARE(childValue(inspector->section("Attributes"), "pads"), QString("[1, 1, 1, 1]"));
+        QCOMPARE(childValue(inspector->section("Attributes"), "strides"), QString("[1, 1]"));
+        QCOMPARE(childValue(inspector->section("Attributes"), "group"), QString("1"));
+        QCOMPARE(childValue(inspector->section("Inputs"), "X"), QString("input: float 1×3×32×32"));
+        QCOMPARE(childValue(inspector->section("Outputs"), "0"), QString("/stem/conv/Conv_output_0: float 1×16×32×32"));
+        const QTreeWidgetItem* weight = childNamed(inspector->section("Inputs"), "W");
+        QVERIFY(weight);
+        QCOMPARE(weight->text(1), QString("stem.conv.weight: float 16×3×3×3"));
+        // Reference figures computed from the file's raw float32 data (population std).
+        QCOMPARE(childValue(weight, "elements"), QString("432"));
+        QCOMPARE(childValue(weight, "min"), QString("-1.01992"));
+        QCOMPARE(childValue(weight, "max"), QString("0.857569"));
+        QCOMPARE(childValue(weight, "mean"), QString("0.0179142"));
+        QCOMPARE(childValue(weight, "std"), QString("0.284299"));
+        QCOMPARE(childValue(weight, "sparsity"), QString("0 % (0 zeros)"));
+        auto* histogram = qobject_cast<HistogramWidget*>(inspector->itemWidget(const_cast<QTreeWidgetItem*>(childNamed(weight, "histogram")), 1));
+        QVERIFY(histogram);
+        QCOMPARE(histogram->bins().size(), size_t(32));
+        QCOMPARE(std::accumulate(histogram->bins().begin(), histogram->bins().end(), int64_t(0)), int64_t(432));
+        QVERIFY(inspector->section("Fused from") == nullptr);  // a loaded node
+    }
+
+    void inspectorShowsTheBatchNormFoldMath() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        stepTo(w, "fold-batchnorm");
+        QVERIFY(waitForLayout(w));
+        w.afterScene()->selectNode(nodeNamed(*w.afterPane()->graph(), "/stem/conv/Conv"));
+        const QTreeWidgetItem* fused = w.inspector()->section("Fused from");
+        QVERIFY(fused);
+        const QString sentence = childValue(fused, "rewrite");
+        QVERIFY(sentence.startsWith("folded BatchNormalization '/stem/bn/BatchNormalization'"));
+        const QTreeWidgetItem* fold = childNamed(fused, "BatchNorm fold");
+        QVERIFY(fold);
+        QCOMPARE(fold->childCount(), 4);
+        // stem.bn channel 0 in the file: gamma 0.70752, var 1.3712, beta 0.0055411, mean -0.017215.
+        const QString channel0 = childValue(fold, "channel 0");
+        QCOMPARE(channel0, QString("k = 0.70752 / sqrt(1.3712 + 1e-05) = 0.60421, b = 0.0055411 - -0.017215 * 0.60421 = 0.015943"));
+        QVERIFY(sentence.contains("channel 0: " + channel0));  // the pass's own numbers agree
+        QCOMPARE(childValue(fold, "channel 1"), QString("k = 1.1616 / sqrt(0.7665 + 1e-05) = 1.3267, b = 0.010982 - 0.14795 * 1.3267 = -0.1853"));
+    }
+
+    void searchFindsNodesByOpTypeAndRegex() {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
+        SearchPanel* search = w.searchPanel();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(search->query()->hasFocus());
+        QTest::keyClicks(search->query(), "relu");
+        QCOMPARE(search->results()->count(), 4);
+        QCOMPARE(search->message()->text(), QString("4 nodes"));
+        QCOMPARE(search->results()->item(0)->text(), QString("/stem/relu/Relu  ·  Relu"));
+        search->regex()->setChecked(true);
+        search->query()->setText("^/block1/(conv|bn)");
+        QCOMPARE(search->results()->count(), 4);
+        search->query()->setText("^(Add|Gemm)$");
+        QCOMPARE(search->results()->count(), 2);
+        search->query()->setText("conv(");
+        QCOMPARE(search->results()->count(), 0);
+        QVERIFY(search->message()->text().startsWith("Invalid regular expression at position 5"));
+        // After all passes the search runs on the optimized graph.
+        w.applyAllPasses();
+        QVERIFY(waitForLayout(w));
+        search->query()->setText("^FusedConv$");
+        QCOMPARE(search->results()->count(), 4);
+        // Activating a result selects and centers its node.
+        QListWidgetItem* last = search->results()->item(3);
+        const NodeId id = last->data(Qt::UserRole).value<NodeId>();
+        QCOMPARE(last->text(), QString("/down/conv/Conv  ·  FusedConv"));
+        QTest::mouseClick(search->results()->viewport(), Qt::LeftButton, {}, search->results()->visualItemRect(last).center());
+        QCOMPARE(w.afterScene()->selectedNode(), id);
+        QVERIFY(showsWhole(w.afterPane()->view(), w.afterScene()->itemForNode(id)));
+    }
+
+    void rewriteLogClickSelectsAndCentersBothSides() {
+        MainWindow w;
+        w.show();
+        QVERIFY(w.openModel(kSample));
+        stepTo(w, "fold-batchnorm");
+        QVERIFY(waitForLayout(w));
+        QListWidgetItem* entry = nullptr;
+        for (int i = 0; i < w.rewriteLog()->count(); ++i)
+            if (w.rewriteLog()->item(i)->text().contains("'/down/bn/BatchNormalization'")) entry = w.rewriteLog()->item(i);
+        QVERIFY(entry);
+        w.rewriteLog()->scrollToItem(entry);
+        QTest::mouseClick(w.rewriteLog()->viewport(), Qt::LeftButton, {}, w.rewriteLog()->visualItemRect(entry).center());
+        const NodeId beforeConv = nodeNamed(*w.beforePane()->graph(), "/down/conv/Conv");
+        const NodeId afterConv = nodeNamed(*w.afterPane()->graph(), "/down/conv/Conv");
+        QCOMPARE(w.beforeScene()->selectedNode(), beforeConv);
+        QCOMPARE(w.afterScene()->selectedNode(), afterConv);
+        QVERIFY(showsWhole(w.beforePane()->view(), w.beforeScene()->itemForNode(beforeConv)));
+        QVERIFY(showsWhole(w.afterPane()->view(), w.afterScene()->itemForNode(afterConv)));
+        QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted),
+                 QStringList({"/down/conv/Conv:Conv", "/down/bn/BatchNormalization:BatchNormalization"}));
+        QCOMPARE(childValue(w.inspector()->section("Node"), "op"), QString("Conv"));
+    }
+
+    void groupsToggleWithCachedLayouts() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
+        GraphPane* pane = w.afterPane();
+        const ScopeTree scopes(*pane->graph());
+        const GroupId block = scopes.findGroup("/block1");
+        QVERIFY(block != kNoId);
+        const NodeId conv1 = nodeNamed(*pane->graph(), "/block1/conv1/Conv");
+        QVERIFY(pane->collapsedGroups().empty());  // 20 boxes: nothing collapsed
+        emit w.afterScene()->groupActivated(block);  // a double-click on its frame
+        QVERIFY(pane->layoutPending());
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(pane->collapsedGroups(), CollapsedGroups({block}));
+        QCOMPARE(w.afterScene()->itemForNode(conv1)->key(), VisualKey::group(block));
+        QCOMPARE(w.afterScene()->nodeItems().size(), size_t(22 - 7 + 1));
+        QCOMPARE(pane->cachedLayouts(), size_t(2));
+        pane->toggleGroup(block);  // back to the cached expanded layout: no wait
+        QVERIFY(!pane->layoutPending());
+        QCOMPARE(w.afterScene()->itemForNode(conv1)->key(), VisualKey::node(conv1));
+        pane->toggleGroup(block);
+        QVERIFY(!pane->layoutPending());
+        // Focusing a hidden node expands its group (cached) and selects it.
+        pane->focusNode(conv1);
+        QVERIFY(!pane->layoutPending());
+        QVERIFY(pane->collapsedGroups().empty());
+        QCOMPARE(w.afterScene()->selectedNode(), conv1);
+    }
+
+    void recentFilesListTheOpenedModels() {
+        QTemporaryDir dir;
+        QStringList copies;
+        for (int i = 0; i < 11; ++i) {
+            copies << dir.filePath(QStringLiteral("model%1.onnx").arg(i));
+            QVERIFY(QFile::copy(kSample, copies.back()));
+        }
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        QCOMPARE(w.recentFiles().paths(), QStringList({QFileInfo(kSample).absoluteFilePath()}));
+        for (const QString& copy : copies) QVERIFY(w.openModel(copy));
+        QVERIFY(w.openModel(copies[5]));  // opened again: moves to the front
+        QStringList expected{copies[5], copies[10], copies[9], copies[8], copies[7], copies[6], copies[4], copies[3], copies[2], copies[1]};
+        QCOMPARE(w.recentFiles().paths(), expected);
+        auto* menu = w.findChild<QMenu*>("recentMenu");
+        QVERIFY(menu);
+        emit menu->aboutToShow();
+        QCOMPARE(menu->actions().size(), 10);
+        QCOMPARE(menu->actions().first()->text(), QString("model5.onnx"));
+        // A file that went away leaves the list with a message.
+        QVERIFY(QFile::remove(copies[9]));
+        QVERIFY(!w.openRecent(copies[9]));
+        expected.removeAll(copies[9]);
+        QCOMPARE(w.recentFiles().paths(), expected);
+        QVERIFY(w.statusBar()->currentMessage().contains("no longer exists"));
+        QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
+    }
+
+    void droppingAModelOpensIt() {
+        MainWindow w;
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kSample)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&w, &drop);
+        QVERIFY(w.model());
+        QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
+        QMimeData text;
+        text.setUrls({QUrl::fromLocalFile("/tmp/notes.txt")});
+        QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+        refused.setAccepted(false);
+        QCoreApplication::sendEvent(&w, &refused);
+        QVERIFY(!refused.isAccepted());
     }
 
     void badFileKeepsTheCurrentModel() {
@@ -59,13 +352,23 @@ private slots:
         const QString bad = dir.filePath("bad.onnx");
         std::ofstream(bad.toStdString()) << "not a model";
         MainWindow w;
-        QVERIFY(w.openModel(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx"));
+        QVERIFY(w.openModel(kSample));
         QVERIFY(!w.openModel(bad, /*quiet=*/true));
         QVERIFY(w.lastError().contains("bad.onnx"));
         QVERIFY(w.lastError().contains("malformed"));
         QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
         QCOMPARE(w.overview()->nodeRowCount(), 23);
+        QCOMPARE(w.recentFiles().paths(), QStringList({QFileInfo(kSample).absoluteFilePath()}));
+        // Still usable: a pass applies and the search answers.
+        w.applyNextPass();
+        QCOMPARE(w.stepper().current().graph.nodeCount(), size_t(19));
+        w.searchPanel()->query()->setText("Conv");
+        QCOMPARE(w.searchPanel()->results()->count(), 4);
+        QVERIFY(waitForLayout(w));
     }
+
+private:
+    QTemporaryDir settingsDir_;
 };
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,89 @@
+// Heatmap values: profiles read by file type, mapped onto the graph by node name.
+#include "app/cli/heatmap_values.h"
+
+#include "app/cli/cli.h"
+#include "app/cli/model_inputs.h"
+#include "profiler/ort_profile.h"
+#include "profiler/profile_session.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <stdexcept>
+
+namespace graphlens::cli {
+namespace {
+
+std::unordered_map<NodeId, double> medianMs(const std::vector<NodeProfile>& nodes) {
+    std::unordered_map<NodeId, double> values;
+    for (const NodeProfile& p : nodes) values[p.node] = p.ms.median;
+    return values;
+}
+
+/// `graphlens profile --json` output: nodes[].name and median_ms.
+std::unordered_map<NodeId, double> ownProfileMs(const QJsonObject& json, const Graph& graph) {
+    std::unordered_map<NodeId, double> values;
+    for (const QJsonValue& v : json["nodes"].toArray())
+        if (auto node = graph.findNode(v["name"].toString().toStdString())) values[*node] = v["median_ms"].toDouble();
+    return values;
+}
+
+std::unordered_map<NodeId, double> profileFileMs(const QString& path, const Graph& graph) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw std::runtime_error("cannot read '" + path.toStdString() + "': " + file.errorString().toStdString());
+    const QByteArray text = file.readAll();
+    const QJsonDocument doc = QJsonDocument::fromJson(text);
+    if (doc.isObject() && doc.object().contains("nodes")) return ownProfileMs(doc.object(), graph);
+    return medianMs(profileNodes(graph, importOrtProfile(text.toStdString(), graph).events));
+}
+
+std::unordered_map<NodeId, double> sessionMs(const Model& model, const QCommandLineParser& parser) {
+    bool ok = false;
+    const int runs = parser.value("runs").toInt(&ok);
+    if (!ok || runs < 1) throw std::runtime_error("--runs must be at least 1");
+    const auto feeds = feedsFromOptions(model.graph, parser);
+    const CompileOptions options = compileOptionsFor(parser, feeds);
+    const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(model, options);
+    return medianMs(profilePlan(*plan, graphWithShapes(model, options.inputShapes), feeds, {1, runs}).nodes);
+}
+
+std::unordered_map<NodeId, double> outputBytes(const Model& model, const QCommandLineParser& parser) {
+    std::map<std::string, std::vector<int64_t>> shapes;
+    for (const auto& [name, tensor] : feedsFromOptions(model.graph, parser)) shapes[name] = tensor.dims();
+    const Graph graph = graphWithShapes(model, shapes);
+    std::unordered_map<NodeId, double> values;
+    for (NodeId id : graph.nodeIds())
+        if (const uint64_t bytes = nodeOutputBytes(graph, graph.node(id))) values[id] = double(bytes);
+    return values;
+}
+
+} // namespace
+
+void addHeatmapOptions(QCommandLineParser& parser) {
+    parser.addOption({"heatmap", "color nodes by median time or by the bytes they write", "time|memory"});
+    parser.addOption({"profile", "with --heatmap time: an ONNX Runtime profile or `graphlens profile --json` "
+                                 "output (default: profile here)", "FILE"});
+    parser.addOption({"scale", "heat scale (default log)", "linear|log", "log"});
+    parser.addOption({"runs", "with --heatmap time and no --profile: measured runs (default 5)", "N", "5"});
+    addRunOptions(parser);
+}
+
+std::string heatmapProblem(const QCommandLineParser& parser) {
+    const QString kind = parser.value("heatmap"), scale = parser.value("scale");
+    if (parser.isSet("heatmap") && kind != "time" && kind != "memory") return "--heatmap must be time or memory";
+    if (scale != "linear" && scale != "log") return "--scale must be linear or log";
+    if (parser.isSet("profile") && kind != "time") return "--profile needs --heatmap time";
+    if (kind == "time" && !parser.isSet("profile")) return backendProblem(parser.value("backend"));
+    return {};
+}
+
+std::unordered_map<NodeId, double> heatmapValues(const Model& model, const QCommandLineParser& parser) {
+    if (parser.value("heatmap") == "memory") return outputBytes(model, parser);
+    if (parser.isSet("profile")) return profileFileMs(parser.value("profile"), model.graph);
+    return sessionMs(model, parser);
+}
+
+} // namespace graphlens::cli

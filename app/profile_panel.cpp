@@ -1,0 +1,228 @@
+// ProfilePanel: profiles run on their own worker thread and come back to the UI thread tagged with
+// a generation, so a profile of a graph no longer shown is dropped; the heatmap and the hotspot
+// table are rebuilt from the kept ProfileResult.
+#include "app/profile_panel.h"
+
+#include "app/cli/model_inputs.h"
+#include "viewer/heat_legend_widget.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+namespace graphlens {
+namespace {
+
+/// The profiles' own thread: one profile at a time, so runs do not time each other.
+QThreadPool* profilePool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool(qApp);
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return pool;
+}
+
+/// Runs in the worker thread: seeded random feeds, a CPU plan shaped by them, the session.
+ProfileResult profileOnCpu(const Model& model, const ProfileOptions& options) {
+    const std::map<std::string, Tensor> feeds = cli::makeFeeds(model.graph, {}, {}, 0);
+    CompileOptions compile;
+    for (const auto& [name, tensor] : feeds) compile.inputShapes[name] = tensor.dims();
+    const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(model, compile);
+    return profilePlan(*plan, graphWithShapes(model, compile.inputShapes), feeds, options);
+}
+
+/// The value `overlay` reads from `p`; empty when the node has none.
+std::optional<double> overlayValue(HeatOverlay overlay, const NodeProfile& p) {
+    switch (overlay) {
+    case HeatOverlay::None: return std::nullopt;
+    case HeatOverlay::Time: return p.ms.median / 1000;
+    case HeatOverlay::Memory: return double(p.outputBytes);
+    case HeatOverlay::Flops: return p.flops ? std::optional<double>(double(*p.flops)) : std::nullopt;
+    case HeatOverlay::Gflops: return p.flops ? std::optional<double>(p.gflops() * 1e9) : std::nullopt;
+    }
+    return std::nullopt;
+}
+
+/// Legend title and unit of each overlay, in HeatOverlay order.
+struct OverlayText {
+    const char* label;
+    const char* title;
+    const char* unit;
+};
+constexpr OverlayText kOverlays[] = {
+    {"None", "", ""},
+    {"Time", "median time per node", "s"},
+    {"Memory", "output bytes per node", "B"},
+    {"FLOPs", "FLOPs per node", "FLOP"},
+    {"GFLOP/s", "achieved throughput", "FLOP/s"},
+};
+
+/// A table cell that sorts by `value` and shows it rounded to `decimals`.
+QTableWidgetItem* numberItem(double value, int decimals) {
+    auto* item = new QTableWidgetItem;
+    item->setData(Qt::DisplayRole, QString::number(value, 'f', decimals).toDouble());
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+} // namespace
+
+ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
+    runButton_ = new QPushButton(tr("Profile on CPU"), this);
+    busy_ = new QProgressBar(this);
+    busy_->setRange(0, 0);  // busy: no known progress
+    busy_->setTextVisible(false);
+    busy_->hide();
+    summary_ = new QLabel(tr("No profile"), this);
+    summary_->setWordWrap(true);
+    overlay_ = new QComboBox(this);
+    for (const OverlayText& o : kOverlays) overlay_->addItem(tr(o.label));
+    scale_ = new QComboBox(this);
+    scale_->addItem(tr("Linear"));
+    scale_->addItem(tr("Log"));
+    scale_->setCurrentIndex(1);
+    legend_ = new HeatLegendWidget(this);
+    hotspots_ = new QTableWidget(0, kHotspotColumns, this);
+    hotspots_->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("Median ms"), tr("Share %"), tr("GFLOP/s")});
+    hotspots_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    hotspots_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    hotspots_->setSelectionMode(QAbstractItemView::SingleSelection);
+    hotspots_->verticalHeader()->hide();
+    hotspots_->horizontalHeader()->setStretchLastSection(true);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(runButton_);
+    layout->addWidget(busy_);
+    layout->addWidget(summary_);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Heatmap"), overlay_);
+    form->addRow(tr("Scale"), scale_);
+    layout->addLayout(form);
+    layout->addWidget(legend_);
+    layout->addWidget(hotspots_, 1);
+
+    connect(runButton_, &QPushButton::clicked, this, &ProfilePanel::profileRequested);
+    connect(overlay_, &QComboBox::currentIndexChanged, this, &ProfilePanel::updateHeatmap);
+    connect(scale_, &QComboBox::currentIndexChanged, this, &ProfilePanel::updateHeatmap);
+    connect(hotspots_, &QTableWidget::cellClicked, this, &ProfilePanel::activateRow);
+    connect(hotspots_, &QTableWidget::cellActivated, this, &ProfilePanel::activateRow);
+}
+
+HeatOverlay ProfilePanel::overlay() const { return HeatOverlay(overlay_->currentIndex()); }
+void ProfilePanel::setOverlay(HeatOverlay overlay) { overlay_->setCurrentIndex(int(overlay)); }
+HeatScaleKind ProfilePanel::scaleKind() const { return scale_->currentIndex() == 0 ? HeatScaleKind::Linear : HeatScaleKind::Log; }
+void ProfilePanel::setScaleKind(HeatScaleKind kind) { scale_->setCurrentIndex(kind == HeatScaleKind::Linear ? 0 : 1); }
+
+void ProfilePanel::startProfile(std::shared_ptr<const Model> model) {
+    const int generation = ++generation_;
+    setBusy(true);
+    summary_->setText(tr("Profiling..."));
+    QPointer<ProfilePanel> self(this);
+    profilePool()->start([self, model = std::move(model), options = options_, generation] {
+        auto result = std::make_shared<std::optional<ProfileResult>>();
+        QString error;
+        try {
+            *result = profileOnCpu(*model, options);
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(qApp, [self, generation, result, error] {
+            if (self) self->finishProfile(generation, result, error);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void ProfilePanel::finishProfile(int generation, std::shared_ptr<std::optional<ProfileResult>> result, const QString& error) {
+    if (generation != generation_) return;  // a newer profile was asked for, or the graph changed
+    setBusy(false);
+    if (!*result) {
+        summary_->setText(tr("Profile failed: %1").arg(error));
+        emit profileFailed(error);
+        return;
+    }
+    profile_ = std::move(*result);
+    summary_->setText(tr("%1 nodes · run median %2 ms · %3 runs")
+                          .arg(profile_->nodes.size())
+                          .arg(profile_->runMs.median, 0, 'f', 3)
+                          .arg(profile_->runs));
+    fillHotspots();
+    if (overlay() == HeatOverlay::None) setOverlay(HeatOverlay::Time);  // calls updateHeatmap()
+    else updateHeatmap();
+    emit profileReady();
+}
+
+void ProfilePanel::dropProfile() {
+    ++generation_;
+    setBusy(false);
+    profile_.reset();
+    summary_->setText(tr("No profile"));
+    hotspots_->setRowCount(0);
+    updateHeatmap();
+}
+
+void ProfilePanel::setBusy(bool busy) {
+    running_ = busy;
+    busy_->setVisible(busy);
+    runButton_->setEnabled(!busy);
+}
+
+std::unordered_map<NodeId, double> ProfilePanel::overlayValues() const {
+    std::unordered_map<NodeId, double> values;
+    if (!profile_) return values;
+    for (const NodeProfile& p : profile_->nodes)
+        if (const auto v = overlayValue(overlay(), p)) values[p.node] = *v;
+    return values;
+}
+
+void ProfilePanel::updateHeatmap() {
+    fills_.clear();
+    const std::unordered_map<NodeId, double> values = overlayValues();
+    if (values.empty()) {
+        legend_->clear();
+    } else {
+        std::vector<double> all;
+        for (const auto& [node, value] : values) all.push_back(value);
+        const HeatScale scale = HeatScale::spanning(all, scaleKind());
+        for (const auto& [node, value] : values) {
+            const Rgb c = scale.color(value);
+            fills_[node] = QColor(c.r, c.g, c.b);
+        }
+        const OverlayText& text = kOverlays[int(overlay())];
+        legend_->setScale(scale, tr(text.title), QString::fromUtf8(text.unit));
+    }
+    emit nodeFillsChanged();
+}
+
+void ProfilePanel::fillHotspots() {
+    hotspots_->setSortingEnabled(false);
+    hotspots_->setRowCount(int(profile_->nodes.size()));
+    for (int row = 0; row < int(profile_->nodes.size()); ++row) {
+        const NodeProfile& p = profile_->nodes[size_t(row)];
+        auto* name = new QTableWidgetItem(QString::fromStdString(p.name));
+        name->setData(Qt::UserRole, p.node);
+        hotspots_->setItem(row, kNodeColumn, name);
+        hotspots_->setItem(row, kOpColumn, new QTableWidgetItem(QString::fromStdString(p.op)));
+        hotspots_->setItem(row, kMedianColumn, numberItem(p.ms.median, 4));
+        hotspots_->setItem(row, kShareColumn, numberItem(p.share * 100, 1));
+        hotspots_->setItem(row, kGflopsColumn, numberItem(p.gflops(), 2));
+    }
+    hotspots_->setSortingEnabled(true);
+    hotspots_->sortItems(kMedianColumn, Qt::DescendingOrder);
+    hotspots_->resizeColumnsToContents();
+}
+
+void ProfilePanel::activateRow(int row) {
+    if (const QTableWidgetItem* name = hotspots_->item(row, kNodeColumn))
+        emit nodeActivated(name->data(Qt::UserRole).value<NodeId>());
+}
+
+} // namespace graphlens

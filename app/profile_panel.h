@@ -1,0 +1,94 @@
+// The Profile panel of the main window: profiles the graph after the current step on the CPU in a
+// worker thread, paints a heatmap of one per-node figure (time, output bytes, FLOPs, GFLOP/s) on
+// the after side with a legend, and lists the hotspots; a row focuses its node on the canvas.
+#pragma once
+
+#include "core/graph/model.h"
+#include "profiler/heat_scale.h"
+#include "profiler/profile_session.h"
+
+#include <QColor>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace graphlens {
+
+class HeatLegendWidget;
+
+/// The per-node figure a heatmap shows.
+enum class HeatOverlay { None, Time, Memory, Flops, Gflops };
+
+/// Hotspot table columns.
+enum HotspotColumn { kNodeColumn, kOpColumn, kMedianColumn, kShareColumn, kGflopsColumn, kHotspotColumns };
+
+class ProfilePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProfilePanel(QWidget* parent = nullptr);
+
+    /// Profiles `model` on the CPU backend in a worker thread, on seeded random inputs (as
+    /// `graphlens profile` makes them); profileReady() or profileFailed() follows unless the
+    /// profile is dropped first.
+    void startProfile(std::shared_ptr<const Model> model);
+    /// The graph shown changed: forgets the profile (and any still running) and the heatmap.
+    void dropProfile();
+    bool running() const { return running_; }
+    /// The last profile of the graph shown; nullptr when there is none.
+    const ProfileResult* profile() const { return profile_ ? &*profile_ : nullptr; }
+    void setProfileOptions(ProfileOptions options) { options_ = options; }
+
+    HeatOverlay overlay() const;
+    void setOverlay(HeatOverlay overlay);
+    HeatScaleKind scaleKind() const;
+    void setScaleKind(HeatScaleKind kind);
+    /// The values the overlay colors by node: seconds, bytes, FLOPs or FLOP/s; nodes without
+    /// the figure (no FLOP count) are left out. Empty without a profile or an overlay.
+    std::unordered_map<NodeId, double> overlayValues() const;
+    /// The heatmap fills by node, for GraphScene::setNodeFills().
+    const std::unordered_map<NodeId, QColor>& nodeFills() const { return fills_; }
+
+    HeatLegendWidget* legend() const { return legend_; }
+    QTableWidget* hotspotTable() const { return hotspots_; }
+    QPushButton* profileButton() const { return runButton_; }
+
+signals:
+    /// The "Profile on CPU" button was pressed: the window answers with startProfile().
+    void profileRequested();
+    void profileReady();
+    void profileFailed(const QString& reason);
+    /// nodeFills() changed.
+    void nodeFillsChanged();
+    /// A hotspot row was clicked: focus `node` on the canvas.
+    void nodeActivated(graphlens::NodeId node);
+
+private:
+    void finishProfile(int generation, std::shared_ptr<std::optional<ProfileResult>> result, const QString& error);
+    void setBusy(bool busy);
+    void fillHotspots();
+    void updateHeatmap();
+    void activateRow(int row);
+
+    QPushButton* runButton_ = nullptr;
+    QProgressBar* busy_ = nullptr;
+    QLabel* summary_ = nullptr;
+    QComboBox* overlay_ = nullptr;
+    QComboBox* scale_ = nullptr;
+    HeatLegendWidget* legend_ = nullptr;
+    QTableWidget* hotspots_ = nullptr;
+    ProfileOptions options_{2, 10};
+    std::optional<ProfileResult> profile_;
+    std::unordered_map<NodeId, QColor> fills_;
+    int generation_ = 0;  ///< bumped for each profile started or dropped; older results are dropped
+    bool running_ = false;
+};
+
+} // namespace graphlens

@@ -1,0 +1,112 @@
+// How a node becomes GPU work: a factory per op type looks at the node's static shapes and
+// constants and returns the dispatches that compute it (shader, specialization constants, the
+// node's tensors bound to bindings 0..7, workgroup counts), or declines (the node then runs on the
+// CPU). One file per op family registers its factories, as on the CPU side.
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace graphlens::vk {
+
+/// A node with static shapes, as the factories see it.
+struct NodeShapes {
+    const Node& node;
+    int64_t opset = 0;
+    std::vector<std::vector<int64_t>> inputDims;   ///< empty for omitted inputs
+    std::vector<DType> inputTypes;                 ///< Undefined for omitted inputs
+    std::vector<const Tensor*> constants;          ///< an input's constant value, or nullptr
+    std::vector<std::vector<int64_t>> outputDims;
+    std::vector<DType> outputTypes;                ///< Undefined for omitted outputs
+    /// Products run on register-blocked kernels without shared memory (conv_rows, matmul_rows),
+    /// meant for CPU Vulkan devices; set by GRAPHLENS_VULKAN_ROWS=1.
+    bool preferRows = false;
+
+    bool hasInput(size_t i) const { return i < inputTypes.size() && inputTypes[i] != DType::Undefined; }
+    bool hasOutput(size_t i) const { return i < outputTypes.size() && outputTypes[i] != DType::Undefined; }
+    const Attributes& attributes() const { return node.attributes; }
+    /// True when input `i` exists and is float32.
+    bool floatInput(size_t i) const { return hasInput(i) && inputTypes[i] == DType::Float; }
+};
+
+/// A tensor of the node bound to a shader binding.
+struct TensorRef {
+    enum Kind { Input, Output, Unused } kind = Unused;
+    int index = 0;
+    static TensorRef input(int i) { return {Input, i}; }
+    static TensorRef output(int i) { return {Output, i}; }
+    static TensorRef none() { return {}; }
+};
+
+struct Dispatch {
+    std::string shader;               ///< shaders/<shader>.comp
+    std::vector<uint32_t> constants;  ///< specialization constants 0..N-1
+    std::vector<TensorRef> bindings;  ///< binding i
+    std::array<uint32_t, 3> groups{1, 1, 1};
+};
+
+struct NodeProgram {
+    std::string kernel;               ///< "vulkan:conv-gemm", for the plan's node list
+    std::vector<Dispatch> dispatches; ///< independent of each other (no barrier between them)
+    bool inPlace = false;             ///< output 0 may take over input 0's memory
+};
+
+/// Specialization constants in order; floats travel as their bits.
+class Constants {
+public:
+    Constants& i(int64_t v) { words_.push_back(uint32_t(int32_t(v))); return *this; }
+    Constants& f(float v) { words_.push_back(std::bit_cast<uint32_t>(v)); return *this; }
+    std::vector<uint32_t> take() { return std::move(words_); }
+
+private:
+    std::vector<uint32_t> words_;
+};
+
+/// Workgroup counts for `count` invocations in workgroups of `local`: a 2-D grid when one
+/// dimension would pass the 65535 groups every device supports (shaders use flatIndex()).
+std::array<uint32_t, 3> flatGroups(uint64_t count, uint32_t local);
+
+using VulkanOpFactory = std::optional<NodeProgram> (*)(const NodeShapes& node);
+
+class VulkanOpRegistry {
+public:
+    void add(const std::string& op, VulkanOpFactory factory, const std::string& domain = {});
+    /// The program for `node`, or nullopt when no factory accepts it.
+    std::optional<NodeProgram> build(const NodeShapes& node) const;
+    /// True when some shader serves (domain, op): "ai.onnx" and "" are the same domain.
+    bool has(std::string_view domain, std::string_view op) const;
+    std::vector<std::string> ops() const;  ///< "Op" or "domain:Op", sorted
+
+private:
+    std::map<std::pair<std::string, std::string>, std::vector<VulkanOpFactory>, std::less<>> factories_;
+};
+
+const VulkanOpRegistry& vulkanOps();
+
+void registerElementwiseOps(VulkanOpRegistry& registry);  ///< unary activations and math, binary broadcasting
+void registerConvOps(VulkanOpRegistry& registry);         ///< Conv, com.microsoft FusedConv
+void registerMatMulOps(VulkanOpRegistry& registry);       ///< MatMul, Gemm, FusedGemm, FusedMatMul
+void registerPoolOps(VulkanOpRegistry& registry);         ///< MaxPool, AveragePool, global pools, Reduce*
+void registerNormalizationOps(VulkanOpRegistry& registry);///< Softmax, LogSoftmax, LayerNormalization
+void registerLayoutOps(VulkanOpRegistry& registry);       ///< Transpose, Concat, Slice, Split, Expand, reshapes
+
+// Shared helpers of the op files.
+int64_t numel(const std::vector<int64_t>& dims);
+/// Row-major element strides of `dims`.
+std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims);
+/// The code of a fused activation named like ORT's ("Relu", "LeakyRelu", ...; "" is the
+/// identity) with its two parameters, or nullopt when no shader knows it.
+struct ActivationCode {
+    int op = 0;
+    float alpha = 0, beta = 0;
+};
+std::optional<ActivationCode> activationCode(const std::string& name, const std::vector<float>& params);
+
+} // namespace graphlens::vk

@@ -1,0 +1,65 @@
+// Shared by the compute shaders: the flat invocation index of a 2-D dispatch of 1-D workgroups,
+// and the activation functions (codes match core/runtime/vulkan/activation.h).
+
+uint flatIndex() {
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+}
+
+// tanh without overflow for large |x|.
+float stableTanh(float x) {
+    float t = exp(-2.0 * abs(x));
+    float r = (1.0 - t) / (1.0 + t);
+    return x < 0.0 ? -r : r;
+}
+
+float sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
+
+// erf to ~1e-7: Taylor series near 0, Abramowitz-Stegun 7.1.26 elsewhere.
+float erfApprox(float x) {
+    float a = abs(x);
+    if (a < 0.5) {
+        float x2 = x * x;
+        return x * 1.1283791671 * (1.0 + x2 * (-1.0 / 3.0 + x2 * (0.1 + x2 * (-1.0 / 42.0 + x2 * (1.0 / 216.0 + x2 * (-1.0 / 1320.0))))));
+    }
+    float t = 1.0 / (1.0 + 0.3275911 * a);
+    float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * exp(-a * a);
+    return x < 0.0 ? -y : y;
+}
+
+float activate(int op, float x, float alpha, float beta) {
+    switch (op) {
+    case 0: return x;                                              // identity
+    case 1: return max(x, 0.0);                                    // Relu
+    case 2: return sigmoid(x);                                     // Sigmoid
+    case 3: return stableTanh(x);                                  // Tanh
+    case 4: return x < 0.0 ? alpha * x : x;                        // LeakyRelu
+    case 5: return min(max(x, alpha), beta);                       // Clip(min, max)
+    case 6: return clamp(alpha * x + beta, 0.0, 1.0);              // HardSigmoid
+    case 7: return x * clamp(x / 6.0 + 0.5, 0.0, 1.0);             // HardSwish
+    case 8: return x < 0.0 ? alpha * (exp(x) - 1.0) : x;           // Elu
+    case 9: return x * sigmoid(alpha * x);                         // QuickGelu
+    case 10: return exp(x);                                        // Exp
+    case 11: return sqrt(x);                                       // Sqrt
+    case 12: return erfApprox(x);                                  // Erf
+    case 13: return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118)); // Gelu
+    case 14: return abs(x);                                        // Abs
+    case 15: return -x;                                            // Neg
+    case 16: return log(x);                                        // Log
+    case 17: return 1.0 / x;                                       // Reciprocal
+    case 18: return floor(x);                                      // Floor
+    case 19: return ceil(x);                                       // Ceil
+    case 20: return x > 15.0 ? x : log(1.0 + exp(x));              // Softplus
+    case 21: return x <= 0.0 ? beta * alpha * (exp(x) - 1.0) : beta * x; // Selu(alpha, gamma)
+    case 22: return sign(x);                                       // Sign
+    case 23: return x / (1.0 + abs(x));                            // Softsign
+    case 24: return x > alpha ? x : 0.0;                           // ThresholdedRelu
+    case 25: return max(0.0, x) + min(0.0, alpha * (exp(x / alpha) - 1.0)); // Celu
+    case 26: return 0.5 * x * (1.0 + stableTanh(0.7978845608 * (x + 0.044715 * x * x * x))); // FastGelu
+    case 27: return roundEven(x);                                  // Round
+    case 28: return sin(x);                                        // Sin
+    case 29: return cos(x);                                        // Cos
+    case 30: return x * stableTanh(x > 15.0 ? x : log(1.0 + exp(x))); // Mish
+    case 31: return x < 0.0 ? alpha * x : x;                       // PRelu with a scalar slope
+    }
+    return x;
+}

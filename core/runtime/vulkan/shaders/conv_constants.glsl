@@ -1,0 +1,22 @@
+// Specialization constants shared by conv.comp and conv_direct.comp (order: vulkan/conv.cpp).
+layout(constant_id = 0) const int N = 1;
+layout(constant_id = 1) const int C = 1;
+layout(constant_id = 2) const int H = 1;
+layout(constant_id = 3) const int W = 1;
+layout(constant_id = 4) const int OC = 1;
+layout(constant_id = 5) const int OH = 1;
+layout(constant_id = 6) const int OW = 1;
+layout(constant_id = 7) const int KH = 1;
+layout(constant_id = 8) const int KW = 1;
+layout(constant_id = 9) const int SH = 1;
+layout(constant_id = 10) const int SW = 1;
+layout(constant_id = 11) const int PH = 0;
+layout(constant_id = 12) const int PW = 0;
+layout(constant_id = 13) const int DH = 1;
+layout(constant_id = 14) const int DW = 1;
+layout(constant_id = 15) const int G = 1;
+layout(constant_id = 16) const int ACT = 0;
+layout(constant_id = 17) const float ALPHA = 0.0;
+layout(constant_id = 18) const float BETA = 0.0;
+layout(constant_id = 19) const int HAS_BIAS = 0;
+layout(constant_id = 20) const int HAS_Z = 0;

@@ -1,0 +1,28 @@
+// The Vulkan backend object: one device, opened once, shared by the plans compiled on it.
+#include "core/runtime/vulkan/vulkan_backend.h"
+#include "core/runtime/vulkan/vulkan_plan.h"
+
+namespace graphlens::vk {
+namespace {
+
+class VulkanBackend final : public Backend {
+public:
+    explicit VulkanBackend(int deviceIndex) : device_(std::make_shared<Device>(deviceIndex)) {}
+    std::string name() const override { return "vulkan"; }
+    std::unique_ptr<Plan> compile(const Model& model, const CompileOptions& options) override {
+        return std::make_unique<VulkanPlan>(device_, model, options);
+    }
+
+private:
+    std::shared_ptr<Device> device_;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeVulkanBackend(int deviceIndex) { return std::make_unique<VulkanBackend>(deviceIndex); }
+
+std::vector<std::string> vulkanShaderOps() { return vulkanOps().ops(); }
+
+bool hasVulkanShader(std::string_view domain, std::string_view op) { return vulkanOps().has(domain, op); }
+
+} // namespace graphlens::vk

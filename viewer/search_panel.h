@@ -1,0 +1,50 @@
+// The Search dock: a query line (a piece of a node name or op type, or a regular expression),
+// a line saying how many nodes match or why the expression is invalid, and the matching nodes;
+// activating one asks the window to select and center it.
+#pragma once
+
+#include "core/graph/graph.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QListWidgetItem;
+
+namespace graphlens {
+
+class SearchPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SearchPanel(QWidget* parent = nullptr);
+
+    /// Searches `graph` from now on (the query is run again).
+    void setGraph(std::shared_ptr<const Graph> graph);
+    /// Focuses the query line with its text selected (Ctrl+F).
+    void focusQuery();
+
+    QLineEdit* query() const { return query_; }
+    QCheckBox* regex() const { return regex_; }
+    QLabel* message() const { return message_; }
+    QListWidget* results() const { return results_; }
+
+signals:
+    /// A result was clicked or activated (or Return pressed in the query: the first result).
+    void nodeActivated(graphlens::NodeId node);
+
+private:
+    void runQuery();
+    void activate(QListWidgetItem* item);
+
+    std::shared_ptr<const Graph> graph_;
+    QLineEdit* query_ = nullptr;
+    QCheckBox* regex_ = nullptr;
+    QLabel* message_ = nullptr;
+    QListWidget* results_ = nullptr;
+};
+
+} // namespace graphlens

@@ -1,6 +1,7 @@
 // ProvenanceIndex and nodeOrigin. Node ids are never reused along a line of snapshots (a copy
 // keeps the id space, new nodes append), so a rewrite's added ids identify nodes of later steps.
 #include "viewer/node_origin.h"
+#include "viewer/visual_graph.h"
 
 #include "core/passes/tensor_math.h"
 
@@ -10,20 +11,8 @@
 
 namespace graphlens {
 
-namespace {
-
-std::vector<NodeId> nodesInOrder(const Graph& graph) {
-    try {
-        return graph.topologicalOrder();
-    } catch (const GraphError&) {
-        return graph.nodeIds();  // a cycle: insertion order
-    }
-}
-
-} // namespace
-
 ProvenanceIndex::ProvenanceIndex(const Graph& graph) {
-    for (NodeId id : nodesInOrder(graph)) {
+    for (NodeId id : drawingOrder(graph)) {
         order_[id] = order_.size();
         for (NodeId origin : graph.node(id).provenance) byOrigin_[origin].push_back(id);
     }

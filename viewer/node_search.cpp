@@ -2,21 +2,11 @@
 #include "viewer/node_search.h"
 
 #include "viewer/node_label.h"
+#include "viewer/visual_graph.h"
 
 #include <QRegularExpression>
 
 namespace graphlens {
-namespace {
-
-std::vector<NodeId> nodesInOrder(const Graph& graph) {
-    try {
-        return graph.topologicalOrder();
-    } catch (const GraphError&) {
-        return graph.nodeIds();  // a cycle: still search what is there
-    }
-}
-
-} // namespace
 
 NodeSearch searchNodes(const Graph& graph, const QString& text, bool regex) {
     NodeSearch search;
@@ -32,7 +22,7 @@ NodeSearch searchNodes(const Graph& graph, const QString& text, bool regex) {
     const auto matches = [&](const QString& s) {
         return regex ? pattern.match(s).hasMatch() : s.contains(text, Qt::CaseInsensitive);
     };
-    for (NodeId id : nodesInOrder(graph)) {
+    for (NodeId id : drawingOrder(graph)) {
         const Node& node = graph.node(id);
         if (isDrawnAsParameter(graph, node)) continue;
         if (matches(QString::fromStdString(node.name)) || matches(QString::fromStdString(node.opType)))

@@ -73,7 +73,7 @@ public:
     VisualGraph build() {
         for (ValueId v : graph_.inputs())
             if (!graph_.value(v).initializer) addTerminal(VisualKey::input(v), graph_.value(v), "input");
-        for (NodeId id : nodeOrder()) addNode(graph_.node(id));
+        for (NodeId id : drawingOrder(graph_)) addNode(graph_.node(id));
         for (ValueId v : graph_.outputs()) addTerminal(VisualKey::output(v), graph_.value(v), "output");
         addEdges();
         if (options_.groupFrames) addFrames();
@@ -83,14 +83,6 @@ public:
     }
 
 private:
-    std::vector<NodeId> nodeOrder() const {
-        try {
-            return graph_.topologicalOrder();
-        } catch (const GraphError&) {
-            return graph_.nodeIds();  // a cycle: still show what is there
-        }
-    }
-
     int add(VisualNode node) {
         const int index = int(vg_.nodes.size());
         vg_.indexByKey[node.key.hash()] = index;
@@ -168,7 +160,7 @@ private:
     }
 
     void addEdges() {
-        for (NodeId id : nodeOrder()) {
+        for (NodeId id : drawingOrder(graph_)) {
             const Node& node = graph_.node(id);
             if (isDrawnAsParameter(graph_, node)) continue;
             for (ValueId v : node.inputs)
@@ -223,6 +215,14 @@ QString shapeLabel(const Shape& shape) {
 
 VisualGraph buildVisualGraph(const Graph& graph, const ScopeTree& scopes, const VisualGraphOptions& options) {
     return VisualGraphBuilder(graph, scopes, options).build();
+}
+
+std::vector<NodeId> drawingOrder(const Graph& graph) {
+    try {
+        return graph.topologicalOrder();
+    } catch (const GraphError&) {
+        return graph.nodeIds();
+    }
 }
 
 } // namespace graphlens

@@ -103,4 +103,8 @@ VisualGraph buildVisualGraph(const Graph& graph, const ScopeTree& scopes, const 
 /// "1×3×224×224"; symbolic dims by name, unknown ones as "?"; empty for an unknown rank.
 QString shapeLabel(const Shape& shape);
 
+/// The order the viewer lists nodes in: topological, or insertion order when the graph has a cycle
+/// (a viewer still shows what is there).
+std::vector<NodeId> drawingOrder(const Graph& graph);
+
 } // namespace graphlens

@@ -8,6 +8,7 @@
 #include "viewer/graph_view.h"
 
 #include <QApplication>
+#include <QEvent>
 #include <QLabel>
 #include <QPointer>
 #include <QThreadPool>
@@ -65,7 +66,24 @@ GraphPane::GraphPane(QWidget* parent) : QWidget(parent) {
     layout->setSpacing(2);
     layout->addWidget(caption_);
     layout->addWidget(view_);
+    minimap_ = new GraphMinimap(view_, view_);  // floats over the view's corner
+    minimap_->setFixedSize(150, 110);
+    minimap_->hide();
+    view_->installEventFilter(this);
     connect(scene_, &GraphScene::groupActivated, this, &GraphPane::toggleGroup);
+}
+
+bool GraphPane::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == view_ && event->type() == QEvent::Resize) placeMinimap();
+    return QWidget::eventFilter(watched, event);
+}
+
+void GraphPane::placeMinimap() {
+    constexpr int kMargin = 6;
+    const QRect area = view_->viewport()->geometry();
+    minimap_->move(area.right() - minimap_->width() - kMargin, area.bottom() - minimap_->height() - kMargin);
+    // Only where it leaves most of the canvas free.
+    minimap_->setVisible(graphInScene_ && area.width() >= 2 * minimap_->width() && area.height() >= 2 * minimap_->height());
 }
 
 void GraphPane::setCaption(const QString& text) { caption_->setText(text); }
@@ -113,6 +131,8 @@ void GraphPane::present(const std::shared_ptr<const VisualGraph>& layout) {
     const NodeId selected = graphInScene_ ? scene_->selectedNode() : kNoId;  // kept across a toggle
     scene_->showGraph(*layout);
     graphInScene_ = true;
+    minimap_->refit();
+    placeMinimap();
     applyMarks();
     emit graphShown();
     if (pendingFocus_ != kNoId) focusNode(pendingFocus_);

@@ -19,6 +19,7 @@ class QLabel;
 
 namespace graphlens {
 
+class GraphMinimap;
 class GraphScene;
 class GraphView;
 struct VisualGraph;
@@ -30,6 +31,8 @@ public:
 
     GraphScene* scene() const { return scene_; }
     GraphView* view() const { return view_; }
+    /// The overview in the view's bottom-right corner (hidden while the view is too small for it).
+    GraphMinimap* minimap() const { return minimap_; }
     void setCaption(const QString& text);
 
     /// Shows `graph` with `diffMark` on the nodes `marked`; big graphs start with their groups
@@ -58,7 +61,11 @@ signals:
     /// A layout of the shown graph went into the scene.
     void graphShown();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void placeMinimap();
     void requestLayout(const CollapsedGroups& collapsed);
     void present(const std::shared_ptr<const VisualGraph>& layout);
     void applyMarks();
@@ -66,6 +73,7 @@ private:
     QLabel* caption_ = nullptr;
     GraphScene* scene_ = nullptr;
     GraphView* view_ = nullptr;
+    GraphMinimap* minimap_ = nullptr;
     std::shared_ptr<const Graph> graph_;
     std::shared_ptr<const ScopeTree> scopes_;  ///< null until the first layout of graph_ is in
     CollapsedGroups collapsed_;

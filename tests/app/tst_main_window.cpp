@@ -248,6 +248,20 @@ private slots:
         QVERIFY(showsWhole(w.afterPane()->view(), w.afterScene()->itemForNode(id)));
     }
 
+    void eachSideHasAMinimapWhereThereIsRoom() {
+        MainWindow w;
+        w.resize(1800, 1100);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) {
+            QCOMPARE(pane->minimap()->scene(), static_cast<QGraphicsScene*>(pane->scene()));
+            QVERIFY(pane->minimap()->isVisible());
+            QVERIFY(pane->view()->viewport()->geometry().contains(pane->minimap()->geometry()));
+        }
+    }
+
     void rewriteLogClickSelectsAndCentersBothSides() {
         MainWindow w;
         w.show();

@@ -8,6 +8,7 @@
 #include "core/passes/pass_manager.h"
 #include "core/passes/pass_registry.h"
 #include "core/passes/verify.h"
+#include "support/seeded_tensor.h"
 
 #include <algorithm>
 #include <random>
@@ -15,15 +16,6 @@
 #include <string>
 
 namespace graphlens::testing {
-
-/// A float tensor of `dims` with seeded uniform values in [lo, hi) (weights for test graphs).
-inline Tensor seeded(std::vector<int64_t> dims, uint64_t seed, float lo = -1, float hi = 1) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
-    for (float& v : t.mutableSpan<float>()) v = dist(rng);
-    return t;
-}
 
 /// A BatchNormalization over `c` channels with seeded statistics (variance positive).
 inline ValueId batchNorm(GraphBuilder& b, ValueId x, int64_t c, const std::string& name, uint64_t seed) {

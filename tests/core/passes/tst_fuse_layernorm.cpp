@@ -9,20 +9,11 @@
 
 #include <QtTest>
 
-#include <random>
 
 using namespace graphlens;
 using namespace graphlens::testing;
 
 namespace {
-
-Tensor randomFloats(std::vector<int64_t> dims, unsigned seed) {
-    Tensor t = Tensor::allocate(DType::Float, dims);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
-    return t;
-}
 
 struct LayerNormSpec {
     std::vector<int64_t> axes{-1};
@@ -42,8 +33,8 @@ ValueId decomposedLayerNorm(GraphBuilder& b, ValueId x, int64_t c, const LayerNo
     auto deviation = b.op("Sqrt", {b.op("Add", {reduce(square), b.constant(Tensor::scalar(1e-5f))})});
     auto y = b.op("Div", {d, deviation});
     if (!spec.affine) return y;
-    y = b.op("Mul", {y, b.initializer("gamma", randomFloats({c}, 11))});
-    return b.op("Add", {y, b.initializer("beta", randomFloats({c}, 12))});
+    y = b.op("Mul", {y, b.initializer("gamma", seeded({c}, 11))});
+    return b.op("Add", {y, b.initializer("beta", seeded({c}, 12))});
 }
 
 const std::string kTransformer = GRAPHLENS_SOURCE_DIR "/tests/fixtures/models/transformer_encoder/model.onnx";

@@ -7,27 +7,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 using namespace graphlens;
 using namespace graphlens::testing;
 
 namespace {
 
-Tensor randomFloats(std::vector<int64_t> dims, unsigned seed) {
-    Tensor t = Tensor::allocate(DType::Float, dims);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-0.3f, 0.3f);
-    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
-    return t;
-}
-
 Model network() {
     GraphBuilder b;
     auto x = b.input("x", DType::Float, {1, 4, 6, 6});
-    auto c = b.op("Conv", {x, b.initializer("conv.w", randomFloats({8, 4, 3, 3}, 1))}, {}, "conv");  // 288 values
+    auto c = b.op("Conv", {x, b.initializer("conv.w", seeded({8, 4, 3, 3}, 1, -0.3f, 0.3f))}, {}, "conv");  // 288 values
     auto f = b.op("Flatten", {b.op("GlobalAveragePool", {c})});
-    b.output(b.op("MatMul", {f, b.initializer("fc.w", randomFloats({8, 10}, 2))}, {}, "fc"));  // 80 values
+    b.output(b.op("MatMul", {f, b.initializer("fc.w", seeded({8, 10}, 2, -0.3f, 0.3f))}, {}, "fc"));  // 80 values
     return withShapes(b.model(13));
 }
 
@@ -89,7 +80,7 @@ private slots:
     void declinesSharedWeights() {
         GraphBuilder b;
         auto x = b.input("x", DType::Float, {2, 16});
-        auto w = b.initializer("tied", randomFloats({16, 16}, 3));
+        auto w = b.initializer("tied", seeded({16, 16}, 3, -0.3f, 0.3f));
         b.output(b.op("MatMul", {b.op("MatMul", {x, w}), w}));
         Model m = withShapes(b.model());
         const CheckedPass out = runPassChecked(m, "prune-magnitude");

@@ -5,25 +5,18 @@
 #include "core/runtime/backend.h"
 #include "core/runtime/executor.h"
 #include "core/runtime/tensor_compare.h"
+#include "support/seeded_tensor.h"
 
 #include <QtTest>
 
 #include <cmath>
-#include <random>
 
 using namespace graphlens;
+using namespace graphlens::testing;
 
 namespace {
 
 const std::string kSample = GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx";
-
-Tensor randomInput(std::vector<int64_t> dims, unsigned seed) {
-    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
-    return t;
-}
 
 std::string errorOf(const std::function<void()>& action) {
     try {
@@ -41,7 +34,7 @@ class TestCpuBackend : public QObject {
 private slots:
     void optimizedPlanMatchesTheReferenceKernels() {
         const Model m = loadModel(kSample);
-        const std::map<std::string, Tensor> feeds{{"input", randomInput({1, 3, 32, 32}, 7)}};
+        const std::map<std::string, Tensor> feeds{{"input", seeded({1, 3, 32, 32}, 7)}};
         CompileOptions reference;
         reference.referenceOnly = true;
         const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
@@ -92,7 +85,7 @@ private slots:
         ValueId axes = b.initializer("axes", Tensor::int64s({2}, {1, 3}));
         b.output(b.op("Slice", {t, starts, ends, axes}));  // [2,2,5,2]
         const Model m = b.model(13);
-        const std::map<std::string, Tensor> feeds{{"x", randomInput({2, 3, 4, 5}, 3)}};
+        const std::map<std::string, Tensor> feeds{{"x", seeded({2, 3, 4, 5}, 3)}};
         CompileOptions reference;
         reference.referenceOnly = true;
         const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
@@ -112,7 +105,7 @@ private slots:
             ValueId fill = b.initializer("value", Tensor::scalar(value));
             b.output(b.op("Pad", {x, pads, fill}));
             const Model m = b.model(13);
-            const std::map<std::string, Tensor> feeds{{"x", randomInput({1, 3, 4, 5}, 9)}};
+            const std::map<std::string, Tensor> feeds{{"x", seeded({1, 3, 4, 5}, 9)}};
             CompileOptions reference;
             reference.referenceOnly = true;
             const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
@@ -136,7 +129,7 @@ private slots:
         ValueId y = b.op("Div", {centered, deviation});
         b.output(b.op("Abs", {b.op("Neg", {b.op("Reciprocal", {y})})}));
         const Model m = b.model(14);
-        const std::map<std::string, Tensor> feeds{{"x", randomInput({2, 5, 16}, 4)}};
+        const std::map<std::string, Tensor> feeds{{"x", seeded({2, 5, 16}, 4)}};
         CompileOptions reference;
         reference.referenceOnly = true;
         const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
@@ -154,7 +147,7 @@ private slots:
         ValueId c = b.initializer("c", Tensor::floats({2, 2, 4}, std::vector<float>(16, 7.f)));
         b.output(b.op("Concat", {x, y, c}, {{"axis", -2}}));
         const Model m = b.model(13);
-        const std::map<std::string, Tensor> feeds{{"x", randomInput({2, 3, 4}, 1)}, {"y", randomInput({2, 1, 4}, 2)}};
+        const std::map<std::string, Tensor> feeds{{"x", seeded({2, 3, 4}, 1)}, {"y", seeded({2, 1, 4}, 2)}};
         CompileOptions reference;
         reference.referenceOnly = true;
         const auto expected = makeCpuBackend()->compile(m, reference)->run(feeds);
@@ -177,7 +170,7 @@ private slots:
         auto plan = makeCpuBackend()->compile(b.model(13), {});
         QCOMPARE(plan->nodes().size(), size_t(2));  // Reshape and Relu are left
         QCOMPARE(plan->nodes()[1].kernel, std::string("cpu:activation"));  // its shape is static now
-        const auto out = plan->run({{"x", randomInput({2, 3, 4}, 5)}});
+        const auto out = plan->run({{"x", seeded({2, 3, 4}, 5)}});
         QCOMPARE(out[0].dims(), (std::vector<int64_t>{2, 12}));
     }
 
@@ -216,7 +209,7 @@ private slots:
         QCOMPARE(errorOf([&] { plan->run({}); }), std::string("the model input 'input' was not given"));
         QCOMPARE(errorOf([&] { plan->run({{"input", Tensor::int64s({1}, {1})}}); }),
                  std::string("the input 'input' is int64 but the model expects float"));
-        QCOMPARE(errorOf([&] { plan->run({{"input", randomInput({1, 3, 16, 16}, 1)}}); }),
+        QCOMPARE(errorOf([&] { plan->run({{"input", seeded({1, 3, 16, 16}, 1)}}); }),
                  std::string("the input 'input' has the shape [1,3,16,16] but the model expects [1,3,32,32]"));
         GraphBuilder b;
         b.output(b.op("Frobnicate", {b.input("x", DType::Float, {2})}));

@@ -4,13 +4,14 @@
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/executor.h"
+#include "support/seeded_tensor.h"
 
 #include <QtTest>
 
 #include <cmath>
-#include <random>
 
 using namespace graphlens;
+using namespace graphlens::testing;
 
 namespace {
 
@@ -25,20 +26,12 @@ Tensor ramp() {
     return t;
 }
 
-Tensor smallBias() {
-    Tensor t = Tensor::allocate(DType::Float, {kWidth});
-    std::mt19937 rng(3);
-    std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
-    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
-    return t;
-}
-
 /// One node of `op` (domain com.microsoft unless HardSwish) reading x (and the bias).
 Model oneNode(const std::string& op, bool bias, Attributes attributes = {}) {
     GraphBuilder b;
     auto x = b.input("x", DType::Float, {kRows, kWidth});
     std::vector<ValueId> inputs{x};
-    if (bias) inputs.push_back(b.initializer("bias", smallBias()));
+    if (bias) inputs.push_back(b.initializer("bias", seeded({kWidth}, 3, -0.5f, 0.5f)));
     auto y = b.op(op, inputs, std::move(attributes), "node");
     if (op != "HardSwish") b.graph().node(b.lastNode()).domain = "com.microsoft";
     b.output(y, DType::Float, {kRows, kWidth});

@@ -8,6 +8,7 @@
 #include "core/runtime/executor.h"
 #include "core/runtime/reference/ref_util.h"
 #include "core/runtime/tensor_compare.h"
+#include "support/seeded_tensor.h"
 
 #include <QElapsedTimer>
 #include <QtTest>
@@ -17,19 +18,12 @@
 #include <random>
 
 using namespace graphlens;
+using namespace graphlens::testing;
 
 namespace {
 
 using Dims = std::vector<int64_t>;
 using Feeds = std::map<std::string, Tensor>;
-
-Tensor randomFloats(const Dims& dims, unsigned seed, float lo = -1.f, float hi = 1.f) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(lo, hi);
-    Tensor t = Tensor::allocate(DType::Float, dims);
-    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
-    return t;
-}
 
 /// Integers in [lo, hi] as `type` (int64, int32, uint8, bool); floats holding integers for Float.
 Tensor randomInts(DType type, const Dims& dims, unsigned seed, int lo, int hi) {
@@ -140,9 +134,9 @@ private slots:
         for (const auto& [da, db] : kBroadcasts)
             for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"}) {
                 const bool pow = std::string(op) == "Pow";
-                const Tensor a = randomFloats(da, seed++, pow ? 0.1f : -1.f, 2.f);
-                checkAgainstReference(singleNode(op, {{a}, {randomFloats(db, seed++)}}), "cpu:broadcast-arithmetic");
-                checkAgainstReference(singleNode(op, {{randomFloats(db, seed++)}, {a, true}}), "cpu:broadcast-arithmetic");
+                const Tensor a = seeded(da, seed++, pow ? 0.1f : -1.f, 2.f);
+                checkAgainstReference(singleNode(op, {{a}, {seeded(db, seed++)}}), "cpu:broadcast-arithmetic");
+                checkAgainstReference(singleNode(op, {{seeded(db, seed++)}, {a, true}}), "cpu:broadcast-arithmetic");
             }
     }
 
@@ -194,7 +188,7 @@ private slots:
         };
         for (const auto& [dc, dx, dy] : shapes) {
             const Tensor c = randomInts(DType::Bool, dc, seed++, 0, 1);
-            checkAgainstReference(singleNode("Where", {{c}, {randomFloats(dx, seed++)}, {randomFloats(dy, seed++)}}),
+            checkAgainstReference(singleNode("Where", {{c}, {seeded(dx, seed++)}, {seeded(dy, seed++)}}),
                                   "cpu:where");
             checkAgainstReference(
                 singleNode("Where", {{c}, {randomInts(DType::Int64, dx, seed++, -9, 9)},
@@ -209,7 +203,7 @@ private slots:
     void castConvertsLikeTheReference() {
         std::vector<float> values = {0.f, -0.f, 0.5f, -0.5f, 1.99f, -1.99f, 127.f, 128.f, -129.f, 255.9f, 256.f, 3e9f,
                                      -3e9f, 1e20f, -1e20f, NAN, INFINITY, -INFINITY, 65504.f, 1e-8f, 70000.f};
-        const Tensor random = randomFloats({2, 3, 5, 7}, 9, -300.f, 300.f);
+        const Tensor random = seeded({2, 3, 5, 7}, 9, -300.f, 300.f);
         values.insert(values.end(), random.span<float>().begin(), random.span<float>().end());
         const auto n = int64_t(values.size());
         const Tensor floats = Tensor::floats({n}, values);
@@ -220,7 +214,7 @@ private slots:
             const Tensor ints = randomInts(DType::Int64, {3, 67}, unsigned(onnxCode(to)), -100000, 100000);
             checkAgainstReference(singleNode("Cast", {{ints}}, {{"to", onnxCode(to)}}), "cpu:cast");
         }
-        const Tensor many = randomFloats({300, 257}, 10, -1e5f, 1e5f);  // several threads
+        const Tensor many = seeded({300, 257}, 10, -1e5f, 1e5f);  // several threads
         checkAgainstReference(singleNode("Cast", {{many}}, {{"to", onnxCode(DType::Int32)}}), "cpu:cast");
         const Tensor bools = randomInts(DType::Bool, {41}, 3, 0, 1);
         checkAgainstReference(singleNode("Cast", {{bools}}, {{"to", onnxCode(DType::Float)}}), "cpu:cast");
@@ -235,8 +229,8 @@ private slots:
     void instanceNormMatchesTheReference() {
         unsigned seed = 500;
         for (const Dims& dims : {Dims{2, 3, 5, 7}, Dims{1, 4, 33}, Dims{3, 2, 1, 1}, Dims{2, 16, 64, 64}}) {
-            const Tensor scale = randomFloats({dims[1]}, seed++, 0.5f, 2.f), bias = randomFloats({dims[1]}, seed++);
-            const Tensor x = randomFloats(dims, seed++, -3.f, 5.f);
+            const Tensor scale = seeded({dims[1]}, seed++, 0.5f, 2.f), bias = seeded({dims[1]}, seed++);
+            const Tensor x = seeded(dims, seed++, -3.f, 5.f);
             checkAgainstReference(singleNode("InstanceNormalization", {{x}, {scale, true}, {bias, true}}, {{"epsilon", 1e-3}}),
                                   "cpu:instance-norm");
             checkAgainstReference(singleNode("InstanceNormalization", {{x}, {scale}, {bias}}), "cpu:instance-norm");
@@ -244,7 +238,7 @@ private slots:
     }
 
     void resizeNearestAndLinearMatchTheReference() {
-        const Tensor x = randomFloats({2, 3, 7, 9}, 600);
+        const Tensor x = seeded({2, 3, 7, 9}, 600);
         const Tensor none = Tensor::allocate(DType::Float, {0});
         const std::vector<std::pair<std::string, std::string>> modes = {
             {"asymmetric", "floor"},        {"half_pixel", "round_prefer_floor"}, {"align_corners", "round_prefer_ceil"},
@@ -262,7 +256,7 @@ private slots:
                     checkAgainstReference(singleNode("Resize", {{x}, {none, true}, {none, true}, {sizes, true}}, a, 13),
                                           kernel);
                 }
-        const Tensor large = randomFloats({1, 8, 64, 61}, 601), twice = Tensor::floats({4}, {1, 1, 2, 2});
+        const Tensor large = seeded({1, 8, 64, 61}, 601), twice = Tensor::floats({4}, {1, 1, 2, 2});
         for (const char* mode : {"nearest", "linear"})  // several threads
             checkAgainstReference(singleNode("Resize", {{large}, {none, true}, {twice, true}}, {{"mode", mode}}, 13),
                                   std::string("cpu:resize-") + mode);
@@ -273,7 +267,7 @@ private slots:
     }
 
     void reductionsOverAnyAxesMatchTheReference() {
-        const Tensor x = randomFloats({3, 5, 7, 9}, 700, 0.5f, 1.5f);  // positive: products stay representable
+        const Tensor x = seeded({3, 5, 7, 9}, 700, 0.5f, 1.5f);  // positive: products stay representable
         const std::vector<std::vector<int64_t>> axesSets = {{1}, {0, 2}, {-1, -3}, {0, 1, 2, 3}, {}, {2, 3}, {0}};
         for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
                                "ReduceSumSquare", "ReduceLogSum"})
@@ -287,16 +281,16 @@ private slots:
                     const Tensor axesInput = Tensor::int64s({int64_t(axes.size())}, axes);
                     checkAgainstReference(singleNode(op, {{x}, {axesInput, true}}, {{"keepdims", keep}}, 18), "cpu:reduce");
                 }
-        const Tensor odd = randomFloats({1, 4099}, 701);
+        const Tensor odd = seeded({1, 4099}, 701);
         checkAgainstReference(singleNode("ReduceMax", {{odd}}, {{"axes", {-1}}}, 13), "cpu:reduce");
-        checkAgainstReference(singleNode("ReduceMean", {{randomFloats({257, 130}, 702)}}, {{"axes", {0}}}, 13), "cpu:reduce");
+        checkAgainstReference(singleNode("ReduceMean", {{seeded({257, 130}, 702)}}, {{"axes", {0}}}, 13), "cpu:reduce");
         // large enough for several threads: rows, and blocks of columns
-        checkAgainstReference(singleNode("ReduceMax", {{randomFloats({300, 257}, 703)}}, {{"axes", {-1}}}, 13), "cpu:reduce");
-        checkAgainstReference(singleNode("ReduceL2", {{randomFloats({16, 130, 1033}, 704)}}, {{"axes", {1}}}, 13), "cpu:reduce");
+        checkAgainstReference(singleNode("ReduceMax", {{seeded({300, 257}, 703)}}, {{"axes", {-1}}}, 13), "cpu:reduce");
+        checkAgainstReference(singleNode("ReduceL2", {{seeded({16, 130, 1033}, 704)}}, {{"axes", {1}}}, 13), "cpu:reduce");
     }
 
     void gatherPicksLikeTheReference() {
-        const Tensor data = randomFloats({5, 4, 3}, 800);
+        const Tensor data = seeded({5, 4, 3}, 800);
         const Tensor indices = Tensor::int64s({2, 3}, {0, -1, 2, 1, 1, -2});
         for (int64_t axis : {0, 1, 2, -1, -3}) {
             checkAgainstReference(singleNode("Gather", {{data}, {indices, true}}, {{"axis", axis}}), "cpu:gather");
@@ -304,7 +298,7 @@ private slots:
         }
         const Tensor index32 = Tensor::fromVector(DType::Int32, {7}, std::vector<int32_t>{3, 0, -4, 2, 2, 1, -1});
         checkAgainstReference(singleNode("Gather", {{randomInts(DType::Int64, {4, 9}, 801, -50, 50)}, {index32}}), "cpu:gather");
-        checkAgainstReference(singleNode("Gather", {{randomFloats({3, 5000}, 802)}, {randomInts(DType::Int64, {20000}, 803, -5000, 4999)}},
+        checkAgainstReference(singleNode("Gather", {{seeded({3, 5000}, 802)}, {randomInts(DType::Int64, {20000}, 803, -5000, 4999)}},
                                          {{"axis", 1}}),
                               "cpu:gather");
         const Tensor scalar = Tensor::int64s({}, {-2});
@@ -312,24 +306,24 @@ private slots:
     }
 
     void gatherRejectsAnIndexOutOfRange() {
-        const auto [model, feeds] = singleNode("Gather", {{randomFloats({5, 4}, 804)}, {Tensor::int64s({2}, {1, 5})}});
+        const auto [model, feeds] = singleNode("Gather", {{seeded({5, 4}, 804)}, {Tensor::int64s({2}, {1, 5})}});
         auto plan = makeCpuBackend()->compile(model, {});
         QCOMPARE(plan->nodes().at(0).kernel, std::string("cpu:gather"));
         QVERIFY_THROWS_EXCEPTION(ExecutionError, plan->run(feeds));
     }
 
     void expandTileSplitAndReshapeCopyLikeTheReference() {
-        const Tensor x = randomFloats({3, 1}, 900);
+        const Tensor x = seeded({3, 1}, 900);
         checkAgainstReference(singleNode("Expand", {{x}, {Tensor::int64s({3}, {2, 3, 5}), true}}), "cpu:expand");
         checkAgainstReference(singleNode("Expand", {{Tensor::int64s({1}, {7})}, {Tensor::int64s({2}, {5, 3}), true}}),
                               "cpu:expand");
         const Tensor bools = randomInts(DType::Bool, {1, 5, 1}, 901, 0, 1);
         checkAgainstReference(singleNode("Expand", {{bools}, {Tensor::int64s({3}, {2, 1, 3}), true}}), "cpu:expand");
-        checkAgainstReference(singleNode("Tile", {{randomFloats({2, 3}, 902)}, {Tensor::int64s({2}, {2, 1}), true}}), "cpu:tile");
+        checkAgainstReference(singleNode("Tile", {{seeded({2, 3}, 902)}, {Tensor::int64s({2}, {2, 1}), true}}), "cpu:tile");
         checkAgainstReference(singleNode("Tile", {{randomInts(DType::Int32, {1, 3, 5}, 903, -9, 9)},
                                                   {Tensor::int64s({3}, {3, 2, 1}), true}}),
                               "cpu:tile");
-        const Tensor y = randomFloats({2, 7, 3}, 904);
+        const Tensor y = seeded({2, 7, 3}, 904);
         checkAgainstReference(singleNode("Split", {{y}, {Tensor::int64s({2}, {2, 5}), true}}, {{"axis", 1}}, 13, 2), "cpu:split");
         checkAgainstReference(singleNode("Split", {{y}}, {{"axis", -1}}, 13, 3), "cpu:split");
         checkAgainstReference(singleNode("Split", {{y}}, {{"axis", -2}, {"split", {4, 0, 3}}}, 11, 3), "cpu:split");
@@ -345,7 +339,7 @@ private slots:
         auto plan = makeCpuBackend()->compile(b.model(13), {});
         QCOMPARE(plan->nodes().at(1).kernel, std::string("cpu:reshape"));
         QVERIFY(plan->memoryPlan().inPlaceCount >= 1);
-        const Tensor in = randomFloats({4, 6}, 905);
+        const Tensor in = seeded({4, 6}, 905);
         const auto out = plan->run({{"x", in}});
         for (int64_t i = 0; i < 24; ++i)
             QCOMPARE(out[0].span<float>()[size_t(i)], -std::max(in.span<float>()[size_t(i)], 0.f));
@@ -353,9 +347,9 @@ private slots:
 
     void printsSpeedAgainstTheReference() {
         // Not a pass/fail check: how much faster the general broadcast Add and bilinear Resize run.
-        const Tensor a = randomFloats({8, 1, 4096}, 1000), b = randomFloats({1, 64, 1}, 1001);
+        const Tensor a = seeded({8, 1, 4096}, 1000), b = seeded({1, 64, 1}, 1001);
         const auto add = singleNode("Add", {{a}, {b}});
-        const Tensor image = randomFloats({1, 16, 128, 128}, 1002);
+        const Tensor image = seeded({1, 16, 128, 128}, 1002);
         const Tensor none = Tensor::allocate(DType::Float, {0}), scales = Tensor::floats({4}, {1, 1, 2, 2});
         const auto resize = singleNode("Resize", {{image}, {none, true}, {scales, true}}, {{"mode", "linear"}}, 13);
         for (const auto* test : {&add, &resize}) {

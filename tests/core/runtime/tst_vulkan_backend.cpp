@@ -7,22 +7,15 @@
 #include "core/runtime/backend_registry.h"
 #include "core/runtime/executor.h"
 #include "core/runtime/tensor_compare.h"
+#include "support/seeded_tensor.h"
 
 #include <QtTest>
 
-#include <random>
 
 using namespace graphlens;
+using namespace graphlens::testing;
 
 namespace {
-
-Tensor randomTensor(std::vector<int64_t> dims, unsigned seed) {
-    Tensor t = Tensor::allocate(DType::Float, std::move(dims));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-    for (float& v : t.mutableSpan<float>()) v = uniform(rng);
-    return t;
-}
 
 class Collect final : public ExecutionObserver {
 public:
@@ -58,7 +51,7 @@ class TestVulkanBackend : public QObject {
     /// Runs `m` on Vulkan and on the CPU with the same input; fails unless they agree within 1e-4
     /// relative. Returns the Vulkan plan's kernel names.
     std::vector<std::string> agreesWithCpu(const Model& m, const std::vector<int64_t>& dims, unsigned seed = 1) {
-        const std::map<std::string, Tensor> feeds{{"x", randomTensor(dims, seed)}};
+        const std::map<std::string, Tensor> feeds{{"x", seeded(dims, seed)}};
         const Tensor want = makeCpuBackend()->compile(m, {})->run(feeds).at(0);
         auto plan = vulkan_->compile(m, {});
         for (int run = 0; run < 2; ++run) {  // the second run reuses the recorded command buffers
@@ -88,7 +81,7 @@ private slots:
     }
 
     void convReluRunsAsImplicitGemm() {
-        const Tensor w = randomTensor({32, 8, 3, 3}, 2), bias = randomTensor({32}, 3);
+        const Tensor w = seeded({32, 8, 3, 3}, 2), bias = seeded({32}, 3);
         const Model m = graphOf({2, 8, 15, 15}, [&](GraphBuilder& b, ValueId x) {
             return b.op("Relu", {b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)},
                                       {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}})});
@@ -102,7 +95,7 @@ private slots:
     }
 
     void fusedConvAddsBiasResidualAndActivation() {
-        const Tensor w = randomTensor({70, 16, 3, 3}, 4), bias = randomTensor({70}, 5), z = randomTensor({1, 70, 9, 9}, 6);
+        const Tensor w = seeded({70, 16, 3, 3}, 4), bias = seeded({70}, 5), z = seeded({1, 70, 9, 9}, 6);
         const Model m = graphOf({1, 16, 9, 9}, [&](GraphBuilder& b, ValueId x) {
             return microsoftOp(b, "FusedConv", {x, b.initializer("w", w), b.initializer("b", bias), b.initializer("z", z)},
                                {{"pads", {1, 1, 1, 1}}, {"activation", std::string("LeakyRelu")},
@@ -112,7 +105,7 @@ private slots:
     }
 
     void depthwiseConvRunsDirect() {
-        const Tensor w = randomTensor({12, 1, 3, 3}, 7);
+        const Tensor w = seeded({12, 1, 3, 3}, 7);
         const Model m = graphOf({1, 12, 10, 10}, [&](GraphBuilder& b, ValueId x) {
             return b.op("Conv", {x, b.initializer("w", w)}, {{"pads", {1, 1, 1, 1}}, {"group", int64_t(12)}});
         });
@@ -120,7 +113,7 @@ private slots:
     }
 
     void gemmWithTransposeAndBroadcastBias() {
-        const Tensor w = randomTensor({100, 70}, 8), c = randomTensor({100}, 9);
+        const Tensor w = seeded({100, 70}, 8), c = seeded({100}, 9);
         const Model m = graphOf({5, 70}, [&](GraphBuilder& b, ValueId x) {
             return b.op("Gemm", {x, b.initializer("w", w), b.initializer("c", c)},
                         {{"transB", int64_t(1)}, {"alpha", 0.5f}, {"beta", 2.0f}});
@@ -133,7 +126,7 @@ private slots:
     }
 
     void batchedMatMulBroadcastsBatches() {
-        const Tensor w = randomTensor({2, 1, 70, 9}, 10);
+        const Tensor w = seeded({2, 1, 70, 9}, 10);
         const Model m = graphOf({2, 3, 5, 70}, [&](GraphBuilder& b, ValueId x) {
             return b.op("MatMul", {x, b.initializer("w", w)});
         });
@@ -145,7 +138,7 @@ private slots:
     }
 
     void addBroadcastsLikeNumpy() {
-        const Tensor y = randomTensor({3, 1, 5}, 11);
+        const Tensor y = seeded({3, 1, 5}, 11);
         const Model m = graphOf({2, 3, 4, 5}, [&](GraphBuilder& b, ValueId x) {
             return b.op("Mul", {b.op("Add", {x, b.initializer("y", y)}), b.initializer("s", Tensor::scalar(3.0f))});
         });
@@ -165,7 +158,7 @@ private slots:
     }
 
     void softmaxAndLayerNormMatchTheCpu() {
-        const Tensor scale = randomTensor({10}, 12), bias = randomTensor({10}, 13);
+        const Tensor scale = seeded({10}, 12), bias = seeded({10}, 13);
         const Model m = graphOf({4, 6, 10}, [&](GraphBuilder& b, ValueId x) {
             const ValueId s = b.op("Softmax", {x}, {{"axis", int64_t(1)}});
             return b.op("LayerNormalization", {s, b.initializer("scale", scale), b.initializer("bias", bias)});
@@ -174,14 +167,14 @@ private slots:
     }
 
     void everyDispatchedNodeReportsATimestampPair() {
-        const Tensor w = randomTensor({16, 3, 3, 3}, 14);
+        const Tensor w = seeded({16, 3, 3, 3}, 14);
         const Model m = graphOf({1, 3, 16, 16}, [&](GraphBuilder& b, ValueId x) {
             const ValueId c = b.op("Relu", {b.op("Conv", {x, b.initializer("w", w)}, {{"pads", {1, 1, 1, 1}}})});
             return b.op("Flatten", {b.op("GlobalAveragePool", {c})});
         });
         auto plan = vulkan_->compile(m, {});
         Collect observer;
-        plan->run({{"x", randomTensor({1, 3, 16, 16}, 15)}}, &observer);
+        plan->run({{"x", seeded({1, 3, 16, 16}, 15)}}, &observer);
         QCOMPARE(observer.events.size(), size_t(4));
         for (size_t i = 0; i < observer.events.size(); ++i) {
             const NodeEvent& e = observer.events[i];
@@ -192,7 +185,7 @@ private slots:
             if (i > 0) QVERIFY(e.beginNs >= observer.events[i - 1].beginNs);
         }
         QCOMPARE(observer.events[0].bytesWritten, uint64_t(16 * 16 * 16 * 4));
-        plan->run({{"x", randomTensor({1, 3, 16, 16}, 15)}});  // without an observer: no events
+        plan->run({{"x", seeded({1, 3, 16, 16}, 15)}});  // without an observer: no events
         QCOMPARE(observer.events.size(), size_t(4));
     }
 
@@ -211,7 +204,7 @@ private slots:
     }
 
     void concatTransposeAndReshapeMove() {
-        const Tensor y = randomTensor({2, 5, 4}, 16);
+        const Tensor y = seeded({2, 5, 4}, 16);
         const Model m = graphOf({2, 3, 4}, [&](GraphBuilder& b, ValueId x) {
             const ValueId c = b.op("Concat", {x, b.initializer("y", y)}, {{"axis", int64_t(1)}});
             const ValueId t = b.op("Transpose", {c}, {{"perm", {2, 0, 1}}});

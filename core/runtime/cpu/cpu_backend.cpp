@@ -11,7 +11,9 @@
 #include <xmmintrin.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <optional>
 #include <thread>
 
 namespace graphlens {
@@ -93,6 +95,39 @@ bool hasSubgraph(const Node& n) {
     return false;
 }
 
+/// The outputs of `n` computed by its reference kernel, when every input it has is a constant of
+/// at most `maxInputElements` elements; nullopt otherwise, or when the kernel fails (the error is
+/// then reported at run time, with the node's name).
+std::optional<std::vector<Tensor>> evaluateOnConstants(const Graph& g, const Node& n, int64_t opset,
+                                                       int64_t maxInputElements) {
+    const KernelFn kernel = referenceKernels().find("", n.opType);
+    if (n.inputs.empty() || !kernel) return std::nullopt;
+    std::vector<const Tensor*> inputs;
+    for (ValueId in : n.inputs) {
+        const Tensor* t = in == kNoId ? nullptr : constantThroughIdentity(g, in);
+        if (in != kNoId && (!t || t->numel() > maxInputElements)) return std::nullopt;
+        inputs.push_back(t);
+    }
+    KernelContext ctx(n, opset, std::move(inputs));
+    try {
+        kernel(ctx);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    return std::move(ctx.outputs());
+}
+
+/// Removes node `id` and turns its outputs into initializers holding `outputs`.
+void replaceByInitializers(Graph& g, NodeId id, std::vector<Tensor> outputs) {
+    const std::vector<ValueId> outs = g.node(id).outputs;
+    g.removeNode(id);
+    for (size_t i = 0; i < outs.size(); ++i) {
+        g.value(outs[i]).dtype = outputs[i].dtype();
+        g.value(outs[i]).shape = Shape::ofSizes(outputs[i].dims());
+        g.setInitializer(outs[i], std::move(outputs[i]));
+    }
+}
+
 /// Shape folding at plan time: Shape of a value with a static shape, and any small node whose
 /// inputs are all constants (the Gather/Concat/Div arithmetic PyTorch exports around Reshape),
 /// become initializers, so shape inference can see through them. Returns whether it folded.
@@ -112,63 +147,29 @@ bool foldShapeComputations(Graph& g, int64_t opset) {
             std::vector<int64_t> slice(dims.begin() + start, dims.begin() + std::max(start, end));
             outputs.push_back(Tensor::int64s({int64_t(slice.size())}, slice));
         } else {
-            std::vector<const Tensor*> inputs;
-            bool constant = !n.inputs.empty();
-            for (ValueId in : n.inputs) {
-                const Tensor* t = in == kNoId ? nullptr : constantThroughIdentity(g, in);
-                constant = constant && (in == kNoId || (t && t->numel() <= kMaxFoldedElements));
-                inputs.push_back(t);
-            }
-            const KernelFn kernel = referenceKernels().find("", n.opType);
-            if (!constant || !kernel) continue;
-            KernelContext ctx(n, opset, std::move(inputs));
-            try {
-                kernel(ctx);
-            } catch (const std::exception&) {
-                continue;  // left for run time, where the error is reported with the node's name
-            }
-            outputs = std::move(ctx.outputs());
+            auto computed = evaluateOnConstants(g, n, opset, kMaxFoldedElements);
+            if (!computed) continue;
+            outputs = std::move(*computed);
             bool small = true;
             for (const Tensor& t : outputs) small = small && !t.empty() && t.numel() <= kMaxFoldedElements;
             if (!small) continue;
         }
-        const std::vector<ValueId> outs = n.outputs;
-        g.removeNode(id);
-        for (size_t i = 0; i < outs.size(); ++i) {
-            g.value(outs[i]).dtype = outputs[i].dtype();
-            g.value(outs[i]).shape = Shape::ofSizes(outputs[i].dims());
-            g.setInitializer(outs[i], std::move(outputs[i]));
-        }
+        replaceByInitializers(g, id, std::move(outputs));
         folded = true;
     }
     return folded;
 }
 
 /// Weights stored as int8 behind a DequantizeLinear (what quantize-int8-weights writes) are
-/// dequantized once here, so convolutions and products see float32 constants and run on their
-/// fast kernels instead of dequantizing every run. Returns how many nodes it folded.
-int dequantizeConstantWeights(Graph& g, int64_t opset) {
-    int folded = 0;
+/// dequantized once here, whatever their size, so convolutions and products see float32
+/// constants and run on their fast kernels instead of dequantizing every run.
+void dequantizeConstantWeights(Graph& g, int64_t opset) {
     for (NodeId id : g.topologicalOrder()) {
         const Node& n = g.node(id);
-        if (n.opType != "DequantizeLinear" || !n.domain.empty() || n.outputs.size() != 1) continue;
-        std::vector<const Tensor*> inputs;
-        for (ValueId in : n.inputs) inputs.push_back(in == kNoId ? nullptr : constantThroughIdentity(g, in));
-        if (!inputs.at(0) || !inputs.at(1) || (inputs.size() > 2 && n.inputs[2] != kNoId && !inputs[2])) continue;
-        KernelContext ctx(n, opset, std::move(inputs));
-        try {
-            referenceKernels().find("", n.opType)(ctx);
-        } catch (const std::exception&) {
-            continue;  // left for run time, where the error is reported with the node's name
-        }
-        const ValueId out = n.outputs[0];
-        g.removeNode(id);
-        g.value(out).dtype = ctx.outputs()[0].dtype();
-        g.value(out).shape = Shape::ofSizes(ctx.outputs()[0].dims());
-        g.setInitializer(out, std::move(ctx.outputs()[0]));
-        ++folded;
+        if (n.opType != "DequantizeLinear" || !n.domain.empty()) continue;
+        if (auto outputs = evaluateOnConstants(g, n, opset, std::numeric_limits<int64_t>::max()))
+            replaceByInitializers(g, id, std::move(*outputs));
     }
-    return folded;
 }
 
 bool allShapesStatic(const Graph& g) {

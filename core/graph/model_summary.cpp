@@ -54,11 +54,13 @@ std::optional<int64_t> gemmFlops(const Graph& g, const Node& n) {
     return 2 * product(*out) * k + (bias ? product(*out) : 0);
 }
 
+/// MatMul, or FusedMatMul whose transA makes K A's second-to-last axis.
 std::optional<int64_t> matMulFlops(const Graph& g, const Node& n) {
     auto a = sizesOf(g, n.inputs.at(0));
     auto out = sizesOf(g, n.outputs.at(0));
     if (!a || a->empty() || !out) return std::nullopt;
-    return 2 * product(*out) * a->back();
+    const bool transA = n.attributes.getInt("transA", 0) != 0 && a->size() >= 2;
+    return 2 * product(*out) * (transA ? (*a)[a->size() - 2] : a->back());
 }
 
 } // namespace
@@ -68,6 +70,7 @@ std::optional<int64_t> estimateNodeFlops(const Graph& graph, const Node& node) {
     if (node.domain == "com.microsoft") {  // ONNX Runtime's fused forms: the product dominates
         if (node.opType == "FusedConv") return convFlops(graph, node);
         if (node.opType == "FusedGemm") return gemmFlops(graph, node);
+        if (node.opType == "FusedMatMul") return matMulFlops(graph, node);
         return std::nullopt;
     }
     if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;

@@ -3,6 +3,9 @@
 #include "core/onnx/contrib_schemas.h"
 
 #include <onnx/defs/schema.h>
+#include <onnx/defs/shape_inference.h>
+
+#include <algorithm>
 
 #include <mutex>
 #include <vector>
@@ -48,6 +51,60 @@ void registerOne(const ContribOp& op) {
     onnx::OpSchemaRegistry::OpSchemaRegisterOnce registered(schema);
 }
 
+/// Broadcasts batch dims a and b (numpy rules) into `out`; false when they do not broadcast.
+bool broadcastBatch(const onnx::TensorShapeProto& a, int aBatch, const onnx::TensorShapeProto& b, int bBatch,
+                    onnx::TensorShapeProto& out) {
+    const int rank = std::max(aBatch, bBatch);
+    for (int i = 0; i < rank; ++i) {
+        const int ai = i - (rank - aBatch), bi = i - (rank - bBatch);
+        const onnx::TensorShapeProto::Dimension* da = ai >= 0 ? &a.dim(ai) : nullptr;
+        const onnx::TensorShapeProto::Dimension* db = bi >= 0 ? &b.dim(bi) : nullptr;
+        auto* d = out.add_dim();
+        const bool oneA = !da || (da->has_dim_value() && da->dim_value() == 1);
+        const bool oneB = !db || (db->has_dim_value() && db->dim_value() == 1);
+        if (oneA && db) *d = *db;
+        else if (oneB && da) *d = *da;
+        else if (da->has_dim_value() && db->has_dim_value() && da->dim_value() != db->dim_value()) return false;
+        else if (da->has_dim_value()) *d = *da;
+        else *d = *db;
+    }
+    return true;
+}
+
+/// FusedMatMul(A, B) = alpha * op(A) x op(B), op swapping the last two axes when transA / transB:
+/// MatMul's schema with its attributes and the shape of the transposed product.
+void registerFusedMatMul() {
+    if (onnx::OpSchemaRegistry::Schema("FusedMatMul", 1, kDomain)) return;
+    const onnx::OpSchema* base = onnx::OpSchemaRegistry::Schema("MatMul");
+    if (!base) return;
+    using A = onnx::AttributeProto;
+    onnx::OpSchema schema = *base;
+    schema.SetName("FusedMatMul").SetDomain(kDomain).SinceVersion(1);
+    schema.Attr("alpha", "scale of the product", A::FLOAT, 1.0f);
+    for (const char* name : {"transA", "transB", "transBatchA", "transBatchB"})
+        schema.Attr(name, "", A::INT, int64_t(0));
+    schema.TypeAndShapeInferenceFunction([](onnx::InferenceContext& ctx) {
+        onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+        if (!onnx::hasNInputShapes(ctx, 2)) return;
+        onnx::TensorShapeProto a = onnx::getInputShape(ctx, 0), b = onnx::getInputShape(ctx, 1);
+        auto swapLastTwo = [](onnx::TensorShapeProto& s) {
+            const int r = s.dim_size();
+            if (r >= 2) s.mutable_dim()->SwapElements(r - 2, r - 1);
+        };
+        if (onnx::getAttribute(ctx, "transA", 0) != 0) swapLastTwo(a);
+        if (onnx::getAttribute(ctx, "transB", 0) != 0) swapLastTwo(b);
+        if (a.dim_size() == 0 || b.dim_size() == 0) fail_shape_inference("FusedMatMul does not take scalars");
+        const bool vectorA = a.dim_size() == 1, vectorB = b.dim_size() == 1;
+        const int aBatch = vectorA ? 0 : a.dim_size() - 2, bBatch = vectorB ? 0 : b.dim_size() - 2;
+        onnx::TensorShapeProto out;
+        if (!broadcastBatch(a, aBatch, b, bBatch, out)) fail_shape_inference("FusedMatMul batch dims do not broadcast");
+        if (!vectorA) *out.add_dim() = a.dim(a.dim_size() - 2);
+        if (!vectorB) *out.add_dim() = b.dim(b.dim_size() - 1);
+        onnx::updateOutputShape(ctx, 0, out);
+    });
+    onnx::OpSchemaRegistry::OpSchemaRegisterOnce registered(schema);
+}
+
 /// ONNX Runtime also runs LayerNormalization in models before opset 17 (its kernel registered for
 /// the default domain's opsets 1-16): the opset-17 schema, registered from version 1 on as well.
 void registerLayerNormBeforeOpset17() {
@@ -67,6 +124,7 @@ void registerContribSchemas() {
         auto& domains = onnx::OpSchemaRegistry::DomainToVersionRange::Instance();
         if (!domains.Map().count(kDomain)) domains.AddDomainToVersion(kDomain, 1, 1);
         for (const ContribOp& op : contribOps()) registerOne(op);
+        registerFusedMatMul();
         registerLayerNormBeforeOpset17();
     });
 }

@@ -27,30 +27,25 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& add = g.node(root);
-        if (add.inputs.size() != 2 || !hasInput(add, 0) || !hasInput(add, 1)) return false;
         std::string why;
-        for (size_t side : {size_t(0), size_t(1)}) {
-            const Node* conv = producerOf(g, add.inputs[side]);
-            if (!conv || !isConvolution(*conv)) continue;
-            const ValueId z = add.inputs[1 - side];
-            if (const std::string reason = whyNot(g, *conv, z); !reason.empty()) {
-                if (why.empty()) why = reason;
-                continue;
-            }
-            std::vector<ValueId> inputs = conv->inputs;
-            inputs.resize(3, kNoId);  // X, W, B (or omitted)
-            inputs.push_back(z);
-            const std::string sentence = "fused " + describe(*conv) + " and the residual " + describe(add) +
-                                         " into one FusedConv with Z = " + quoted(g, z);
-            rw.replaceNodes({conv->id, root}, "FusedConv", inputs, conv->attributes, "com.microsoft",
-                            Rewriter::KeepName::OfFirst);
-            rw.useDomain("com.microsoft", 1);
-            rw.count("numFused");
-            rw.commit("fuse-conv-add", sentence);
-            return true;
+        const auto found = fusableOperand(
+            g, add, isConvolution, [&](const Node& conv, ValueId z) { return whyNot(g, conv, z); }, why);
+        if (!found) {
+            if (!why.empty()) rw.decline(root, why);
+            return false;
         }
-        if (!why.empty()) rw.decline(root, why);
-        return false;
+        const Node& conv = *found->producer;
+        const ValueId z = found->other;
+        std::vector<ValueId> inputs = conv.inputs;
+        inputs.resize(3, kNoId);  // X, W, B (or omitted)
+        inputs.push_back(z);
+        const std::string sentence = "fused " + describe(conv) + " and the residual " + describe(add) +
+                                     " into one FusedConv with Z = " + quoted(g, z);
+        rw.replaceNodes({conv.id, root}, "FusedConv", inputs, conv.attributes, "com.microsoft", Rewriter::KeepName::OfFirst);
+        rw.useDomain("com.microsoft", 1);
+        rw.count("numFused");
+        rw.commit("fuse-conv-add", sentence);
+        return true;
     }
 
 private:

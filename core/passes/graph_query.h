@@ -39,6 +39,32 @@ bool allElementsEqual(const Tensor& tensor, double x);
 /// The Constant nodes producing any of `values` whose outputs nothing reads any more: what a
 /// rewrite that stopped reading them leaves behind.
 std::vector<NodeId> deadConstantNodes(const Graph& graph, const std::vector<ValueId>& values);
+/// An operand of a binary node that a rewrite can take in: the node producing it, which input of
+/// the binary node it is, and the binary node's other input.
+struct OperandProducer {
+    const Node* producer = nullptr;
+    size_t side = 0;
+    ValueId other = kNoId;
+};
+/// Looks at both inputs of the two-input `node` in order (Add(conv, z) and Add(z, conv) alike):
+/// the first whose producer `candidate(producer)` accepts and for which `whyNot(producer, other)`
+/// is empty is returned; otherwise nullopt, with `why` set to the first reason given (empty when
+/// no input had a candidate producer).
+template <typename Candidate, typename WhyNot>
+std::optional<OperandProducer> fusableOperand(const Graph& graph, const Node& node, Candidate candidate, WhyNot whyNot,
+                                              std::string& why) {
+    why.clear();
+    if (node.inputs.size() != 2 || !hasInput(node, 0) || !hasInput(node, 1)) return std::nullopt;
+    for (size_t side : {size_t(0), size_t(1)}) {
+        const Node* producer = producerOf(graph, node.inputs[side]);
+        if (!producer || !candidate(*producer)) continue;
+        const ValueId other = node.inputs[1 - side];
+        const std::string reason = whyNot(*producer, other);
+        if (reason.empty()) return OperandProducer{producer, side, other};
+        if (why.empty()) why = reason;
+    }
+    return std::nullopt;
+}
 /// Names of values that sub-graphs (If/Loop/Scan bodies, at any depth) read from enclosing
 /// scopes. Such reads are by name and are not uses, so a pass must not remove or rename them.
 std::unordered_set<std::string> namesReadBySubgraphs(const Graph& graph);

@@ -37,31 +37,28 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& add = g.node(root);
-        if (add.inputs.size() != 2 || !hasInput(add, 0) || !hasInput(add, 1)) return false;
         std::string why;
-        for (size_t side : {size_t(0), size_t(1)}) {
-            const Node* mm = producerOf(g, add.inputs[side]);
-            if (!mm || mm->opType != "MatMul" || !(mm->domain.empty() || mm->domain == "ai.onnx")) continue;
-            if (const std::string reason = whyNot(g, *mm, add.inputs[1 - side]); !reason.empty()) {
-                if (why.empty()) why = reason;
-                continue;
-            }
-            const ValueId bias = add.inputs[1 - side];
-            std::string sentence = "fused " + describe(*mm) + " and " + describe(add) + " into one Gemm: Y = A * B + " +
-                                   quoted(g, bias);
-            if (g.value(mm->inputs[0]).shape.rank() == 2) {
-                rw.replaceNodes({mm->id, root}, "Gemm", {mm->inputs[0], mm->inputs[1], bias}, {}, {},
-                                Rewriter::KeepName::OfFirst);
-            } else {
-                sentence += ", with A flattened to " + flattenedShape(g, *mm).toString() + " around it";
-                gemmOnFlattenedRows(rw, *mm, root, bias);
-            }
-            rw.count("numFused");
-            rw.commit("matmul-add-to-gemm", std::move(sentence));
-            return true;
+        const auto found = fusableOperand(
+            g, add, [](const Node& n) { return n.opType == "MatMul" && (n.domain.empty() || n.domain == "ai.onnx"); },
+            [&](const Node& mm, ValueId bias) { return whyNot(g, mm, bias); }, why);
+        if (!found) {
+            if (!why.empty()) rw.decline(root, why);
+            return false;
         }
-        if (!why.empty()) rw.decline(root, why);
-        return false;
+        const Node& mm = *found->producer;
+        const ValueId bias = found->other;
+        std::string sentence = "fused " + describe(mm) + " and " + describe(add) + " into one Gemm: Y = A * B + " +
+                               quoted(g, bias);
+        if (g.value(mm.inputs[0]).shape.rank() == 2) {
+            rw.replaceNodes({mm.id, root}, "Gemm", {mm.inputs[0], mm.inputs[1], bias}, {}, {},
+                            Rewriter::KeepName::OfFirst);
+        } else {
+            sentence += ", with A flattened to " + flattenedShape(g, mm).toString() + " around it";
+            gemmOnFlattenedRows(rw, mm, root, bias);
+        }
+        rw.count("numFused");
+        rw.commit("matmul-add-to-gemm", std::move(sentence));
+        return true;
     }
 
 private:

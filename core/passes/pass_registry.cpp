@@ -18,6 +18,7 @@ std::unique_ptr<Pass> makeSimplifyTransposeReshapePass();
 std::unique_ptr<Pass> makeFoldBatchNormPass();
 std::unique_ptr<Pass> makeFoldScaleIntoConvPass();
 std::unique_ptr<Pass> makeMatMulAddToGemmPass();
+std::unique_ptr<Pass> makeFuseMatMulScalePass();
 std::unique_ptr<Pass> makeFuseConvAddPass();
 std::unique_ptr<Pass> makeFuseConvActivationPass();
 // @@ factories: weight folding and fusion
@@ -54,6 +55,7 @@ const std::vector<Factory>& factories() {
         makeFoldBatchNormPass,
         makeFoldScaleIntoConvPass,
         makeMatMulAddToGemmPass,
+        makeFuseMatMulScalePass,  // after fold-scale-into-conv, which takes scales into constant operands
         makeFuseConvAddPass,  // before fuse-conv-activation: conv -> add -> relu is one FusedConv
         makeFuseConvActivationPass,
         // @@ registry: weight folding and fusion

@@ -8,6 +8,8 @@
 #include "core/passes/rewriter.h"
 
 #include <functional>
+#include <numeric>
+#include <stdexcept>
 
 namespace graphlens {
 namespace {
@@ -62,6 +64,45 @@ void lowerFusedGemm(Rewriter& rw, NodeId id, int64_t opset) {
     lowerWithTail(rw, id, "Gemm", n.inputs, std::move(core), kNoId, gemmActivationOf(n.attributes), opset);
 }
 
+/// FusedMatMul(A, B) = alpha * op(A) x op(B): a Transpose of the last two axes of each transposed
+/// operand, MatMul, and a Mul by alpha unless it is 1.
+void lowerFusedMatMul(Rewriter& rw, NodeId id, int64_t) {
+    const Node n = rw.graph().node(id);  // a copy: the rewrites below change the graph
+    if (n.attributes.getInt("transBatchA", 0) != 0 || n.attributes.getInt("transBatchB", 0) != 0)
+        throw std::runtime_error("FusedMatMul '" + n.name + "' transposes batch axes, which has no lowering");
+    const NodeId from[] = {id};
+    std::vector<ValueId> operands = {n.inputs.at(0), n.inputs.at(1)};
+    for (size_t side : {size_t(0), size_t(1)}) {
+        if (n.attributes.getInt(side == 0 ? "transA" : "transB", 0) == 0) continue;
+        const Value in = rw.graph().value(operands[side]);
+        if (!in.shape.rankKnown())
+            throw std::runtime_error("FusedMatMul '" + n.name + "' has an operand of unknown rank to transpose");
+        if (in.shape.rank() < 2) continue;  // a 1-D operand is not transposed
+        std::vector<int64_t> perm(in.shape.rank());
+        std::iota(perm.begin(), perm.end(), 0);
+        std::swap(perm[perm.size() - 2], perm.back());
+        const std::string name = n.name + (side == 0 ? "_transpose_a" : "_transpose_b");
+        operands[side] = rw.graph().node(rw.addNode("Transpose", {operands[side]}, {name}, {{"perm", perm}}, from, name)).outputs[0];
+        std::vector<Dim> dims(in.shape.dims().begin(), in.shape.dims().end());
+        std::swap(dims[dims.size() - 2], dims.back());
+        rw.setValueInfo(operands[side], in.dtype, Shape(dims));
+    }
+    const float alpha = n.attributes.getFloat("alpha", 1.f);
+    if (alpha == 1.f) {
+        rw.replaceNodes({id}, "MatMul", operands, {});
+        return;
+    }
+    const Value out = rw.graph().value(n.outputs[0]);
+    const ValueId product =
+        rw.graph().node(rw.addNode("MatMul", operands, {n.name + "_product"}, {}, from, n.name + "_MatMul")).outputs[0];
+    rw.setValueInfo(product, out.dtype, out.shape);
+    if (out.dtype != DType::Float && out.dtype != DType::Double)
+        throw std::runtime_error("FusedMatMul '" + n.name + "' scales a product that is neither float32 nor float64");
+    Tensor scale = out.dtype == DType::Double ? Tensor::fromVector(DType::Double, {}, std::vector<double>{alpha})
+                                              : Tensor::scalar(alpha);
+    rw.replaceNodes({id}, "Mul", {product, rw.addInitializer(n.name + "_alpha", std::move(scale))}, {});
+}
+
 struct LoweringRule {
     const char* op;  ///< opKey() form
     std::function<void(Rewriter&, NodeId, int64_t)> lower;
@@ -84,6 +125,7 @@ const std::vector<LoweringRule>& rules() {
              auto a = gemmActivationOf(n.attributes);
              return a && !onnxRuntimeFusesGemmActivation(*a);
          }},
+        {"com.microsoft:FusedMatMul", lowerFusedMatMul, [](const Node&) { return false; }},
         {"com.microsoft:Gelu", lowerGelu, [](const Node&) { return false; }},
         {"com.microsoft:BiasGelu", lowerBiasGelu, [](const Node&) { return false; }},
         {"com.microsoft:FastGelu", lowerFastGelu, [](const Node&) { return false; }},

@@ -1,5 +1,6 @@
 // oneDNN matrix products: Gemm and FusedGemm (transA/transB, alpha, C broadcast with beta, an
-// activation post-op) and MatMul (N-d with batch broadcasting, 1-D operands). Constant B is
+// activation post-op), MatMul (N-d with batch broadcasting, 1-D operands) and FusedMatMul (MatMul
+// with operands transposed through their strides and an output scale). Constant B is
 // reordered once into the layout the primitive prefers; a B of rank 2 folds A's batch axes into
 // its rows (one large product).
 #include "core/runtime/cpu/onednn_internal.h"
@@ -123,11 +124,32 @@ bool nonEmpty(const CpuNodeInfo& info) {
     return true;
 }
 
+/// An operand of logical shape `dims` (..., rows, cols), stored row-major, or with its last two
+/// axes swapped when `transposed` (FusedMatMul's transA / transB): the same desc with swapped strides.
+memory::desc operandDesc(const std::vector<int64_t>& dims, bool transposed) {
+    if (!transposed) return plainDesc(dims);
+    std::vector<int64_t> stored = dims;
+    std::swap(stored[stored.size() - 2], stored.back());
+    Dims strides = plainStrides(toDims(stored));
+    std::swap(strides[strides.size() - 2], strides.back());
+    return memory::desc(toDims(dims), dt::f32, strides);
+}
+
+/// MatMul, and com.microsoft FusedMatMul = alpha * op(A) x op(B) with op swapping the last two
+/// axes of a transposed operand (read in place through its strides) and alpha an output scale.
 std::unique_ptr<PreparedKernel> makeMatMul(const CpuNodeInfo& info) {
     if (info.inputDims.size() != 2 || !info.hasInput(0) || !info.hasInput(1) || info.outputDims.size() != 1) return nullptr;
     if (!allFloat(info) || !nonEmpty(info)) return nullptr;
+    const Attributes& attrs = info.attributes();
+    const bool fused = info.node.opType == "FusedMatMul";
+    if (fused && (attrs.getInt("transBatchA", 0) != 0 || attrs.getInt("transBatchB", 0) != 0)) return nullptr;
     std::vector<int64_t> a = info.inputDims[0], b = info.inputDims[1];
     if (a.empty() || b.empty()) return nullptr;
+    // A 1-D operand is not transposed (as in ONNX Runtime).
+    const bool transA = fused && attrs.getInt("transA", 0) != 0 && a.size() >= 2;
+    const bool transB = fused && attrs.getInt("transB", 0) != 0 && b.size() >= 2;
+    if (transA) std::swap(a[a.size() - 2], a.back());
+    if (transB) std::swap(b[b.size() - 2], b.back());
     const bool vectorA = a.size() == 1, vectorB = b.size() == 1;
     if (vectorA) a.insert(a.begin(), 1);
     if (vectorB) b.push_back(1);
@@ -153,16 +175,18 @@ std::unique_ptr<PreparedKernel> makeMatMul(const CpuNodeInfo& info) {
         if (!vectorB) expected.push_back(n);
         if (expected != info.outputDims[0]) return nullptr;
     }
+    dnnl::primitive_attr attr;
+    if (const float alpha = fused ? attrs.getFloat("alpha", 1.f) : 1.f; alpha != 1.f) attr.set_output_scales(0, {alpha});
+    const std::string name = fused ? "onednn:fused-matmul" : "onednn:matmul";
     try {
         ThreadScope threads(info.threads);
-        if (b.size() == 2) {  // fold A's batch into rows: one (rows x K) x (K x N) product
+        if (b.size() == 2 && !transA) {  // fold A's batch into rows: one (rows x K) x (K x N) product
             const int64_t rows = elementCount(a) / k;
-            return std::make_unique<MatMulKernel>("onednn:matmul", info, plainDesc({rows, k}), plainDesc({k, n}),
-                                                  plainDesc({rows, n}), memory::desc(), dnnl::primitive_attr(),
-                                                  Prefill());
+            return std::make_unique<MatMulKernel>(name, info, plainDesc({rows, k}), operandDesc({k, n}, transB),
+                                                  plainDesc({rows, n}), memory::desc(), attr, Prefill());
         }
-        return std::make_unique<MatMulKernel>("onednn:matmul", info, plainDesc(aFull), plainDesc(bFull), plainDesc(out),
-                                              memory::desc(), dnnl::primitive_attr(), Prefill());
+        return std::make_unique<MatMulKernel>(name, info, operandDesc(aFull, transA), operandDesc(bFull, transB),
+                                              plainDesc(out), memory::desc(), attr, Prefill());
     } catch (const dnnl::error&) {
         return nullptr;
     }
@@ -222,6 +246,7 @@ void registerMatMulKernels(CpuKernelRegistry& registry) {
     registry.add("Gemm", makeGemm);
     registry.add("FusedGemm", makeGemm);  // com.microsoft: Gemm with an activation post-op
     registry.add("MatMul", makeMatMul);
+    registry.add("FusedMatMul", makeMatMul);  // com.microsoft: MatMul of transposed operands, scaled
 }
 
 } // namespace graphlens::onednn

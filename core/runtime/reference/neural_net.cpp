@@ -221,6 +221,7 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("GridSample", nn::gridSample);
     registry.add("FusedConv", nn::fusedConv, "com.microsoft");
     registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
+    registry.add("FusedMatMul", nn::fusedMatMul, "com.microsoft");
 }
 
 } // namespace graphlens

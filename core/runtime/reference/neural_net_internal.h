@@ -98,5 +98,6 @@ void nonMaxSuppression(KernelContext& ctx);
 void gridSample(KernelContext& ctx);
 void fusedConv(KernelContext& ctx);        // neural_net_fused.cpp (com.microsoft)
 void fusedGemm(KernelContext& ctx);
+void fusedMatMul(KernelContext& ctx);      // neural_net_matmul.cpp (com.microsoft)
 
 } // namespace graphlens::nn

@@ -1,5 +1,6 @@
-// Reference kernels for matrix products: Gemm, MatMul (numpy batching, 1-D operands),
-// MatMulInteger and QLinearMatMul. Float sums are accumulated in double.
+// Reference kernels for matrix products: Gemm, MatMul (numpy batching, 1-D operands), ONNX
+// Runtime's FusedMatMul (MatMul with transposed operands and a scale), MatMulInteger and
+// QLinearMatMul. Float sums are accumulated in double.
 #include "core/runtime/reference/neural_net_internal.h"
 
 #include <type_traits>
@@ -114,6 +115,40 @@ void matMul(KernelContext& ctx) {
         if constexpr (std::is_same_v<T, bool>) throw KernelError("MatMul does not support bool");
         else batchedProduct<T, Accumulator<T>>(s, ref::dataOf<T>(a), ref::dataOf<T>(b), ref::mutableDataOf<T>(out));
     });
+}
+
+/// The values of `t` with its last two axes swapped when `transposed` (a 1-D operand stays as it
+/// is, as in ONNX Runtime); `dims` gets the swapped shape.
+std::vector<double> operandValues(const Tensor& t, bool transposed, std::vector<int64_t>& dims) {
+    dims = t.dims();
+    std::vector<double> values = doublesOf(t);
+    if (!transposed || dims.size() < 2) return values;
+    const int64_t rows = dims[dims.size() - 2], cols = dims.back(), matrix = rows * cols;
+    std::vector<double> out(values.size());
+    for (size_t base = 0; base < values.size(); base += size_t(matrix))
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) out[base + size_t(c * rows + r)] = values[base + size_t(r * cols + c)];
+    std::swap(dims[dims.size() - 2], dims.back());
+    return out;
+}
+
+void fusedMatMul(KernelContext& ctx) {
+    const Attributes& attrs = ctx.attributes();
+    if (attrs.getInt("transBatchA", 0) != 0 || attrs.getInt("transBatchB", 0) != 0)
+        throw KernelError("FusedMatMul with transBatchA or transBatchB is not supported");
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    if (a.dtype() != b.dtype()) throw KernelError("FusedMatMul operands have different element types");
+    if (!isFloatingPoint(a.dtype())) throw KernelError("FusedMatMul takes floating-point operands");
+    std::vector<int64_t> aDims, bDims;
+    const std::vector<double> av = operandValues(a, attrs.getInt("transA", 0) != 0, aDims);
+    const std::vector<double> bv = operandValues(b, attrs.getInt("transB", 0) != 0, bDims);
+    const MatMulShapes s = matMulShapes(aDims, bDims);
+    std::vector<double> y(size_t(ref::elementCount(s.outDims)));
+    batchedProduct<double, double>(s, av.data(), bv.data(), y.data());
+    const double alpha = attrs.getFloat("alpha", 1.f);
+    for (double& v : y) v *= alpha;
+    ctx.setOutput(0, tensorOfDoubles(a.dtype(), s.outDims, y));
 }
 
 std::vector<double> gemmValues(const KernelContext& ctx, int64_t& m, int64_t& n) {

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 using namespace graphlens;
@@ -385,6 +386,46 @@ private slots:
         if (what == "vector_b") check("MatMul", {feed({2, 3, 8}, 1), feed({8}, 2)}, {}, "onednn:matmul");
         if (what == "constant_3d") check("MatMul", {feed({2, 5, 8}, 1), weight({2, 8, 6}, 2)}, {}, "onednn:matmul");
         if (what == "runtime_2d") check("MatMul", {feed({7, 64}, 1), feed({64, 33}, 2)}, {}, "onednn:matmul");
+    }
+
+    /// com.microsoft FusedMatMul against the standard ops it stands for: Transpose of the last
+    /// two axes of each transposed operand, MatMul, Mul by alpha (all reference kernels).
+    void fusedMatMulMatchesTransposeMatMulScale_data() {
+        QTest::addColumn<QString>("what");
+        QTest::newRow("attention: runtime 4-D, transB, alpha") << "attention";
+        QTest::newRow("transA 3-D, constant 2-D B") << "trans_a";
+        QTest::newRow("constant 2-D B transposed, batch folded into rows") << "folded_trans_b";
+        QTest::newRow("both transposed, broadcast batch") << "both";
+        QTest::newRow("alpha only, vector B") << "vector_b";
+    }
+    void fusedMatMulMatchesTransposeMatMulScale() {
+        QFETCH(QString, what);
+        struct Case { Dims a, b; bool constantB; int64_t transA, transB; float alpha; };
+        const Case c = what == "attention"        ? Case{{1, 4, 16, 8}, {1, 4, 12, 8}, false, 0, 1, 0.125f}
+                       : what == "trans_a"        ? Case{{2, 8, 5}, {8, 6}, true, 1, 0, 1.f}
+                       : what == "folded_trans_b" ? Case{{2, 3, 8}, {6, 8}, true, 0, 1, -2.f}
+                       : what == "both"           ? Case{{3, 1, 8, 5}, {2, 6, 8}, false, 1, 1, 0.5f}
+                                                  : Case{{2, 3, 8}, {8}, false, 0, 1, 3.f};
+        const Tensor a = randomTensor(c.a, 1), b = randomTensor(c.b, 2);
+        GraphBuilder ref;
+        auto swapped = [&](ValueId v, size_t rank) {
+            std::vector<int64_t> perm(rank);
+            std::iota(perm.begin(), perm.end(), 0);
+            std::swap(perm[rank - 2], perm[rank - 1]);
+            return ref.op("Transpose", {v}, {{"perm", perm}});
+        };
+        ValueId av = ref.input("a", DType::Float, Shape::ofSizes(c.a)), bv = ref.input("b", DType::Float, Shape::ofSizes(c.b));
+        if (c.transA && c.a.size() >= 2) av = swapped(av, c.a.size());
+        if (c.transB && c.b.size() >= 2) bv = swapped(bv, c.b.size());
+        ref.output(ref.op("Mul", {ref.op("MatMul", {av, bv}), ref.initializer("alpha", Tensor::scalar(c.alpha))}));
+        const Tensor want = runReference(ref.graph(), 17, {{"a", a}, {"b", b}}).at(0);
+        auto g = oneNode("FusedMatMul", {Operand{a, false}, Operand{b, c.constantB}},
+                         {{"transA", c.transA}, {"transB", c.transB}, {"alpha", c.alpha}});
+        g->builder.graph().node(g->node).domain = "com.microsoft";
+        checkAgainst(*g, "onednn:fused-matmul", want);
+        // The reference kernel of FusedMatMul agrees too (it is what --verify and --reference run).
+        const QString problem = compare(referenceOf(*g), want);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void poolMatchesReference_data() {

@@ -1,5 +1,5 @@
-// Optimized CPU kernels that move data without arithmetic: Transpose (a strided copy whose
-// innermost loop runs along the longest contiguous stretch), Slice with unit steps (a copy of
+// Optimized CPU kernels that move data without arithmetic: Transpose (a strided copy of
+// contiguous runs, or 16 x 16 tiles when the input's contiguous axis moves away from the end), Slice with unit steps (a copy of
 // contiguous runs), Pad, Concat and its inverse Split (block copies), and Reshape, Flatten,
 // Squeeze, Unsqueeze (a copy that vanishes when the output takes over the input's buffer).
 // Any element size; shapes fixed at plan time.
@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <cstdint>
+#include <optional>
 
 namespace graphlens {
 namespace {
@@ -33,12 +35,58 @@ void stridedCopy(const std::byte* src, std::byte* dst, const std::vector<int64_t
     }
 }
 
+/// Copies 2-D tiles for a transpose whose last output axis is strided in the input: `dims` and
+/// `srcStrides` describe the output (in elements), `inner` is the output axis that is contiguous in
+/// the input (stride 1). For every index of the other axes, the [dims[inner], dims.back()] plane is
+/// copied in 16 x 16 tiles, so reads run along the input's rows and writes along the output's.
+template <typename Element>
+void tiledTranspose(const Element* src, Element* dst, const std::vector<int64_t>& dims,
+                    const std::vector<int64_t>& srcStrides, size_t inner) {
+    const size_t rank = dims.size();
+    std::vector<int64_t> dstStrides(rank, 1);
+    for (size_t d = rank - 1; d-- > 0;) dstStrides[d] = dstStrides[d + 1] * dims[d + 1];
+    const int64_t rows = dims[inner], cols = dims.back();           // the plane: output (row, col)
+    const int64_t rowDst = dstStrides[inner], colSrc = srcStrides.back();
+    int64_t planes = 1;
+    for (size_t d = 0; d + 1 < rank; ++d)
+        if (d != inner) planes *= dims[d];
+    constexpr int64_t kTile = 16;
+#pragma omp parallel for schedule(static) if (planes * rows * cols >= (1 << 15))
+    for (int64_t plane = 0; plane < planes; ++plane) {
+        int64_t rest = plane, srcBase = 0, dstBase = 0;
+        for (size_t d = rank - 1; d-- > 0;) {
+            if (d == inner) continue;
+            const int64_t i = rest % dims[d];
+            rest /= dims[d];
+            srcBase += i * srcStrides[d];
+            dstBase += i * dstStrides[d];
+        }
+        for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+            for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+                const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+                for (int64_t c = c0; c < c1; ++c) {
+                    const Element* in = src + srcBase + c * colSrc;
+                    Element* out = dst + dstBase + c;
+                    for (int64_t r = r0; r < r1; ++r) out[r * rowDst] = in[r];
+                }
+            }
+    }
+}
+
 class TransposeKernel final : public PreparedKernel {
 public:
     TransposeKernel(std::vector<int64_t> outDims, std::vector<int64_t> srcStrides, size_t elementBytes)
-        : outDims_(std::move(outDims)), srcStrides_(std::move(srcStrides)), elementBytes_(elementBytes) {}
+        : outDims_(std::move(outDims)), srcStrides_(std::move(srcStrides)), elementBytes_(elementBytes) {
+        // The output axis the input stores contiguously, when the last output axis is not it.
+        if (!outDims_.empty() && srcStrides_.back() != 1)
+            for (size_t d = 0; d + 1 < outDims_.size(); ++d)
+                if (srcStrides_[d] == 1 && outDims_[d] > 1) inner_ = d;
+    }
     std::string name() const override { return "cpu:transpose"; }
     void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const std::byte* src = in[0]->data();
+        std::byte* dst = out[0].mutableData();
+        if (inner_ && tiled(src, dst)) return;
         // the last output axis is contiguous in the input only when its stride is 1
         const bool contiguousTail = !outDims_.empty() && srcStrides_.back() == 1;
         std::vector<int64_t> dims = outDims_, strides = srcStrides_;
@@ -48,12 +96,27 @@ public:
             dims.pop_back();
             strides.pop_back();
         }
-        stridedCopy(in[0]->data(), out[0].mutableData(), dims, strides, run, elementBytes_);
+        stridedCopy(src, dst, dims, strides, run, elementBytes_);
     }
 
 private:
+    bool tiled(const std::byte* src, std::byte* dst) const {
+        const auto go = [&]<typename E>(E) {
+            tiledTranspose(reinterpret_cast<const E*>(src), reinterpret_cast<E*>(dst), outDims_, srcStrides_, *inner_);
+            return true;
+        };
+        switch (elementBytes_) {
+        case 1: return go(uint8_t{});
+        case 2: return go(uint16_t{});
+        case 4: return go(uint32_t{});
+        case 8: return go(uint64_t{});
+        default: return false;
+        }
+    }
+
     std::vector<int64_t> outDims_, srcStrides_;
     size_t elementBytes_;
+    std::optional<size_t> inner_;
 };
 
 std::unique_ptr<PreparedKernel> prepareTranspose(const CpuNodeInfo& info) {

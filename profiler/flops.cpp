@@ -36,6 +36,7 @@ constexpr PerElement kPerOutputElement[] = {
 // The same for the com.microsoft ops the passes emit.
 constexpr PerElement kMicrosoftPerOutputElement[] = {
     {"Gelu", 5}, {"BiasGelu", 6}, {"FastGelu", 9}, {"QuickGelu", 5},
+    {"SkipLayerNormalization", 9},  // LayerNormalization's 8 and the residual sum
 };
 
 // Ops that only move, copy or reinterpret data.

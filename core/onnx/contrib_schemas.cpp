@@ -105,6 +105,31 @@ void registerFusedMatMul() {
     onnx::OpSchemaRegistry::OpSchemaRegisterOnce registered(schema);
 }
 
+/// SkipLayerNormalization(input, skip, gamma[, beta, bias]) = LayerNorm(input + skip + bias) over
+/// the last axis; the outputs after the first (mean, inverse std, the sum) are optional.
+void registerSkipLayerNormalization() {
+    if (onnx::OpSchemaRegistry::Schema("SkipLayerNormalization", 1, kDomain)) return;
+    using A = onnx::AttributeProto;
+    onnx::OpSchema schema;
+    schema.SetName("SkipLayerNormalization").SetDomain(kDomain).SinceVersion(1);
+    schema.Attr("epsilon", "added to the variance", A::FLOAT, 1e-12f);
+    schema.Input(0, "input", "", "T").Input(1, "skip", "", "T").Input(2, "gamma", "", "T");
+    schema.Input(3, "beta", "", "T", onnx::OpSchema::Optional).Input(4, "bias", "", "T", onnx::OpSchema::Optional);
+    schema.Output(0, "output", "", "T").Output(1, "mean", "", "U", onnx::OpSchema::Optional);
+    schema.Output(2, "inv_std_var", "", "U", onnx::OpSchema::Optional);
+    schema.Output(3, "input_skip_bias_sum", "", "T", onnx::OpSchema::Optional);
+    schema.TypeConstraint("T", {"tensor(float)", "tensor(float16)", "tensor(double)"}, "");
+    schema.TypeConstraint("U", {"tensor(float)"}, "");
+    schema.TypeAndShapeInferenceFunction([](onnx::InferenceContext& ctx) {
+        onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
+        if (ctx.getNumOutputs() > 3) onnx::propagateElemTypeFromInputToOutput(ctx, 0, 3);
+        if (!onnx::hasInputShape(ctx, 0)) return;
+        onnx::propagateShapeFromInputToOutput(ctx, 0, 0);
+        if (ctx.getNumOutputs() > 3) onnx::propagateShapeFromInputToOutput(ctx, 0, 3);
+    });
+    onnx::OpSchemaRegistry::OpSchemaRegisterOnce registered(schema);
+}
+
 /// ONNX Runtime also runs LayerNormalization in models before opset 17 (its kernel registered for
 /// the default domain's opsets 1-16): the opset-17 schema, registered from version 1 on as well.
 void registerLayerNormBeforeOpset17() {
@@ -125,6 +150,7 @@ void registerContribSchemas() {
         if (!domains.Map().count(kDomain)) domains.AddDomainToVersion(kDomain, 1, 1);
         for (const ContribOp& op : contribOps()) registerOne(op);
         registerFusedMatMul();
+        registerSkipLayerNormalization();
         registerLayerNormBeforeOpset17();
     });
 }

@@ -24,6 +24,7 @@ std::unique_ptr<Pass> makeFuseConvActivationPass();
 // @@ factories: weight folding and fusion
 std::unique_ptr<Pass> makeFuseGeluPass();
 std::unique_ptr<Pass> makeFuseLayerNormPass();
+std::unique_ptr<Pass> makeFuseSkipLayerNormPass();
 std::unique_ptr<Pass> makeFuseHardSwishPass();
 std::unique_ptr<Pass> makeFuseSiluPass();
 std::unique_ptr<Pass> makeQuantizeInt8WeightsPass();
@@ -50,6 +51,7 @@ const std::vector<Factory>& factories() {
         // can still take it as its activation.
         makeFuseGeluPass,
         makeFuseLayerNormPass,
+        makeFuseSkipLayerNormPass,  // after fuse-layernorm, which makes the LayerNormalization it needs
         makeFuseHardSwishPass,
         makeFuseSiluPass,
         makeFoldBatchNormPass,

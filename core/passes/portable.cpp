@@ -103,6 +103,31 @@ void lowerFusedMatMul(Rewriter& rw, NodeId id, int64_t) {
     rw.replaceNodes({id}, "Mul", {product, rw.addInitializer(n.name + "_alpha", std::move(scale))}, {});
 }
 
+/// SkipLayerNormalization(x, skip, gamma[, beta, bias]) = LayerNormalization(x + skip (+ bias),
+/// gamma, beta) over the last axis; before opset 17 the LayerNormalization is lowered in turn.
+void lowerSkipLayerNorm(Rewriter& rw, NodeId id, int64_t opset) {
+    const Node n = rw.graph().node(id);  // a copy: the rewrites below change the graph
+    for (size_t i = 1; i < n.outputs.size(); ++i)
+        if (n.outputs[i] != kNoId && (!rw.graph().value(n.outputs[i]).uses.empty() || rw.graph().isGraphOutput(n.outputs[i])))
+            throw std::runtime_error("SkipLayerNormalization '" + n.name + "' cannot be lowered: an output after the first is read");
+    const NodeId from[] = {id};
+    const Value out = rw.graph().value(n.outputs[0]);
+    ValueId sum = rw.graph().node(rw.addNode("Add", {n.inputs.at(0), n.inputs.at(1)}, {n.name + "_sum"}, {}, from,
+                                             n.name + "_Add")).outputs[0];
+    rw.setValueInfo(sum, out.dtype, out.shape);
+    if (hasInput(n, 4)) {
+        sum = rw.graph().node(rw.addNode("Add", {sum, n.inputs[4]}, {n.name + "_biased"}, {}, from, n.name + "_bias")).outputs[0];
+        rw.setValueInfo(sum, out.dtype, out.shape);
+    }
+    std::vector<ValueId> inputs{sum, n.inputs.at(2)};
+    if (hasInput(n, 3)) inputs.push_back(n.inputs[3]);
+    Attributes attributes;
+    attributes.set("axis", int64_t(-1));
+    attributes.set("epsilon", n.attributes.getFloat("epsilon", 1e-12f));
+    const NodeId norm = rw.replaceNodes({id}, "LayerNormalization", inputs, std::move(attributes));
+    if (opset < 17) lowerLayerNormalization(rw, norm, opset);
+}
+
 struct LoweringRule {
     const char* op;  ///< opKey() form
     std::function<void(Rewriter&, NodeId, int64_t)> lower;
@@ -126,6 +151,7 @@ const std::vector<LoweringRule>& rules() {
              return a && !onnxRuntimeFusesGemmActivation(*a);
          }},
         {"com.microsoft:FusedMatMul", lowerFusedMatMul, [](const Node&) { return false; }},
+        {"com.microsoft:SkipLayerNormalization", lowerSkipLayerNorm, [](const Node&) { return false; }},
         {"com.microsoft:Gelu", lowerGelu, [](const Node&) { return false; }},
         {"com.microsoft:BiasGelu", lowerBiasGelu, [](const Node&) { return false; }},
         {"com.microsoft:FastGelu", lowerFastGelu, [](const Node&) { return false; }},

@@ -1,5 +1,5 @@
 // Optimized CPU kernels over the last axis (attention scores, transformer activations): Softmax,
-// LayerNormalization, ReduceMean/ReduceSum; one row per task, in vectorizable loops.
+// LayerNormalization and com.microsoft SkipLayerNormalization, ReduceMean/ReduceSum; one row per task, in vectorizable loops.
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/vector_math.h"
 
@@ -103,6 +103,72 @@ std::unique_ptr<PreparedKernel> prepareLayerNorm(const CpuNodeInfo& info) {
                                              info.hasInput(2) ? bias : nullptr);
 }
 
+/// One row of SkipLayerNormalization: y = x + skip (+ bias), then normalized in place.
+GRAPHLENS_VECTOR_CLONES
+void skipNormalizeRow(const float* x, const float* skip, const float* bias, float* y, const float* gamma,
+                      const float* beta, int64_t width, float epsilon) {
+    for (int64_t i = 0; i < width; ++i) y[i] = x[i] + skip[i] + (bias ? bias[i] : 0.f);
+    const float mean = laneSum(y, width) / float(width);
+    float lanes[16] = {};  // the squared deviations in 16 lanes, as laneSum adds
+    int64_t i = 0;
+    for (; i + 16 <= width; i += 16)
+        for (int k = 0; k < 16; ++k) lanes[k] += (y[i + k] - mean) * (y[i + k] - mean);
+    float squares = 0.f;
+    for (; i < width; ++i) squares += (y[i] - mean) * (y[i] - mean);
+    for (float lane : lanes) squares += lane;
+    const float inverse = 1.f / std::sqrt(squares / float(width) + epsilon);
+    for (int64_t k = 0; k < width; ++k) y[k] = (y[k] - mean) * inverse * gamma[k] + (beta ? beta[k] : 0.f);
+}
+
+/// com.microsoft SkipLayerNormalization(x, skip, gamma[, beta, bias]): each row of x + skip
+/// (+ bias) is formed in the output and normalized there, with constant gamma, beta and bias.
+class SkipLayerNormKernel final : public PreparedKernel {
+public:
+    SkipLayerNormKernel(int64_t rows, int64_t width, float epsilon, const Tensor* gamma, const Tensor* beta,
+                        const Tensor* bias)
+        : rows_(rows), width_(width), epsilon_(epsilon), gamma_(*gamma), beta_(beta ? *beta : Tensor()),
+          bias_(bias ? *bias : Tensor()) {}
+    std::string name() const override { return "cpu:skip-layer-norm"; }
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const float* x = in[0]->span<float>().data();
+        const float* skip = in[1]->span<float>().data();
+        float* y = out[0].mutableSpan<float>().data();
+        const float* gamma = gamma_.span<float>().data();
+        const float* beta = beta_.empty() ? nullptr : beta_.span<float>().data();
+        const float* bias = bias_.empty() ? nullptr : bias_.span<float>().data();
+#pragma omp parallel for schedule(static) if (rows_ * width_ >= (1 << 15))
+        for (int64_t r = 0; r < rows_; ++r) {
+            const int64_t at = r * width_;
+            skipNormalizeRow(x + at, skip + at, bias, y + at, gamma, beta, width_, epsilon_);
+        }
+    }
+
+private:
+    int64_t rows_, width_;
+    float epsilon_;
+    Tensor gamma_, beta_, bias_;
+};
+
+std::unique_ptr<PreparedKernel> prepareSkipLayerNorm(const CpuNodeInfo& info) {
+    if (info.outputDims.size() != 1 || info.inputTypes.size() < 3 || !info.hasInput(0) || !info.hasInput(1)) return nullptr;
+    for (size_t i = 0; i < info.inputTypes.size(); ++i)
+        if (info.hasInput(i) && info.inputTypes[i] != DType::Float) return nullptr;
+    const auto& dims = info.inputDims[0];
+    if (dims.empty() || info.inputDims[1] != dims || dims.back() == 0) return nullptr;
+    const int64_t width = dims.back();
+    const auto vector = [&](size_t i) -> const Tensor* {
+        const Tensor* t = info.hasInput(i) ? info.constants[i] : nullptr;
+        return t && t->numel() == width ? t : nullptr;
+    };
+    const Tensor* gamma = vector(2);
+    if (!gamma || (info.hasInput(3) && !vector(3)) || (info.hasInput(4) && !vector(4))) return nullptr;
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < dims.size(); ++i) rows *= dims[i];
+    return std::make_unique<SkipLayerNormKernel>(rows, width,
+                                                 info.attributes().getFloat("epsilon", 1e-12f), gamma, vector(3),
+                                                 vector(4));
+}
+
 /// ReduceMean / ReduceSum over the last axis only: one lane sum per row.
 class RowReduceKernel final : public PreparedKernel {
 public:
@@ -147,6 +213,7 @@ void registerCpuSoftmaxKernels(CpuKernelRegistry& registry) {
     registry.add("Softmax", prepareSoftmax);
     registry.add("LogSoftmax", prepareSoftmax);
     registry.add("LayerNormalization", prepareLayerNorm);
+    registry.add("SkipLayerNormalization", prepareSkipLayerNorm);  // com.microsoft
 }
 
 } // namespace graphlens

@@ -300,6 +300,7 @@ void registerReductionKernels(KernelRegistry& registry) {
     registry.add("BatchNormalization", batchNormalization);
     registry.add("InstanceNormalization", instanceNormalization);
     registry.add("LayerNormalization", layerNormalization);
+    registry.add("SkipLayerNormalization", skipLayerNormalization, "com.microsoft");
     registry.add("LpNormalization", lpNormalization);
     registry.add("MeanVarianceNormalization", meanVarianceNormalization);
     registry.add("LRN", lrn);

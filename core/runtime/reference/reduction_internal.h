@@ -46,6 +46,7 @@ void topK(KernelContext& ctx);
 void batchNormalization(KernelContext& ctx);
 void instanceNormalization(KernelContext& ctx);
 void layerNormalization(KernelContext& ctx);
+void skipLayerNormalization(KernelContext& ctx);  // com.microsoft
 void lpNormalization(KernelContext& ctx);
 void meanVarianceNormalization(KernelContext& ctx);
 void lrn(KernelContext& ctx);

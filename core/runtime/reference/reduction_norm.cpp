@@ -150,6 +150,37 @@ void layerNormalization(KernelContext& ctx) {
     if (ctx.outputCount() > 2) ctx.setOutput(2, tensorOf(stash, statDims, invStds));
 }
 
+void skipLayerNormalization(KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    requireFloating(x.dtype(), "SkipLayerNormalization");
+    if (x.rank() == 0) throw KernelError("SkipLayerNormalization needs an input of rank 1 or more");
+    const std::vector<int64_t>& dims = x.dims();
+    const int64_t width = dims.back(), rows = width == 0 ? 0 : ref::elementCount(dims) / width;
+    const std::vector<int64_t> rowDims{width};
+    const std::vector<double> skip = broadcastTo(ctx.input(1), dims, "skip");
+    const std::vector<double> gamma = broadcastTo(ctx.input(2), rowDims, "gamma");
+    const std::vector<double> zeros(size_t(width), 0.0);
+    const std::vector<double> beta = ctx.hasInput(3) ? broadcastTo(ctx.input(3), rowDims, "beta") : zeros;
+    const std::vector<double> bias = ctx.hasInput(4) ? broadcastTo(ctx.input(4), rowDims, "bias") : zeros;
+    const double epsilon = ctx.attributes().getFloat("epsilon", 1e-12f);
+    std::vector<double> sum = doublesOf(x, "SkipLayerNormalization");
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += skip[i] + bias[i % size_t(width)];
+    std::vector<double> out(sum.size()), means(static_cast<size_t>(rows)), invStds(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+        const size_t base = size_t(r * width);
+        const auto [mean, invStd] = momentsOf(sum.data() + base, width, epsilon);
+        means[size_t(r)] = mean;
+        invStds[size_t(r)] = invStd;
+        for (size_t k = 0; k < size_t(width); ++k) out[base + k] = (sum[base + k] - mean) * invStd * gamma[k] + beta[k];
+    }
+    ctx.setOutput(0, tensorOf(x.dtype(), dims, out));
+    std::vector<int64_t> statDims = dims;
+    statDims.back() = 1;
+    if (ctx.outputCount() > 1) ctx.setOutput(1, tensorOf(DType::Float, statDims, means));
+    if (ctx.outputCount() > 2) ctx.setOutput(2, tensorOf(DType::Float, statDims, invStds));
+    if (ctx.outputCount() > 3) ctx.setOutput(3, tensorOf(x.dtype(), dims, sum));
+}
+
 void lpNormalization(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     requireFloating(x.dtype(), "LpNormalization");

@@ -72,18 +72,23 @@ int main(int argc, char** argv) {
             return 1;
         }
         QObject::connect(&window, &graphlens::MainWindow::graphShown, &app, [&] {
+            if (applyAll && window.busy()) return;  // the original, shown while the passes run
             window.repaint();  // paints synchronously: the frame with the graph exists now
             std::cout << "first paint: " << sinceStart.elapsed() << " ms" << std::endl;
             QApplication::quit();
         });
     }
     if (!args.isEmpty()) {
-        const bool opened = window.openModel(args.first(), /*quiet=*/quitAfterFirstPaint);
-        if (!opened && quitAfterFirstPaint) {
-            std::cerr << "graphlens: " << window.lastError().toStdString() << std::endl;
-            return 1;
-        }
-        if (opened && applyAll) window.applyAllPasses();
+        // The model loads in the background: what comes after it is connected to its signals.
+        if (quitAfterFirstPaint)
+            QObject::connect(&window, &graphlens::MainWindow::loadFailed, &app, [](const QString& error) {
+                std::cerr << "graphlens: " << error.toStdString() << std::endl;
+                QCoreApplication::exit(1);
+            });
+        if (applyAll)
+            QObject::connect(&window, &graphlens::MainWindow::modelLoaded, &window, &graphlens::MainWindow::applyAllPasses,
+                             Qt::SingleShotConnection);
+        if (!window.openModel(args.first(), /*quiet=*/quitAfterFirstPaint) && quitAfterFirstPaint) return 1;
     }
     return app.exec();
 }

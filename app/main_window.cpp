@@ -4,18 +4,23 @@
 #include "app/main_window.h"
 
 #include "app/cli/model_report.h"
+#include "app/compare_panel.h"
 #include "app/profile_panel.h"
+#include "app/task_progress.h"
+#include "app/task_runner.h"
 #include "core/graph/model_summary.h"
-#include "core/onnx/loader.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
 #include "viewer/graph_view.h"
+#include "viewer/group_summary.h"
 #include "viewer/model_overview.h"
 #include "viewer/node_inspector.h"
 #include "viewer/node_label.h"
 #include "viewer/search_panel.h"
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -31,6 +36,9 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include <limits>
+#include <utility>
+
 namespace graphlens {
 namespace {
 
@@ -43,6 +51,16 @@ NodeId firstDrawn(const Graph& graph, const std::vector<NodeRef>& nodes) {
     for (const NodeRef& n : nodes)
         if (graph.hasNode(n.id) && !isDrawnAsParameter(graph, graph.node(n.id))) return n.id;
     return kNoId;
+}
+
+/// "verified: max abs error 2.4e-07, max rel error 1.1e-06 (1 outputs, 14 intermediates compared)".
+QString verificationText(const VerifyReport& v) {
+    if (!v.passed) return MainWindow::tr("verification failed: %1").arg(QString::fromStdString(v.failure));
+    return MainWindow::tr("verified: max abs error %1, max rel error %2 (%3 outputs, %4 intermediates compared)")
+        .arg(v.maxAbsError, 0, 'g', 3)
+        .arg(v.maxRelError, 0, 'g', 3)
+        .arg(v.outputsCompared)
+        .arg(v.intermediatesCompared);
 }
 
 /// The local .onnx file among dropped URLs; empty when there is none.
@@ -74,8 +92,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             syncing_ = false;
         });
         connect(side->scene(), &GraphScene::selectedNodeChanged, this, [this, side = side](NodeId node) { nodeSelected(side, node); });
+        connect(side->scene(), &GraphScene::selectedGroupChanged, this, [this, side = side](GroupId group) { groupSelected(side, group); });
         connect(side, &GraphPane::graphShown, this, &MainWindow::paneShown);
+        // A group toggled on one side toggles the group of the same path on the other.
+        connect(side, &GraphPane::groupToggled, other, &GraphPane::setGroupCollapsed);
     }
+    tasks_ = new TaskRunner(this);
+    taskProgress_ = new TaskProgress(tasks_, this);
+    statusBar()->addPermanentWidget(taskProgress_);
+    connect(tasks_, &TaskRunner::started, this, [this] { setWorking(true); });
+    connect(tasks_, &TaskRunner::finished, this, [this] { setWorking(false); });
+    connect(tasks_, &TaskRunner::failed, this, [this](const QString& title, const QString& message) {
+        QMessageBox::critical(this, title, message);
+    });
     statusLabel_ = new QLabel(tr("No model"), this);
     statusBar()->addPermanentWidget(statusLabel_);
     buildDocks();
@@ -84,9 +113,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseAndOpen);
+    workActions_.push_back(file->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::chooseAndOpen));
+    workActions_.back()->setObjectName("openAction");
     QMenu* recent = file->addMenu(tr("Open &Recent"));
     recent->setObjectName("recentMenu");
+    workActions_.push_back(recent->menuAction());
     connect(recent, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
@@ -101,19 +132,29 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     QMenu* passes = menuBar()->addMenu(tr("&Passes"));
-    passes->addAction(tr("Apply &next"), QKeySequence(Qt::Key_N), this, &MainWindow::applyNextPass);
-    passes->addAction(tr("Apply &all"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::applyAllPasses);
-    passes->addAction(tr("Step &back"), QKeySequence::Undo, this, &MainWindow::stepBack);
-    passes->addAction(tr("Step &forward"), QKeySequence::Redo, this, &MainWindow::stepForward);
-    passes->addAction(tr("&Reset"), this, &MainWindow::resetPasses);
+    workActions_.push_back(passes->addAction(tr("Apply &next"), QKeySequence(Qt::Key_N), this, &MainWindow::applyNextPass));
+    workActions_.back()->setObjectName("applyNextAction");
+    workActions_.push_back(passes->addAction(tr("Apply &all"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::applyAllPasses));
+    workActions_.back()->setObjectName("applyAllAction");
+    workActions_.push_back(passes->addAction(tr("Step &back"), QKeySequence::Undo, this, &MainWindow::stepBack));
+    workActions_.push_back(passes->addAction(tr("Step &forward"), QKeySequence::Redo, this, &MainWindow::stepForward));
+    workActions_.push_back(passes->addAction(tr("&Reset"), this, &MainWindow::resetPasses));
+    passes->addSeparator();
+    QAction* cancel = passes->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelWork);
+    cancel->setObjectName("cancelAction");
+    cancel->setEnabled(false);  // only while work runs, so Esc stays free otherwise
 }
 
 void MainWindow::buildDocks() {
     auto* passDock = new QDockWidget(tr("Passes"), this);
     auto* panel = new QWidget(passDock);
+    passPanel_ = panel;
     auto* layout = new QVBoxLayout(panel);
     passList_ = new QListWidget(panel);
     layout->addWidget(passList_);
+    verifyBox_ = new QCheckBox(tr("Verify each step"), panel);
+    verifyBox_->setToolTip(tr("Run the graph before and after each pass on the same random inputs and show the largest error"));
+    layout->addWidget(verifyBox_);
     auto* buttons = new QHBoxLayout;
     for (auto [label, slot] : {std::pair{tr("Next"), &MainWindow::applyNextPass}, std::pair{tr("All"), &MainWindow::applyAllPasses},
                                std::pair{tr("Back"), &MainWindow::stepBack}, std::pair{tr("Forward"), &MainWindow::stepForward},
@@ -133,7 +174,7 @@ void MainWindow::buildDocks() {
     searchPanel_ = new SearchPanel(searchDock_);
     searchDock_->setWidget(searchPanel_);
     addDockWidget(Qt::LeftDockWidgetArea, searchDock_);
-    connect(searchPanel_, &SearchPanel::nodeActivated, after_, &GraphPane::focusNode);
+    connect(searchPanel_, &SearchPanel::nodeActivated, this, &MainWindow::searchHitActivated);
 
     auto* logDock = new QDockWidget(tr("Rewrite log"), this);
     rewriteLog_ = new QListWidget(logDock);
@@ -162,15 +203,26 @@ void MainWindow::buildDocks() {
     connect(profilePanel_, &ProfilePanel::profileRequested, this, &MainWindow::profileCurrentStep);
     connect(profilePanel_, &ProfilePanel::nodeFillsChanged, this, [this] { after_->scene()->setNodeFills(profilePanel_->nodeFills()); });
     connect(profilePanel_, &ProfilePanel::nodeActivated, after_, &GraphPane::focusNode);
+    // Before/After: the window's two sides, folded onto the loaded model; speedup on the before side.
+    ComparePanel* compare = profilePanel_->comparePanel();
+    connect(compare, &ComparePanel::compareRequested, this, [this, compare] {
+        if (model_)
+            compare->startCompare(std::make_shared<const Model>(*model_), std::make_shared<const Model>(stepper_.previous()),
+                                  std::make_shared<const Model>(stepper_.current()));
+    });
+    connect(compare, &ComparePanel::beforeFillsChanged, this, [this, compare] { before_->scene()->setNodeFills(compare->beforeFills()); });
+    connect(compare, &ComparePanel::nodeActivated, before_, &GraphPane::focusNode);
 }
 
 void MainWindow::profileCurrentStep() {
-    if (model_) profilePanel_->startProfile(std::make_shared<const Model>(stepper_.current()));
+    profileWhenIdle_ = busy();  // the step is about to change: profile the one that comes
+    if (model_ && !profileWhenIdle_) profilePanel_->startProfile(std::make_shared<const Model>(stepper_.current()));
 }
 
 GraphScene* MainWindow::beforeScene() const { return before_->scene(); }
 GraphScene* MainWindow::afterScene() const { return after_->scene(); }
-bool MainWindow::layoutPending() const { return before_->layoutPending() || after_->layoutPending(); }
+bool MainWindow::layoutPending() const { return busy() || before_->layoutPending() || after_->layoutPending(); }
+bool MainWindow::busy() const { return tasks_->running(); }
 
 GraphPane* MainWindow::focusedPane() const { return before_->view()->hasFocus() ? before_ : after_; }
 
@@ -210,31 +262,70 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
     const QString path = droppedModel(event->mimeData());
-    if (path.isEmpty()) return;
+    if (path.isEmpty() || busy()) return;
     event->acceptProposedAction();
     openModel(path);
 }
 
+void MainWindow::closeEvent(QCloseEvent* event) {
+    tasks_->cancel();
+    QMainWindow::closeEvent(event);
+}
+
 bool MainWindow::openModel(const QString& path, bool quiet) {
-    try {
-        if (!QFileInfo::exists(path)) throw std::runtime_error("the file does not exist");
-        Model loaded = loadModel(path.toStdString());
-        model_ = std::move(loaded);
-    } catch (const std::exception& e) {
-        lastError_ = tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what()));
-        if (!quiet) QMessageBox::critical(this, tr("Cannot open model"), lastError_);
+    if (busy()) return false;
+    if (!QFileInfo::exists(path)) {
+        failLoad(path, tr("the file does not exist"), quiet);
         return false;
     }
-    lastError_.clear();
-    recent_.add(path);
-    overview_->showModel(*model_);
-    setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
-    resetPasses();
+    // The work only reads `path`; `this` is used by the completion, on the UI thread.
+    const QString title = tr("Opening %1").arg(QFileInfo(path).fileName());
+    tasks_->start(title, [this, path, quiet, title](const TaskRunner::Control& control) -> TaskRunner::Completion {
+        const auto keepShown = [this] { statusBar()->showMessage(tr("Opening cancelled."), 5000); };
+        control.report(0, 0, title);
+        if (control.cancelled()) return keepShown;
+        try {
+            auto loaded = std::make_shared<LoadedModel>(loadForWindow(path));
+            if (control.cancelled()) return keepShown;  // the model shown stays
+            return [this, path, loaded] { showLoaded(path, std::move(*loaded)); };
+        } catch (const std::exception& e) {
+            return [this, path, quiet, reason = QString::fromUtf8(e.what())] { failLoad(path, reason, quiet); };
+        }
+    });
     return true;
 }
 
+void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
+    model_ = std::move(loaded.model);
+    lastError_.clear();
+    recent_.add(path);
+    overview_->showModel(*model_, loaded.summary);
+    setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
+    resetPasses();
+    emit modelLoaded(path);
+}
+
+void MainWindow::failLoad(const QString& path, const QString& reason, bool quiet) {
+    lastError_ = tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), reason);
+    emit loadFailed(lastError_);
+    if (!quiet) QMessageBox::critical(this, tr("Cannot open model"), lastError_);
+}
+
+void MainWindow::cancelWork() { taskProgress_->cancel(); }
+
+void MainWindow::setVerifySteps(bool on) { verifyBox_->setChecked(on); }
+
+void MainWindow::setWorking(bool working) {
+    for (QAction* action : workActions_) action->setEnabled(!working);
+    passPanel_->setEnabled(!working);
+    findChild<QAction*>("cancelAction")->setEnabled(working);
+    // After the task's completion has shown its step (it runs right after this).
+    if (!working && std::exchange(profileWhenIdle_, false))
+        QMetaObject::invokeMethod(this, &MainWindow::profileCurrentStep, Qt::QueuedConnection);
+}
+
 void MainWindow::resetPasses() {
-    if (!model_) return;
+    if (!model_ || busy()) return;
     stepper_.reset(*model_);
     const QSignalBlocker block(passList_);
     passList_->clear();
@@ -248,7 +339,7 @@ void MainWindow::resetPasses() {
 }
 
 void MainWindow::runGuarded(const std::function<void()>& work) {
-    if (!model_) return;
+    if (!model_ || busy()) return;
     try {
         work();
     } catch (const std::exception& e) {
@@ -257,8 +348,35 @@ void MainWindow::runGuarded(const std::function<void()>& work) {
     showStep();
 }
 
-void MainWindow::applyNextPass() { runGuarded([this] { stepper_.applyNext(); }); }
-void MainWindow::applyAllPasses() { runGuarded([this] { stepper_.applyAll(); }); }
+void MainWindow::applyNextPass() { startApplying(1); }
+void MainWindow::applyAllPasses() { startApplying(std::numeric_limits<size_t>::max()); }
+
+void MainWindow::startApplying(size_t count) {
+    if (!model_ || busy()) return;
+    std::vector<PassToRun> passes;
+    for (size_t pass : stepper_.pendingPasses())
+        if (passes.size() < count) passes.push_back({pass, stepper_.passIds()[pass]});
+    if (passes.empty()) return statusBar()->showMessage(tr("No pass left to apply."), 5000);
+    profilePanel_->dropProfile();  // the after side is about to change
+    const QString title = passes.size() == 1 ? tr("Applying %1").arg(QString::fromStdString(passes.front().id))
+                                             : tr("Applying %1 passes").arg(passes.size());
+    auto from = std::make_shared<const Model>(stepper_.current());  // a snapshot: tensors shared
+    tasks_->start(title, [this, from, passes, verify = verifyBox_->isChecked()](const TaskRunner::Control& control) {
+        auto applied = std::make_shared<AppliedSteps>(applyPasses(*from, passes, verify, control));
+        return TaskRunner::Completion([this, applied] { commitSteps(std::move(*applied)); });
+    });
+}
+
+void MainWindow::commitSteps(AppliedSteps applied) {
+    const int kept = int(applied.steps.size());
+    for (PassStep& step : applied.steps) stepper_.commit(std::move(step));
+    if (kept > 0) showStep();
+    if (applied.cancelled) statusBar()->showMessage(tr("Cancelled: %1 of %2 passes applied.").arg(kept).arg(applied.asked), 10000);
+    else if (!applied.verifyError.isEmpty()) statusBar()->showMessage(applied.verifyError, 10000);
+    emit passesApplied(kept);
+    if (!applied.error.isEmpty()) QMessageBox::critical(this, tr("Pass failed"), applied.error);
+}
+
 void MainWindow::stepBack() { runGuarded([this] { stepper_.stepBack(); }); }
 void MainWindow::stepForward() { runGuarded([this] { stepper_.stepForward(); }); }
 
@@ -272,7 +390,10 @@ void MainWindow::showStep() {
             for (const NodeRef& n : w.added) added.push_back(n.id);
         }
         before_->setCaption(tr("Before %1").arg(QString::fromStdString(r->passId)));
-        after_->setCaption(tr("After %1 (step %2 of %3)").arg(QString::fromStdString(r->passId)).arg(stepper_.step()).arg(stepper_.stepCount()));
+        QString caption = tr("After %1 (step %2 of %3)").arg(QString::fromStdString(r->passId)).arg(stepper_.step()).arg(stepper_.stepCount());
+        if (const VerifyReport* v = stepper_.currentVerification())
+            caption += v->passed ? tr(" · max error %1").arg(v->maxAbsError, 0, 'g', 3) : tr(" · verification failed");
+        after_->setCaption(caption);
     } else {
         before_->setCaption(tr("Original"));
         after_->setCaption(tr("Original (no pass applied)"));
@@ -285,7 +406,7 @@ void MainWindow::showStep() {
     stepShowPending_ = true;
     before_->showGraph(before, removed, NodeMark::Removed);
     after_->showGraph(after, added, NodeMark::Added);
-    searchPanel_->setGraph(after);
+    searchPanel_->setGraphs(before, after);
     updateStatus();
 }
 
@@ -298,13 +419,14 @@ void MainWindow::fillRewriteLog(const Graph& before, const Graph& after) {
         item->setData(kBeforeNodeRole, beforeNode);
         item->setData(kAfterNodeRole, afterNode);
     };
+    if (const VerifyReport* v = stepper_.currentVerification()) add(verificationText(*v).toStdString(), kNoId, kNoId);
     for (const Rewrite& w : r->rewrites) add(w.sentence, firstDrawn(before, w.removed), firstDrawn(after, w.added));
     for (const Decline& d : r->declines)
         add(d.node.name + ": " + d.reason, firstDrawn(before, {d.node}), firstDrawn(after, {d.node}));
 }
 
 void MainWindow::paneShown() {
-    if (!stepShowPending_ || layoutPending()) return;
+    if (!stepShowPending_ || before_->layoutPending() || after_->layoutPending()) return;
     stepShowPending_ = false;
     after_->view()->fitToWindow();
     emit graphShown();
@@ -324,6 +446,23 @@ void MainWindow::nodeSelected(GraphPane* side, NodeId node) {
     std::vector<const PassResult*> applied = stepper_.appliedResults();
     if (side == before_ && !applied.empty()) applied.pop_back();  // the before side is one step back
     inspector_->showNode(graph, node, model_->graph, applied);
+}
+
+void MainWindow::groupSelected(GraphPane* side, GroupId group) {
+    if (group == kNoId) {
+        if (side->scene()->selectedNode() == kNoId) inspector_->showNothing();
+        return;
+    }
+    if (side->graph() && side->scopes()) inspector_->showGroup(summarizeGroup(*side->graph(), *side->scopes(), group));
+}
+
+void MainWindow::searchHitActivated(SearchSide side, NodeId node) {
+    if (side == SearchSide::Before) return before_->focusNode(node);  // the other side follows the view
+    if (side == SearchSide::After) return after_->focusNode(node);
+    syncing_ = true;  // both sides show the graph: each centers on the node
+    before_->focusNode(node);
+    after_->focusNode(node);
+    syncing_ = false;
 }
 
 void MainWindow::focusRewrite(QListWidgetItem* item) {

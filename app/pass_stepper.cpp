@@ -2,8 +2,22 @@
 #include "app/pass_stepper.h"
 
 #include "core/passes/pass_registry.h"
+#include "core/passes/verify.h"
 
 namespace graphlens {
+
+PassStep runPassStep(const std::string& passId, size_t pass, const Model& from, NumericChecker* checker) {
+    PassStep step{pass, from, {}, std::nullopt};  // a snapshot: tensors shared
+    PassContext context = contextFor(step.model);
+    auto passes = makePipeline(passId);
+    step.result = runPass(*passes.front(), step.model, context);
+    if (checker) {
+        // Nothing rewritten is exactly equal; otherwise the error of this step alone, so the
+        // baseline moves on even when it is out of tolerance.
+        step.verification = step.result.rewrites.empty() ? VerifyReport{} : checker->check(step.model, /*adoptAnyway=*/true);
+    }
+    return step;
+}
 
 void PassStepper::reset(const Model& original) {
     ids_.clear();
@@ -11,6 +25,7 @@ void PassStepper::reset(const Model& original) {
     enabled_.assign(ids_.size(), true);
     snapshots_ = {original};
     results_.clear();
+    verifications_.clear();
     passOfStep_.clear();
     step_ = 0;
 }
@@ -21,26 +36,23 @@ std::string PassStepper::explanation(size_t pass) const {
     return makePipeline(ids_.at(pass)).front()->explanation();
 }
 
-bool PassStepper::applyNext() {
-    size_t next = step_ == 0 ? 0 : passOfStep_.at(step_ - 1) + 1;
-    while (next < ids_.size() && !enabled_[next]) ++next;
-    if (next >= ids_.size()) return false;
-    snapshots_.resize(step_ + 1);
-    results_.resize(step_);
-    passOfStep_.resize(step_);
-    Model model = snapshots_.back();  // a snapshot: tensors shared
-    PassContext context = contextFor(model);
-    auto pass = makePipeline(ids_[next]);
-    results_.push_back(runPass(*pass.front(), model, context));
-    snapshots_.push_back(std::move(model));
-    passOfStep_.push_back(next);
-    ++step_;
-    return true;
+std::vector<size_t> PassStepper::pendingPasses() const {
+    std::vector<size_t> pending;
+    for (size_t p = step_ == 0 ? 0 : passOfStep_.at(step_ - 1) + 1; p < ids_.size(); ++p)
+        if (enabled_[p]) pending.push_back(p);
+    return pending;
 }
 
-void PassStepper::applyAll() {
-    while (applyNext()) {
-    }
+void PassStepper::commit(PassStep step) {
+    snapshots_.resize(step_ + 1);
+    results_.resize(step_);
+    verifications_.resize(step_);
+    passOfStep_.resize(step_);
+    snapshots_.push_back(std::move(step.model));
+    results_.push_back(std::move(step.result));
+    verifications_.push_back(std::move(step.verification));
+    passOfStep_.push_back(step.pass);
+    ++step_;
 }
 
 bool PassStepper::stepBack() {
@@ -53,6 +65,11 @@ bool PassStepper::stepForward() {
     if (step_ >= results_.size()) return false;
     ++step_;
     return true;
+}
+
+const VerifyReport* PassStepper::currentVerification() const {
+    if (step_ == 0 || !verifications_.at(step_ - 1)) return nullptr;
+    return &*verifications_[step_ - 1];
 }
 
 std::vector<const PassResult*> PassStepper::appliedResults() const {

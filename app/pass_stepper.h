@@ -1,15 +1,33 @@
 // The pass pipeline of the window: a model's snapshot per applied pass, so stepping back and
-// forward is instant and exact. Holds no widgets; the PassPanel shows it.
+// forward is instant and exact. Holds no widgets; the PassPanel shows it. Running a pass and
+// recording its step are apart (runPassStep(), commit()), so the window runs passes in a worker
+// thread and commits each step on the UI thread.
 #pragma once
 
 #include "core/graph/model.h"
 #include "core/passes/pass_manager.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace graphlens {
+
+class NumericChecker;
+
+/// What one pass made of a snapshot.
+struct PassStep {
+    size_t pass = 0;  ///< the pipeline entry that ran
+    Model model;      ///< the snapshot after it
+    PassResult result;
+    std::optional<VerifyReport> verification;  ///< set when the step was verified
+};
+
+/// Runs pass `passId` (pipeline entry `pass`) on a copy of `from`. With a `checker` whose
+/// baseline is `from`, the step is verified and its result becomes the checker's baseline. Reads
+/// no PassStepper, so it can run in a worker thread. Throws what the pass throws.
+PassStep runPassStep(const std::string& passId, size_t pass, const Model& from, NumericChecker* checker = nullptr);
 
 class PassStepper {
 public:
@@ -23,11 +41,12 @@ public:
     bool enabled(size_t pass) const { return enabled_.at(pass); }
     void setEnabled(size_t pass, bool on) { enabled_.at(pass) = on; }
 
-    /// Runs the next enabled pass after the current step, dropping any steps ahead; false when
-    /// no pass is left. Throws what a pass throws.
-    bool applyNext();
-    /// Applies every remaining enabled pass.
-    void applyAll();
+    /// The enabled pipeline entries after the current step, in order: what Apply next (the
+    /// first) and Apply all (every one) run.
+    std::vector<size_t> pendingPasses() const;
+    /// Makes `step` the step after the current one, dropping any steps ahead, and moves there.
+    void commit(PassStep step);
+
     bool stepBack();
     bool stepForward();
 
@@ -38,6 +57,8 @@ public:
     size_t stepCount() const { return results_.size(); }
     /// The result of the pass that made the current step (nullptr at step 0).
     const PassResult* currentResult() const { return step_ == 0 ? nullptr : &results_.at(step_ - 1); }
+    /// How the current step verified; nullptr at step 0 or when it was not verified.
+    const VerifyReport* currentVerification() const;
     /// Results of the steps up to the current one.
     std::vector<const PassResult*> appliedResults() const;
 
@@ -46,6 +67,7 @@ private:
     std::vector<bool> enabled_;
     std::vector<Model> snapshots_;      ///< snapshots_[k]: after k steps
     std::vector<PassResult> results_;   ///< results_[k]: the pass that made snapshots_[k + 1]
+    std::vector<std::optional<VerifyReport>> verifications_;  ///< parallel to results_
     std::vector<size_t> passOfStep_;    ///< which pipeline entry each step ran
     size_t step_ = 0;
 };

@@ -3,8 +3,12 @@
 // table are rebuilt from the kept ProfileResult.
 #include "app/profile_panel.h"
 
-#include "app/cli/model_inputs.h"
+#include "app/background_profile.h"
+#include "app/compare_panel.h"
+#include "profiler/run_timeline.h"
 #include "viewer/heat_legend_widget.h"
+#include "viewer/memory_chart.h"
+#include "viewer/timeline_view.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -14,31 +18,13 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace graphlens {
 namespace {
-
-/// The profiles' own thread: one profile at a time, so runs do not time each other.
-QThreadPool* profilePool() {
-    static QThreadPool* pool = [] {
-        auto* p = new QThreadPool(qApp);
-        p->setMaxThreadCount(1);
-        return p;
-    }();
-    return pool;
-}
-
-/// Runs in the worker thread: seeded random feeds, a CPU plan shaped by them, the session.
-ProfileResult profileOnCpu(const Model& model, const ProfileOptions& options) {
-    const std::map<std::string, Tensor> feeds = cli::makeFeeds(model.graph, {}, {}, 0);
-    CompileOptions compile;
-    for (const auto& [name, tensor] : feeds) compile.inputShapes[name] = tensor.dims();
-    const std::unique_ptr<Plan> plan = makeCpuBackend()->compile(model, compile);
-    return profilePlan(*plan, graphWithShapes(model, compile.inputShapes), feeds, options);
-}
 
 /// The value `overlay` reads from `p`; empty when the node has none.
 std::optional<double> overlayValue(HeatOverlay overlay, const NodeProfile& p) {
@@ -108,13 +94,28 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Scale"), scale_);
     layout->addLayout(form);
     layout->addWidget(legend_);
-    layout->addWidget(hotspots_, 1);
+    timeline_ = new TimelineView(this);
+    memoryChart_ = new MemoryChart(this);
+    compare_ = new ComparePanel(this);
+    tabs_ = new QTabWidget(this);
+    tabs_->addTab(hotspots_, tr("Hotspots"));
+    tabs_->addTab(timeline_, tr("Timeline"));
+    tabs_->addTab(memoryChart_, tr("Memory"));
+    tabs_->addTab(compare_, tr("Before/After"));
+    layout->addWidget(tabs_, 1);
 
     connect(runButton_, &QPushButton::clicked, this, &ProfilePanel::profileRequested);
     connect(overlay_, &QComboBox::currentIndexChanged, this, &ProfilePanel::updateHeatmap);
     connect(scale_, &QComboBox::currentIndexChanged, this, &ProfilePanel::updateHeatmap);
     connect(hotspots_, &QTableWidget::cellClicked, this, &ProfilePanel::activateRow);
     connect(hotspots_, &QTableWidget::cellActivated, this, &ProfilePanel::activateRow);
+    connect(timeline_, &TimelineView::nodeClicked, this, &ProfilePanel::nodeActivated);
+    connect(memoryChart_, &MemoryChart::nodeClicked, this, &ProfilePanel::nodeActivated);
+}
+
+void ProfilePanel::setProfileOptions(ProfileOptions options) {
+    options_ = options;
+    compare_->setProfileOptions(options);
 }
 
 HeatOverlay ProfilePanel::overlay() const { return HeatOverlay(overlay_->currentIndex()); }
@@ -131,7 +132,7 @@ void ProfilePanel::startProfile(std::shared_ptr<const Model> model) {
         auto result = std::make_shared<std::optional<ProfileResult>>();
         QString error;
         try {
-            *result = profileOnCpu(*model, options);
+            *result = profileOnCpu(*model, options).result;
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
         }
@@ -155,6 +156,7 @@ void ProfilePanel::finishProfile(int generation, std::shared_ptr<std::optional<P
                           .arg(profile_->runMs.median, 0, 'f', 3)
                           .arg(profile_->runs));
     fillHotspots();
+    fillTimelineAndMemory();
     if (overlay() == HeatOverlay::None) setOverlay(HeatOverlay::Time);  // calls updateHeatmap()
     else updateHeatmap();
     emit profileReady();
@@ -166,6 +168,9 @@ void ProfilePanel::dropProfile() {
     profile_.reset();
     summary_->setText(tr("No profile"));
     hotspots_->setRowCount(0);
+    timeline_->clear();
+    memoryChart_->clear();
+    compare_->dropComparison();
     updateHeatmap();
 }
 
@@ -218,6 +223,16 @@ void ProfilePanel::fillHotspots() {
     hotspots_->setSortingEnabled(true);
     hotspots_->sortItems(kMedianColumn, Qt::DescendingOrder);
     hotspots_->resizeColumnsToContents();
+}
+
+void ProfilePanel::fillTimelineAndMemory() {
+    const std::vector<std::vector<NodeEvent>> runs = splitRuns(profile_->events);
+    const size_t run = medianRun(runs);
+    if (runs.empty()) timeline_->clear();
+    else
+        timeline_->setBars(timelineBars(runs[run], profile_->nodes),
+                           tr("run %1 of %2 (median span %3 ms)").arg(run + 1).arg(runs.size()).arg(runSpanMs(runs[run]), 0, 'f', 3));
+    memoryChart_->setSteps(profile_->memorySteps, profile_->memory.arenaBytes, profile_->memory.naiveBytes);
 }
 
 void ProfilePanel::activateRow(int row) {

@@ -1,6 +1,7 @@
 // The Profile panel of the main window: profiles the graph after the current step on the CPU in a
 // worker thread, paints a heatmap of one per-node figure (time, output bytes, FLOPs, GFLOP/s) on
-// the after side with a legend, and lists the hotspots; a row focuses its node on the canvas.
+// the after side with a legend, and shows in tabs the hotspots, the timeline of one run, the
+// memory chart and the before/after comparison; a row, bar or column focuses its node.
 #pragma once
 
 #include "core/graph/model.h"
@@ -19,10 +20,14 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
+class QTabWidget;
 
 namespace graphlens {
 
+class ComparePanel;
 class HeatLegendWidget;
+class MemoryChart;
+class TimelineView;
 
 /// The per-node figure a heatmap shows.
 enum class HeatOverlay { None, Time, Memory, Flops, Gflops };
@@ -44,7 +49,8 @@ public:
     bool running() const { return running_; }
     /// The last profile of the graph shown; nullptr when there is none.
     const ProfileResult* profile() const { return profile_ ? &*profile_ : nullptr; }
-    void setProfileOptions(ProfileOptions options) { options_ = options; }
+    /// Options of this panel's profiles and of the before/after comparison's.
+    void setProfileOptions(ProfileOptions options);
 
     HeatOverlay overlay() const;
     void setOverlay(HeatOverlay overlay);
@@ -59,6 +65,12 @@ public:
     HeatLegendWidget* legend() const { return legend_; }
     QTableWidget* hotspotTable() const { return hotspots_; }
     QPushButton* profileButton() const { return runButton_; }
+    QTabWidget* tabs() const { return tabs_; }
+    /// The timeline of the profile's median run (by span), and the memory chart of its plan.
+    TimelineView* timeline() const { return timeline_; }
+    MemoryChart* memoryChart() const { return memoryChart_; }
+    /// The Before/After tab.
+    ComparePanel* comparePanel() const { return compare_; }
 
 signals:
     /// The "Profile on CPU" button was pressed: the window answers with startProfile().
@@ -67,13 +79,14 @@ signals:
     void profileFailed(const QString& reason);
     /// nodeFills() changed.
     void nodeFillsChanged();
-    /// A hotspot row was clicked: focus `node` on the canvas.
+    /// A hotspot row, a timeline bar or a memory column was clicked: focus `node` on the canvas.
     void nodeActivated(graphlens::NodeId node);
 
 private:
     void finishProfile(int generation, std::shared_ptr<std::optional<ProfileResult>> result, const QString& error);
     void setBusy(bool busy);
     void fillHotspots();
+    void fillTimelineAndMemory();
     void updateHeatmap();
     void activateRow(int row);
 
@@ -84,6 +97,10 @@ private:
     QComboBox* scale_ = nullptr;
     HeatLegendWidget* legend_ = nullptr;
     QTableWidget* hotspots_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    TimelineView* timeline_ = nullptr;
+    MemoryChart* memoryChart_ = nullptr;
+    ComparePanel* compare_ = nullptr;
     ProfileOptions options_{2, 10};
     std::optional<ProfileResult> profile_;
     std::unordered_map<NodeId, QColor> fills_;

@@ -26,7 +26,9 @@ QJsonArray shapesJson(const std::vector<std::string>& shapes) {
 } // namespace
 
 std::string chromeTraceJson(const std::vector<NodeEvent>& events, const std::vector<NodeProfile>& nodes,
-                            const std::string& processName) {
+                            const std::string& processName, const std::vector<MemoryStep>& memory) {
+    std::map<NodeId, uint64_t> liveBytesAt;
+    for (const MemoryStep& step : memory) liveBytesAt[step.node] = step.liveBytes;
     std::map<NodeId, const NodeProfile*> profileOf;
     for (const NodeProfile& p : nodes) profileOf[p.node] = &p;
     const int64_t origin = events.empty() ? 0 : std::min_element(events.begin(), events.end(), [](auto& a, auto& b) {
@@ -46,6 +48,10 @@ std::string chromeTraceJson(const std::vector<NodeEvent>& events, const std::vec
         trace.append(QJsonObject{{"name", QString::fromStdString(p.name)}, {"cat", "node"}, {"ph", "X"},
                                  {"ts", double(e.beginNs - origin) / 1e3}, {"dur", double(e.endNs - e.beginNs) / 1e3},
                                  {"pid", 1}, {"tid", e.track + 1}, {"args", args}});
+        if (const auto live = liveBytesAt.find(e.node); live != liveBytesAt.end())
+            trace.append(QJsonObject{{"name", "live bytes"}, {"cat", "memory"}, {"ph", "C"},
+                                     {"ts", double(e.beginNs - origin) / 1e3}, {"pid", 1},
+                                     {"args", QJsonObject{{"bytes", double(live->second)}}}});
     }
     for (int track : tracks) trace.append(metadata("thread_name", track + 1, "thread " + std::to_string(track)));
     const QJsonObject root{{"traceEvents", trace}, {"displayTimeUnit", "ms"}};

@@ -53,6 +53,27 @@ Rgb heatColor(double t) {
     return {mix(kRamp[i].r, kRamp[i + 1].r, f), mix(kRamp[i].g, kRamp[i + 1].g, f), mix(kRamp[i].b, kRamp[i + 1].b, f)};
 }
 
+Rgb speedupColor(double speedup) {
+    constexpr Rgb slower{215, 48, 39}, same{247, 247, 247}, faster{26, 152, 80};
+    const double t = std::isnan(speedup) || speedup <= 0 ? -1 : std::clamp(std::log2(speedup) / 2, -1.0, 1.0);
+    const Rgb& end = t < 0 ? slower : faster;
+    const double f = std::fabs(t);
+    return {mix(same.r, end.r, f), mix(same.g, end.g, f), mix(same.b, end.b, f)};
+}
+
+double relativeLuminance(Rgb c) {
+    auto linear = [](uint8_t v) {
+        const double s = v / 255.0;
+        return s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * linear(c.r) + 0.7152 * linear(c.g) + 0.0722 * linear(c.b);
+}
+
+bool prefersDarkText(Rgb fill) {
+    const double l = relativeLuminance(fill);
+    return (l + 0.05) / 0.05 > 1.05 / (l + 0.05);  // contrast with black vs with white
+}
+
 HeatScale::HeatScale(double low, double high, HeatScaleKind kind) : low_(low), high_(std::max(low, high)), kind_(kind) {
     if (kind_ == HeatScaleKind::Log && !(low_ > 0)) low_ = high_ > 0 ? high_ / 1e4 : 1;
     if (kind_ == HeatScaleKind::Log) high_ = std::max(high_, low_);

@@ -20,6 +20,17 @@ std::string hexColor(Rgb color);
 /// (ColorBrewer YlOrRd), interpolated linearly between its five stops.
 Rgb heatColor(double t);
 
+/// The diverging ramp of a before/after speedup: red where a part got slower (1/4 and below),
+/// near white at 1x, green where it got faster (4x and above, and +infinity: removed); log2
+/// of the speedup interpolated between the three stops (ColorBrewer RdYlGn ends).
+Rgb speedupColor(double speedup);
+
+/// WCAG relative luminance of `color`, 0 (black) to 1 (white).
+double relativeLuminance(Rgb color);
+/// Whether dark text reads better than light text on `fill` (WCAG contrast against black
+/// above that against white).
+bool prefersDarkText(Rgb fill);
+
 enum class HeatScaleKind { Linear, Log };
 
 class HeatScale {

@@ -25,8 +25,8 @@ NodeProfile describe(const Graph& g, NodeId id) {
     const Node& n = g.node(id);
     NodeProfile p;
     p.node = id;
-    p.op = n.domain.empty() || n.domain == "ai.onnx" ? n.opType : n.domain + ":" + n.opType;
-    p.name = n.name.empty() ? n.opType : n.name;
+    p.op = opLabel(n);
+    p.name = displayName(n);
     for (ValueId in : n.inputs) {
         p.inputShapes.push_back(shapeText(g, in));
         if (const Tensor* t = in == kNoId ? nullptr : g.constantValue(in)) p.weightBytes += t->byteSize();
@@ -38,6 +38,12 @@ NodeProfile describe(const Graph& g, NodeId id) {
 }
 
 } // namespace
+
+std::string opLabel(const Node& node) {
+    return node.domain.empty() || node.domain == "ai.onnx" ? node.opType : node.domain + ":" + node.opType;
+}
+
+std::string displayName(const Node& node) { return node.name.empty() ? node.opType : node.name; }
 
 uint64_t nodeOutputBytes(const Graph& graph, const Node& node) {
     uint64_t total = 0;

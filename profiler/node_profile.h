@@ -34,6 +34,11 @@ struct NodeProfile {
     double arithmeticIntensity() const;
 };
 
+/// The op as profiles show it: the op type, "domain:Op" outside the default domain.
+std::string opLabel(const Node& node);
+/// The node's name, its op type when it has none.
+std::string displayName(const Node& node);
+
 /// Bytes of `node`'s outputs from their static shapes (0 for outputs without one).
 uint64_t nodeOutputBytes(const Graph& graph, const Node& node);
 

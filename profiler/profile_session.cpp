@@ -39,6 +39,16 @@ Graph graphWithShapes(const Model& model, const std::map<std::string, std::vecto
     return std::move(shaped.graph);
 }
 
+std::vector<MemoryStep> memorySteps(const Plan& plan, const Graph& graph) {
+    const std::vector<uint64_t>& live = plan.memoryPlan().liveBytes;
+    std::vector<MemoryStep> steps;
+    for (size_t i = 0; i < plan.nodes().size(); ++i) {
+        const Node& n = graph.node(plan.nodes()[i].node);
+        steps.push_back({n.id, displayName(n), opLabel(n), i < live.size() ? live[i] : 0});
+    }
+    return steps;
+}
+
 ProfileResult profilePlan(Plan& plan, const Graph& graph, const std::map<std::string, Tensor>& feeds,
                           const ProfileOptions& options) {
     for (int i = 0; i < options.warmupRuns; ++i) plan.run(feeds);
@@ -63,6 +73,7 @@ ProfileResult profilePlan(Plan& plan, const Graph& graph, const std::map<std::st
     result.overheadPercent = observerOverheadPercent(result.observedRunMs.median, result.runMs.median);
     result.nodeMedianSumMs = sumOfMedians(result.nodes);
     result.memory = plan.memoryPlan();
+    result.memorySteps = memorySteps(plan, graph);
     return result;
 }
 

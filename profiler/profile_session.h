@@ -18,6 +18,15 @@ struct ProfileOptions {
     int runs = 10;  ///< measured runs of each kind (with and without the observer)
 };
 
+/// One step of a plan (the node it runs, in the plan's order) and the arena bytes alive while it
+/// runs: MemoryPlan::liveBytes joined with the node it belongs to.
+struct MemoryStep {
+    NodeId node = kNoId;
+    std::string name;  ///< the node's name, its op type when it has none
+    std::string op;
+    uint64_t liveBytes = 0;
+};
+
 struct ProfileResult {
     std::vector<NodeProfile> nodes;  ///< in execution order
     SampleStats runMs;               ///< whole runs without an observer
@@ -28,6 +37,7 @@ struct ProfileResult {
     double overheadPercent = 0;      ///< observerOverheadPercent of the two medians
     double nodeMedianSumMs = 0;      ///< sumOfMedians(nodes)
     MemoryPlan memory;               ///< the plan's arena, naive sum, lower bound, live bytes per step
+    std::vector<MemoryStep> memorySteps;  ///< one per node of the plan, in execution order
     std::vector<NodeEvent> events;   ///< every recorded event, run after run
     int runs = 0;
 };
@@ -48,6 +58,10 @@ private:
 /// `model`'s graph with every shape ONNX shape inference finds for `inputShapes` (the graph as
 /// it is when inference fails): what FLOP and byte counts read.
 Graph graphWithShapes(const Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes);
+
+/// The live-bytes timeline of `plan`: step i runs plan.nodes()[i] (both backends plan memory
+/// over that order) with memoryPlan().liveBytes[i] alive, 0 past the last planned tensor.
+std::vector<MemoryStep> memorySteps(const Plan& plan, const Graph& graph);
 
 /// Profiles `plan` on `feeds`. `graph` is the graph the plan was compiled from, with shapes
 /// (graphWithShapes). Throws ExecutionError from the runs.

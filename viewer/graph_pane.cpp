@@ -70,11 +70,12 @@ GraphPane::GraphPane(QWidget* parent) : QWidget(parent) {
     minimap_->setFixedSize(150, 110);
     minimap_->hide();
     view_->installEventFilter(this);
+    view_->viewport()->installEventFilter(this);  // it shrinks when scroll bars appear
     connect(scene_, &GraphScene::groupActivated, this, &GraphPane::toggleGroup);
 }
 
 bool GraphPane::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == view_ && event->type() == QEvent::Resize) placeMinimap();
+    if ((watched == view_ || watched == view_->viewport()) && event->type() == QEvent::Resize) placeMinimap();
     return QWidget::eventFilter(watched, event);
 }
 
@@ -142,7 +143,19 @@ void GraphPane::present(const std::shared_ptr<const VisualGraph>& layout) {
 void GraphPane::toggleGroup(GroupId group) {
     if (!scopes_) return;  // the groups are not known before the first layout
     CollapsedGroups next = collapsed_;
-    if (!next.erase(group)) next.insert(group);
+    const bool collapse = !next.erase(group);
+    if (collapse) next.insert(group);
+    requestLayout(next);
+    emit groupToggled(QString::fromStdString(scopes_->group(group).path), collapse);
+}
+
+void GraphPane::setGroupCollapsed(const QString& path, bool collapsed) {
+    if (!scopes_) return;
+    const GroupId group = scopes_->findGroup(path.toStdString());
+    if (group == kNoId || collapsed_.contains(group) == collapsed) return;
+    CollapsedGroups next = collapsed_;
+    if (collapsed) next.insert(group);
+    else next.erase(group);
     requestLayout(next);
 }
 

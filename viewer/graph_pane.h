@@ -1,7 +1,8 @@
 // One side of the split canvas: a caption over a GraphView on a GraphScene that shows one graph,
 // laid out by Graphviz in a worker thread so the window never waits. Name-scope groups collapse
 // and expand on double-click; the layout of every collapse state of the shown graph is cached,
-// so toggling back is instant. Diff marks and provenance highlights are kept apart, so clearing
+// so toggling back is instant; each toggle is announced by the group's path, so the other side
+// of a split view can follow it. Diff marks and provenance highlights are kept apart, so clearing
 // a highlight brings the diff color back.
 #pragma once
 
@@ -43,8 +44,15 @@ public:
     /// True while the layout last asked for is not in the scene yet.
     bool layoutPending() const { return shownGeneration_ != generation_; }
 
-    /// Expands group `group` when it is collapsed and collapses it when it is expanded.
+    /// Expands group `group` when it is collapsed and collapses it when it is expanded, and says
+    /// so with groupToggled().
     void toggleGroup(GroupId group);
+    /// Collapses or expands the group whose path is `path` ("/layer1/layer1.0") without emitting
+    /// groupToggled(); nothing when the shown graph has no such group or its groups are not
+    /// known yet (before its first layout).
+    void setGroupCollapsed(const QString& path, bool collapsed);
+    /// The name-scope groups of the shown graph; nullptr until its first layout is in.
+    const ScopeTree* scopes() const { return scopes_.get(); }
     const CollapsedGroups& collapsedGroups() const { return collapsed_; }
     /// How many collapse states of the shown graph have a layout ready.
     size_t cachedLayouts() const { return cache_.size(); }
@@ -60,6 +68,8 @@ public:
 signals:
     /// A layout of the shown graph went into the scene.
     void graphShown();
+    /// toggleGroup() collapsed (`collapsed`) or expanded the group whose path is `path`.
+    void groupToggled(const QString& path, bool collapsed);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

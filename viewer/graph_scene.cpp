@@ -140,9 +140,13 @@ void GraphScene::updateSelection() {
     }
     selectedKey_ = key;
     const NodeId node = key.kind == VisualKey::Kind::Node ? key.id : kNoId;
-    if (node == selectedNode_) return;
+    const GroupId group = key.kind == VisualKey::Kind::Group ? key.id : kNoId;
+    const bool nodeChanged = node != selectedNode_;
+    const bool groupChanged = group != selectedGroup_;
     selectedNode_ = node;
-    emit selectedNodeChanged(node);
+    selectedGroup_ = group;
+    if (nodeChanged) emit selectedNodeChanged(node);
+    if (groupChanged) emit selectedGroupChanged(group);
 }
 
 void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {

@@ -1,6 +1,6 @@
 // The canvas scene: one NodeItem per box, one EdgeItem per edge and a frame per expanded group
 // of a laid-out VisualGraph; finds items by core id, marks nodes (diff and provenance states)
-// and reports the selected node.
+// and reports the selected node or collapsed group.
 #pragma once
 
 #include "viewer/scene_style.h"
@@ -64,12 +64,17 @@ public:
     /// The selected operator node (of several selected boxes, the one selected last); kNoId
     /// when nothing, or a terminal or group box, is selected.
     NodeId selectedNode() const { return selectedNode_; }
+    /// The selected collapsed group box (chosen like selectedNode()); kNoId when none is.
+    GroupId selectedGroup() const { return selectedGroup_; }
     /// The key of the selected box; kind Node with id kNoId when nothing is selected.
     VisualKey selectedKey() const { return selectedKey_; }
 
 signals:
     /// The selected operator node changed; kNoId when none is selected now.
     void selectedNodeChanged(graphlens::NodeId node);
+    /// The selected collapsed group changed; kNoId when none is selected now. Comes after
+    /// selectedNodeChanged() when both change.
+    void selectedGroupChanged(graphlens::GroupId group);
     /// A collapsed group box or an expanded group's frame was double-clicked: toggle it.
     void groupActivated(graphlens::GroupId group);
 
@@ -88,6 +93,7 @@ private:
     std::unordered_map<NodeId, NodeMark> marks_;
     std::unordered_map<NodeId, QColor> fills_;
     NodeId selectedNode_ = kNoId;
+    GroupId selectedGroup_ = kNoId;
     VisualKey selectedKey_;
     std::optional<VisualKey> lastSelected_;
 };

@@ -1,8 +1,6 @@
 // ModelOverview: the model as a tree of sections, filled from the IR and its summary.
 #include "viewer/model_overview.h"
 
-#include "core/graph/model_summary.h"
-
 #include <QHeaderView>
 
 namespace graphlens {
@@ -29,10 +27,11 @@ QTreeWidgetItem* ModelOverview::addSection(const QString& title, const QString& 
     return item;
 }
 
-void ModelOverview::showModel(const Model& model) {
+void ModelOverview::showModel(const Model& model) { showModel(model, summarize(model)); }
+
+void ModelOverview::showModel(const Model& model, const ModelSummary& summary) {
     clear();
     const Graph& g = model.graph;
-    const ModelSummary summary = summarize(model);
     auto* inputs = addSection(tr("Inputs"), QString::number(g.inputs().size()));
     for (ValueId v : g.inputs())
         if (!g.value(v).initializer)

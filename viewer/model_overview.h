@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/graph/model.h"
+#include "core/graph/model_summary.h"
 
 #include <QTreeWidget>
 
@@ -14,6 +15,8 @@ public:
 
     /// Replaces the shown content with `model`'s.
     void showModel(const Model& model);
+    /// The same with `summary` = summarize(model) already made (in a worker thread).
+    void showModel(const Model& model, const ModelSummary& summary);
 
     /// Number of node rows listed under "Nodes".
     int nodeRowCount() const;

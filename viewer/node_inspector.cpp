@@ -113,6 +113,23 @@ void NodeInspector::showNode(const Graph& graph, NodeId id, const Graph& origina
     expandAll();
 }
 
+void NodeInspector::showGroup(const GroupSummary& group) {
+    clear();
+    QTreeWidgetItem* about = addSection(tr("Group"));
+    addRow(about, tr("name"), QString::fromStdString(group.name));
+    addRow(about, tr("path"), QString::fromStdString(group.path));
+    addRow(about, tr("nodes"), QString::number(group.nodes));
+    addRow(about, tr("sub-groups"), QString::number(group.subgroups));
+    addRow(about, tr("FLOPs"), QStringLiteral("%L1").arg(group.flops));
+    QTreeWidgetItem* ops = addSection(tr("Operators"));
+    for (const auto& [op, count] : group.ops) addRow(ops, QString::fromStdString(op), QString::number(count));
+    QTreeWidgetItem* parameters = addSection(tr("Parameters"));
+    addRow(parameters, tr("tensors"), QString::number(group.parameterTensors));
+    addRow(parameters, tr("elements"), QStringLiteral("%L1").arg(group.parameters));
+    addRow(parameters, tr("bytes"), QStringLiteral("%L1").arg(group.parameterBytes));
+    expandAll();
+}
+
 void NodeInspector::addValueRows(QTreeWidgetItem* section, const Graph& graph, const Node& node, bool inputs) {
     const std::vector<ValueId>& values = inputs ? node.inputs : node.outputs;
     for (size_t i = 0; i < values.size(); ++i) {

@@ -1,6 +1,7 @@
 // NodeItem: a rounded box in the family color; marks and selection draw an outline around it.
 #include "viewer/node_item.h"
 
+#include "profiler/heat_scale.h"
 #include "viewer/graph_scene.h"
 
 #include <QPainter>
@@ -55,9 +56,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const QRectF r = box();
     const bool terminal = node_.key.kind == VisualKey::Kind::Input || node_.key.kind == VisualKey::Kind::Output;
     const qreal radius = terminal ? r.height() / 2 : kRadius;
-    QColor fill = style.fillFor(node_);
-    if (const auto* graphScene = qobject_cast<const GraphScene*>(scene()); graphScene && node_.key.kind == VisualKey::Kind::Node)
-        fill = graphScene->nodeFill(node_.key.id).value_or(fill);
+    QColor fill = heatFill().value_or(style.fillFor(node_));
     if (mark_ == NodeMark::Removed) fill.setAlphaF(0.45);
 
     if (mark_ == NodeMark::Highlighted) {  // a soft glow under the box
@@ -86,8 +85,25 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     if (showsText(option->levelOfDetailFromTransform(painter->worldTransform()))) paintText(painter, style);
 }
 
+std::optional<QColor> NodeItem::heatFill() const {
+    const auto* graphScene = qobject_cast<const GraphScene*>(scene());
+    if (!graphScene || node_.key.kind != VisualKey::Kind::Node) return std::nullopt;
+    return graphScene->nodeFill(node_.key.id);
+}
+
+NodeItem::TextColors NodeItem::textColors() const {
+    const SceneStyle& style = GraphScene::styleFor(scene());
+    const std::optional<QColor> fill = heatFill();
+    if (!fill) return {style.text, style.mutedText};
+    const QColor c = fill->toRgb();
+    if (prefersDarkText(Rgb{uint8_t(c.red()), uint8_t(c.green()), uint8_t(c.blue())}))
+        return {QColor(0x1a, 0x1a, 0x1a), QColor(0x4a, 0x4a, 0x4a)};
+    return {QColor(0xff, 0xff, 0xff), QColor(0xe6, 0xe6, 0xe6)};
+}
+
 void NodeItem::paintText(QPainter* painter, const SceneStyle& style) const {
     const QRectF r = box();
+    const TextColors colors = textColors();
     qreal y = r.top() + 6;
     auto line = [&](const QString& text, const QFont& font, const QColor& color) {
         const qreal height = QFontMetricsF(font).height();
@@ -96,11 +112,11 @@ void NodeItem::paintText(QPainter* painter, const SceneStyle& style) const {
         painter->drawText(QRectF(r.left() + 4, y, r.width() - 8, height), Qt::AlignCenter, text);
         y += height;
     };
-    line(node_.title, style.titleFont, style.text);
+    line(node_.title, style.titleFont, colors.text);
     for (const QString& text : {node_.subtitle, node_.domain})
-        if (!text.isEmpty()) line(text, style.bodyFont, style.mutedText);
-    for (const QString& text : node_.details) line(text, style.bodyFont, style.text);
-    for (const QString& text : node_.parameters) line(text, style.bodyFont, style.mutedText);
+        if (!text.isEmpty()) line(text, style.bodyFont, colors.muted);
+    for (const QString& text : node_.details) line(text, style.bodyFont, colors.text);
+    for (const QString& text : node_.parameters) line(text, style.bodyFont, colors.muted);
 }
 
 } // namespace graphlens

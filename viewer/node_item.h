@@ -8,6 +8,8 @@
 
 #include <QGraphicsItem>
 
+#include <optional>
+
 namespace graphlens {
 
 class NodeItem : public QGraphicsItem {
@@ -28,6 +30,14 @@ public:
     NodeMark mark() const { return mark_; }
     void setMark(NodeMark mark);
 
+    /// Text colors on the box: the scheme's, except on a heat fill, where dark text goes on light
+    /// fills and light text on dark ones (whichever contrasts more with the fill).
+    struct TextColors {
+        QColor text;
+        QColor muted;
+    };
+    TextColors textColors() const;
+
     /// Whether the text is drawn at `levelOfDetail` (the view's scale); below it only the box.
     static bool showsText(qreal levelOfDetail) { return levelOfDetail >= 0.4; }
 
@@ -41,6 +51,7 @@ protected:
 private:
     QRectF box() const;
     void paintText(QPainter* painter, const SceneStyle& style) const;
+    std::optional<QColor> heatFill() const;
 
     VisualNode node_;
     NodeMark mark_ = NodeMark::Normal;

@@ -1,4 +1,5 @@
-// searchNodes: one predicate built from the query, applied to the drawn nodes in order.
+// searchNodes: one predicate built from the query, applied to the drawn nodes in order;
+// searchBothSides runs it on each side of the split view.
 #include "viewer/node_search.h"
 
 #include "viewer/node_label.h"
@@ -29,6 +30,32 @@ NodeSearch searchNodes(const Graph& graph, const QString& text, bool regex) {
             search.nodes.push_back(id);
     }
     return search;
+}
+
+QString sideName(SearchSide side) {
+    switch (side) {
+    case SearchSide::Before: return QObject::tr("before");
+    case SearchSide::After: return QObject::tr("after");
+    case SearchSide::Both: return QObject::tr("both");
+    }
+    return {};
+}
+
+SplitSearch searchBothSides(const Graph& before, const Graph& after, const QString& text, bool regex) {
+    SplitSearch split;
+    const bool same = &before == &after;
+    const NodeSearch first = searchNodes(before, text, regex);
+    split.error = first.error;
+    for (NodeId id : first.nodes) split.hits.push_back({same ? SearchSide::Both : SearchSide::Before, id});
+    split.beforeCount = first.nodes.size();
+    if (same) {
+        split.afterCount = split.beforeCount;
+        return split;
+    }
+    const NodeSearch second = searchNodes(after, text, regex);
+    for (NodeId id : second.nodes) split.hits.push_back({SearchSide::After, id});
+    split.afterCount = second.nodes.size();
+    return split;
 }
 
 } // namespace graphlens

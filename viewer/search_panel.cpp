@@ -1,8 +1,6 @@
 // SearchPanel: the query runs on every edit (searchNodes() over a few thousand nodes takes a
-// few milliseconds); each result row keeps its node id.
+// few milliseconds per side); each result row keeps its side and node id.
 #include "viewer/search_panel.h"
-
-#include "viewer/node_search.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -12,6 +10,14 @@
 #include <QVBoxLayout>
 
 namespace graphlens {
+namespace {
+
+constexpr int kNodeRole = Qt::UserRole;
+constexpr int kSideRole = Qt::UserRole + 1;
+
+QString nodeCount(size_t n) { return n == 1 ? SearchPanel::tr("1 node") : SearchPanel::tr("%1 nodes").arg(n); }
+
+} // namespace
 
 SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     query_ = new QLineEdit(this);
@@ -36,8 +42,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     connect(results_, &QListWidget::itemActivated, this, &SearchPanel::activate);
 }
 
-void SearchPanel::setGraph(std::shared_ptr<const Graph> graph) {
-    graph_ = std::move(graph);
+void SearchPanel::setGraphs(std::shared_ptr<const Graph> before, std::shared_ptr<const Graph> after) {
+    before_ = std::move(before);
+    after_ = std::move(after);
     runQuery();
 }
 
@@ -49,23 +56,25 @@ void SearchPanel::focusQuery() {
 void SearchPanel::runQuery() {
     results_->clear();
     message_->setStyleSheet(QString());
-    if (!graph_ || query_->text().isEmpty()) return message_->clear();
-    const NodeSearch found = searchNodes(*graph_, query_->text(), regex_->isChecked());
+    if (!before_ || !after_ || query_->text().isEmpty()) return message_->clear();
+    const SplitSearch found = searchBothSides(*before_, *after_, query_->text(), regex_->isChecked());
     if (!found.error.isEmpty()) {
         message_->setStyleSheet(QStringLiteral("color: #c62828"));
         return message_->setText(found.error);
     }
-    message_->setText(found.nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(found.nodes.size()));
-    for (NodeId id : found.nodes) {
-        const Node& node = graph_->node(id);
+    message_->setText(before_ == after_ ? nodeCount(found.afterCount)
+                                        : tr("%1 before · %2 after").arg(nodeCount(found.beforeCount), nodeCount(found.afterCount)));
+    for (const SearchHit& hit : found.hits) {
+        const Node& node = (hit.side == SearchSide::Before ? before_ : after_)->node(hit.node);
         const QString name = node.name.empty() ? tr("(unnamed)") : QString::fromStdString(node.name);
-        auto* item = new QListWidgetItem(QStringLiteral("%1  ·  %2").arg(name, QString::fromStdString(node.opType)), results_);
-        item->setData(Qt::UserRole, id);
+        auto* item = new QListWidgetItem(QStringLiteral("[%1] %2  ·  %3").arg(sideName(hit.side), name, QString::fromStdString(node.opType)), results_);
+        item->setData(kNodeRole, hit.node);
+        item->setData(kSideRole, int(hit.side));
     }
 }
 
 void SearchPanel::activate(QListWidgetItem* item) {
-    if (item) emit nodeActivated(item->data(Qt::UserRole).value<NodeId>());
+    if (item) emit nodeActivated(SearchSide(item->data(kSideRole).toInt()), item->data(kNodeRole).value<NodeId>());
 }
 
 } // namespace graphlens

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace graphlens::cli {
@@ -104,6 +105,52 @@ QJsonObject importJson(const OrtProfileImport& import, const std::vector<NodePro
     return {{"median_ms", summarizeSamples(import.runMs).median}, {"node_median_sum_ms", sumOfMedians(nodes)},
             {"node_events", qint64(import.nodeEvents)}, {"mapped_events", qint64(import.mappedEvents)},
             {"mapped_fraction", import.mappedFraction()}, {"unmapped_names", unmapped}, {"nodes", nodesJson(nodes)}};
+}
+
+std::string comparisonTable(const ProfileComparison& c) {
+    std::string text = format("before vs after, per original node (a fused node's time split by its original nodes' "
+                              "FLOPs; speedup per group):\n");
+    text += format("  %-40s %-20s %10s %10s %6s %8s  %s\n", "node", "op", "before ms", "after ms", "group", "speedup", "now");
+    for (size_t i = 0; i < c.origins.size(); ++i) {
+        const OriginCost& row = c.origins[i];
+        const CostGroup& group = c.groups[row.group];
+        const bool firstOfGroup = i == 0 || c.origins[i - 1].group != row.group;  // the group's figures once
+        std::string now = group.afterLabels.empty() ? "-" : group.afterLabels.front();
+        if (group.afterLabels.size() > 1) now += format(" +%zu more", group.afterLabels.size() - 1);
+        text += format("  %-40s %-20s %10.3f %10.3f %6zu %8s  %s\n", fit(row.name, 40).c_str(), fit(row.op, 20).c_str(),
+                       row.beforeMs, row.afterMs, row.group + 1, firstOfGroup ? speedupText(group.speedup()).c_str() : "",
+                       firstOfGroup ? now.c_str() : "");
+    }
+    return text;
+}
+
+std::string comparisonSummary(const ProfileComparison& c) {
+    const double arenaChange = c.beforeArenaBytes ? 100.0 * (double(c.afterArenaBytes) - double(c.beforeArenaBytes)) / double(c.beforeArenaBytes) : 0;
+    return format("total speedup %.2fx (median %.3f ms -> %.3f ms); nodes %.3f ms -> %.3f ms; arena ", c.speedup(),
+                  c.beforeRunMs, c.afterRunMs, c.beforeNodeSumMs, c.afterNodeSumMs) +
+           bytes(c.beforeArenaBytes) + " -> " + bytes(c.afterArenaBytes) + format(" (%+.1f%%)\n", arenaChange);
+}
+
+QJsonObject comparisonJson(const ProfileComparison& c) {
+    auto speedup = [](double s) { return std::isfinite(s) ? QJsonValue(s) : QJsonValue(); };
+    QJsonArray nodes, groups;
+    for (const OriginCost& row : c.origins)
+        nodes.append(QJsonObject{{"name", QString::fromStdString(row.name)}, {"op", QString::fromStdString(row.op)},
+                                 {"before_ms", row.beforeMs}, {"after_ms", row.afterMs}, {"group", qint64(row.group)},
+                                 {"speedup", speedup(c.groups[row.group].speedup())}});
+    std::vector<QJsonArray> originsOf(c.groups.size());
+    for (const OriginCost& row : c.origins) originsOf[row.group].append(QString::fromStdString(row.name));
+    for (size_t i = 0; i < c.groups.size(); ++i) {
+        const CostGroup& g = c.groups[i];
+        QJsonArray after;
+        for (const std::string& label : g.afterLabels) after.append(QString::fromStdString(label));
+        groups.append(QJsonObject{{"nodes", originsOf[i]}, {"after_nodes", after}, {"before_ms", g.beforeMs},
+                                  {"after_ms", g.afterMs}, {"speedup", speedup(g.speedup())}});
+    }
+    return {{"speedup", c.speedup()}, {"median_ms_before", c.beforeRunMs}, {"median_ms_after", c.afterRunMs},
+            {"node_median_sum_ms_before", c.beforeNodeSumMs}, {"node_median_sum_ms_after", c.afterNodeSumMs},
+            {"arena_bytes_before", qint64(c.beforeArenaBytes)}, {"arena_bytes_after", qint64(c.afterArenaBytes)},
+            {"nodes", nodes}, {"groups", groups}};
 }
 
 } // namespace graphlens::cli

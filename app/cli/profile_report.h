@@ -3,6 +3,7 @@
 #pragma once
 
 #include "profiler/ort_profile.h"
+#include "profiler/profile_compare.h"
 #include "profiler/profile_session.h"
 
 #include <QJsonArray>
@@ -33,5 +34,18 @@ QJsonObject sessionJson(const ProfileResult& result);
 /// median_ms (ORT's model_run), node_median_sum_ms, node_events, mapped_events,
 /// mapped_fraction, unmapped_names, nodes.
 QJsonObject importJson(const OrtProfileImport& import, const std::vector<NodeProfile>& nodes);
+
+/// Per original node, in execution order: node, op, before ms, after ms (its folded share),
+/// group, the group's speedup, and the after nodes the group became.
+std::string comparisonTable(const ProfileComparison& comparison);
+
+/// "total speedup 1.23x (median 2.000 ms -> 1.626 ms); nodes 1.900 ms -> 1.500 ms; arena
+/// 196.61 kB -> 131.07 kB (-33.3%)", one line.
+std::string comparisonSummary(const ProfileComparison& comparison);
+
+/// speedup, median_ms_before, median_ms_after, node_median_sum_ms_before/after,
+/// arena_bytes_before/after, nodes (name, op, before_ms, after_ms, group, speedup: null when
+/// removed), groups (nodes, after_nodes, before_ms, after_ms, speedup).
+QJsonObject comparisonJson(const ProfileComparison& comparison);
 
 } // namespace graphlens::cli

@@ -1,6 +1,7 @@
-// `graphlens profile`: the hotspot table and summary, the JSON keys, a 10-run Chrome trace and
-// the CSV it writes, an imported ONNX Runtime profile, one-sentence errors for bad input; and
-// `graphlens render --heatmap`, which paints profile values onto the graph.
+// `graphlens profile`: the hotspot table and summary, the JSON keys, a 10-run Chrome trace (with
+// its live-bytes counter) and the CSV it writes, before vs after with --compare, an imported ONNX
+// Runtime profile, one-sentence errors for bad input; and `graphlens render --heatmap`, which
+// paints profile values onto the graph.
 #include "support/cli_process.h"
 
 #include <QFile>
@@ -9,6 +10,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
 
 using namespace graphlens::testing;
 
@@ -65,10 +68,19 @@ private slots:
         QCOMPARE(stem["name"].toString(), QString("/stem/conv/Conv"));
         QCOMPARE(stem["flops"].toInteger(), qint64(884736));
 
-        int complete = 0;
-        for (const QJsonValue& e : QJsonDocument::fromJson(readAll(trace)).object()["traceEvents"].toArray())
-            complete += e.toObject()["ph"] == "X";
+        int complete = 0, counters = 0;
+        double peak = 0;
+        for (const QJsonValue& v : QJsonDocument::fromJson(readAll(trace)).object()["traceEvents"].toArray()) {
+            const QJsonObject e = v.toObject();
+            complete += e["ph"] == "X";
+            if (e["ph"] != "C") continue;
+            ++counters;
+            QCOMPARE(e["name"].toString(), QString("live bytes"));
+            peak = std::max(peak, e["args"].toObject()["bytes"].toDouble());
+        }
         QCOMPARE(complete, kExecutedNodes * 10);
+        QCOMPARE(counters, kExecutedNodes * 10);  // one sample at the start of each node event
+        QCOMPARE(qint64(peak), json["lower_bound_bytes"].toInteger());
 
         const QList<QByteArray> rows = readAll(csv).split('\n');
         QCOMPARE(rows.size(), kExecutedNodes + 2);  // header, one row per node, the empty rest after the last "\r\n"
@@ -77,6 +89,47 @@ private slots:
 
         const QJsonObject results = QJsonDocument::fromJson(readAll(nodeData)).object()["main_graph"].toObject()["results"].toObject();
         QCOMPARE(results.size(), kExecutedNodes);
+    }
+    void compareFoldsTheOptimizedTimesOntoTheOriginalNodes() {
+        const CliResult r = runGraphlens({"profile", kSample, "--passes", "default", "--compare", "--runs", "3", "--warmup",
+                                          "1", "--threads", "1", "--json"});
+        QCOMPARE(r.status, 0);
+        const QJsonObject json = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject before = json["before"].toObject(), after = json["after"].toObject();
+        QCOMPARE(before["nodes"].toArray().size(), kExecutedNodes);
+        QVERIFY(after["nodes"].toArray().size() < kExecutedNodes);
+        QCOMPARE(json["median_ms_before"].toDouble(), before["median_ms"].toDouble());
+        QCOMPARE(json["speedup"].toDouble(), before["median_ms"].toDouble() / after["median_ms"].toDouble());
+        QCOMPARE(json["arena_bytes_before"].toInteger(), qint64(196608));
+        QCOMPARE(json["arena_bytes_after"].toInteger(), after["arena_bytes"].toInteger());
+        // One row per original node; each side's times add up to its sum of node medians.
+        const QJsonArray nodes = json["nodes"].toArray();
+        QCOMPARE(nodes.size(), kExecutedNodes);
+        double beforeSum = 0, afterSum = 0;
+        for (const QJsonValue& v : nodes) {
+            beforeSum += v.toObject()["before_ms"].toDouble();
+            afterSum += v.toObject()["after_ms"].toDouble();
+        }
+        QCOMPARE(beforeSum, before["node_median_sum_ms"].toDouble());
+        QCOMPARE(afterSum, after["node_median_sum_ms"].toDouble());
+        QCOMPARE(nodes[0].toObject()["name"].toString(), QString("/stem/conv/Conv"));
+        // The stem's Conv, BatchNormalization and Relu became one node: one group, one speedup.
+        const QJsonObject stem = json["groups"].toArray()[nodes[0].toObject()["group"].toInt()].toObject();
+        QCOMPARE(stem["nodes"].toArray().size(), 3);
+        QCOMPARE(stem["after_nodes"].toArray().size(), 1);
+        QCOMPARE(stem["speedup"].toDouble(), stem["before_ms"].toDouble() / stem["after_ms"].toDouble());
+        for (int i = 1; i < 3; ++i) QCOMPARE(nodes[i].toObject()["group"].toInt(), nodes[0].toObject()["group"].toInt());
+
+        const CliResult text = runGraphlens({"profile", kSample, "--passes", "default", "--compare", "--runs", "2", "--warmup", "0"});
+        QCOMPARE(text.status, 0);
+        QVERIFY2(text.out.contains("before vs after, per original node"), text.out.constData());
+        QVERIFY(text.out.contains("before: no passes; after: --passes default"));
+        QVERIFY(text.out.contains("/stem/bn/BatchNormalization"));
+        const QList<QByteArray> lines = text.out.split('\n');
+        const QByteArray summary = *std::find_if(lines.begin(), lines.end(), [](const QByteArray& l) { return l.startsWith("total speedup "); });
+        QVERIFY2(summary.contains("x (median ") && summary.contains("; arena 196.61 kB -> "), summary.constData());
+        verifyOneLineError(runGraphlens({"profile", kSample, "--compare", "--ort-profile", kOrtProfile}),
+                           "--compare runs the model; it does not go with --ort-profile");
     }
     void importsAnOnnxRuntimeProfile() {
         const CliResult r = runGraphlens({"profile", kSample, "--ort-profile", kOrtProfile, "--json"});

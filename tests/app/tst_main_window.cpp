@@ -32,13 +32,30 @@ namespace {
 
 const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
 
+/// Waits until the load or passes running are done and both sides are laid out.
 bool waitForLayout(const MainWindow& w) {
     return QTest::qWaitFor([&w] { return !w.layoutPending(); }, 20000);
 }
 
+/// Opens `path` (in the background) and waits until it is shown.
+bool openAndWait(MainWindow& w, const QString& path = kSample) {
+    return w.openModel(path) && waitForLayout(w) && w.model();
+}
+
+/// Apply next / Apply all, waiting until the step is shown.
+bool applyNext(MainWindow& w) {
+    w.applyNextPass();
+    return waitForLayout(w);
+}
+bool applyAll(MainWindow& w) {
+    w.applyAllPasses();
+    return waitForLayout(w);
+}
+
 /// Applies passes until `passId` made the current step.
 void stepTo(MainWindow& w, const std::string& passId) {
-    while (!w.stepper().currentResult() || w.stepper().currentResult()->passId != passId) w.applyNextPass();
+    while (!w.stepper().currentResult() || w.stepper().currentResult()->passId != passId)
+        if (w.stepper().pendingPasses().empty() || !applyNext(w)) throw std::runtime_error("no step of pass " + passId);
 }
 
 NodeId nodeNamed(const Graph& graph, const char* name) {
@@ -87,20 +104,17 @@ private slots:
 
     void stepsThroughPassesWithDiffMarks() {
         MainWindow w;
-        QVERIFY(w.openModel(kSample));
-        QVERIFY(waitForLayout(w));
+        QVERIFY(openAndWait(w));
         QCOMPARE(w.afterScene()->nodeItems().size(), size_t(22));  // 20 nodes + input + output
-        w.applyNextPass();  // eliminate-noops: Mul by 1, Dropout, Identity, Reshape
+        QVERIFY(applyNext(w));  // eliminate-noops: Mul by 1, Dropout, Identity, Reshape
         QCOMPARE(w.stepper().step(), size_t(1));
         QCOMPARE(w.stepper().current().graph.nodeCount(), size_t(19));
-        QVERIFY(waitForLayout(w));
         const Graph& before = w.stepper().previous().graph;
         const NodeId dropout = nodeNamed(before, "/head/dropout/Dropout");
         QCOMPARE(w.beforeScene()->nodeMark(dropout), NodeMark::Removed);
         QVERIFY(w.rewriteLog()->count() >= 4);
         QVERIFY(w.rewriteLog()->item(0)->text().startsWith("[eliminate-noops] removed"));
-        w.applyAllPasses();
-        QVERIFY(waitForLayout(w));
+        QVERIFY(applyAll(w));
         const size_t optimized = w.stepper().current().graph.nodeCount();
         QCOMPARE(optimized, size_t(7));
         QCOMPARE(int(w.afterScene()->nodeItems().size()), int(optimized) + 2);
@@ -116,7 +130,7 @@ private slots:
     void opensTheSampleModel() {
         MainWindow w;
         w.show();
-        QVERIFY(w.openModel(kSample));
+        QVERIFY(openAndWait(w));
         QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
         QCOMPARE(w.overview()->nodeRowCount(), 23);
         QVERIFY(w.windowTitle().startsWith("sample_cnn.onnx"));
@@ -124,9 +138,8 @@ private slots:
 
     void selectingAFoldedNodeHighlightsItsSourcesAndBack() {
         MainWindow w;
-        QVERIFY(w.openModel(kSample));
+        QVERIFY(openAndWait(w));
         stepTo(w, "fold-batchnorm");
-        QVERIFY(waitForLayout(w));
         const Graph& before = *w.beforePane()->graph();
         const Graph& after = *w.afterPane()->graph();
         w.afterScene()->selectNode(nodeNamed(after, "/stem/conv/Conv"));
@@ -147,9 +160,8 @@ private slots:
 
     void selectingAFusedNodeAfterAllPassesHighlightsTheStepBefore() {
         MainWindow w;
-        QVERIFY(w.openModel(kSample));
-        w.applyAllPasses();
-        QVERIFY(waitForLayout(w));
+        QVERIFY(openAndWait(w));
+        QVERIFY(applyAll(w));
         QCOMPARE(w.stepper().currentResult()->passId, std::string("fuse-conv-activation"));
         w.afterScene()->selectNode(nodeNamed(*w.afterPane()->graph(), "/stem/conv/Conv"));
         QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted), QStringList({"/stem/conv/Conv:Conv", "/stem/relu/Relu:Relu"}));
@@ -164,8 +176,7 @@ private slots:
 
     void inspectorShowsOpAttributesAndWeightStatistics() {
         MainWindow w;
-        QVERIFY(w.openModel(kSample));
-        QVERIFY(waitForLayout(w));
+        QVERIFY(openAndWait(w));
         w.afterScene()->selectNode(nodeNamed(*w.afterPane()->graph(), "/stem/conv/Conv"));
         const NodeInspector* inspector = w.inspector();
         QCOMPARE(childValue(inspector->section("Node"), "op"), QString("Conv"));
@@ -195,9 +206,8 @@ private slots:
 
     void inspectorShowsTheBatchNormFoldMath() {
         MainWindow w;
-        QVERIFY(w.openModel(kSample));
+        QVERIFY(openAndWait(w));
         stepTo(w, "fold-batchnorm");
-        QVERIFY(waitForLayout(w));
         w.afterScene()->selectNode(nodeNamed(*w.afterPane()->graph(), "/stem/conv/Conv"));
         const QTreeWidgetItem* fused = w.inspector()->section("Fused from");
         QVERIFY(fused);
@@ -216,16 +226,16 @@ private slots:
     void searchFindsNodesByOpTypeAndRegex() {
         MainWindow w;
         w.show();
-        QVERIFY(w.openModel(kSample));
-        QVERIFY(waitForLayout(w));
+        QVERIFY(openAndWait(w));
         SearchPanel* search = w.searchPanel();
         QVERIFY(QTest::qWaitForWindowActive(&w));
         QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
         QVERIFY(search->query()->hasFocus());
         QTest::keyClicks(search->query(), "relu");
+        // Before any pass both sides show the original: each match is listed once.
         QCOMPARE(search->results()->count(), 4);
         QCOMPARE(search->message()->text(), QString("4 nodes"));
-        QCOMPARE(search->results()->item(0)->text(), QString("/stem/relu/Relu  ·  Relu"));
+        QCOMPARE(search->results()->item(0)->text(), QString("[both] /stem/relu/Relu  ·  Relu"));
         search->regex()->setChecked(true);
         search->query()->setText("^/block1/(conv|bn)");
         QCOMPARE(search->results()->count(), 4);
@@ -234,15 +244,17 @@ private slots:
         search->query()->setText("conv(");
         QCOMPARE(search->results()->count(), 0);
         QVERIFY(search->message()->text().startsWith("Invalid regular expression at position 5"));
-        // After all passes the search runs on the optimized graph.
-        w.applyAllPasses();
-        QVERIFY(waitForLayout(w));
+        // After all passes the optimized graph is the after side, the step before it the before
+        // side: fuse-conv-add made one FusedConv there, fuse-conv-activation three more.
+        QVERIFY(applyAll(w));
         search->query()->setText("^FusedConv$");
-        QCOMPARE(search->results()->count(), 4);
+        QCOMPARE(search->results()->count(), 5);
+        QCOMPARE(search->message()->text(), QString("1 node before · 4 nodes after"));
+        QVERIFY(search->results()->item(0)->text().startsWith("[before] "));
         // Activating a result selects and centers its node.
-        QListWidgetItem* last = search->results()->item(3);
+        QListWidgetItem* last = search->results()->item(4);
         const NodeId id = last->data(Qt::UserRole).value<NodeId>();
-        QCOMPARE(last->text(), QString("/down/conv/Conv  ·  FusedConv"));
+        QCOMPARE(last->text(), QString("[after] /down/conv/Conv  ·  FusedConv"));
         QTest::mouseClick(search->results()->viewport(), Qt::LeftButton, {}, search->results()->visualItemRect(last).center());
         QCOMPARE(w.afterScene()->selectedNode(), id);
         QVERIFY(showsWhole(w.afterPane()->view(), w.afterScene()->itemForNode(id)));
@@ -253,8 +265,7 @@ private slots:
         w.resize(1800, 1100);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(w.openModel(kSample));
-        QVERIFY(waitForLayout(w));
+        QVERIFY(openAndWait(w));
         for (GraphPane* pane : {w.beforePane(), w.afterPane()}) {
             QCOMPARE(pane->minimap()->scene(), static_cast<QGraphicsScene*>(pane->scene()));
             QVERIFY(pane->minimap()->isVisible());
@@ -265,9 +276,8 @@ private slots:
     void rewriteLogClickSelectsAndCentersBothSides() {
         MainWindow w;
         w.show();
-        QVERIFY(w.openModel(kSample));
+        QVERIFY(openAndWait(w));
         stepTo(w, "fold-batchnorm");
-        QVERIFY(waitForLayout(w));
         QListWidgetItem* entry = nullptr;
         for (int i = 0; i < w.rewriteLog()->count(); ++i)
             if (w.rewriteLog()->item(i)->text().contains("'/down/bn/BatchNormalization'")) entry = w.rewriteLog()->item(i);
@@ -287,8 +297,7 @@ private slots:
 
     void groupsToggleWithCachedLayouts() {
         MainWindow w;
-        QVERIFY(w.openModel(kSample));
-        QVERIFY(waitForLayout(w));
+        QVERIFY(openAndWait(w));
         GraphPane* pane = w.afterPane();
         const ScopeTree scopes(*pane->graph());
         const GroupId block = scopes.findGroup("/block1");
@@ -322,10 +331,10 @@ private slots:
             QVERIFY(QFile::copy(kSample, copies.back()));
         }
         MainWindow w;
-        QVERIFY(w.openModel(kSample));
+        QVERIFY(openAndWait(w));
         QCOMPARE(w.recentFiles().paths(), QStringList({QFileInfo(kSample).absoluteFilePath()}));
-        for (const QString& copy : copies) QVERIFY(w.openModel(copy));
-        QVERIFY(w.openModel(copies[5]));  // opened again: moves to the front
+        for (const QString& copy : copies) QVERIFY(openAndWait(w, copy));
+        QVERIFY(openAndWait(w, copies[5]));  // opened again: moves to the front
         QStringList expected{copies[5], copies[10], copies[9], copies[8], copies[7], copies[6], copies[4], copies[3], copies[2], copies[1]};
         QCOMPARE(w.recentFiles().paths(), expected);
         auto* menu = w.findChild<QMenu*>("recentMenu");
@@ -351,6 +360,8 @@ private slots:
         QVERIFY(enter.isAccepted());
         QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(&w, &drop);
+        QVERIFY(w.busy());  // loading in the background
+        QVERIFY(waitForLayout(w));
         QVERIFY(w.model());
         QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
         QMimeData text;
@@ -366,19 +377,27 @@ private slots:
         const QString bad = dir.filePath("bad.onnx");
         std::ofstream(bad.toStdString()) << "not a model";
         MainWindow w;
-        QVERIFY(w.openModel(kSample));
-        QVERIFY(!w.openModel(bad, /*quiet=*/true));
+        QVERIFY(openAndWait(w));
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        QVERIFY(w.openModel(bad, /*quiet=*/true));  // the load starts; it fails in the background
+        QVERIFY(failed.wait(20000));
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(failed.first().first().toString(), w.lastError());
         QVERIFY(w.lastError().contains("bad.onnx"));
         QVERIFY(w.lastError().contains("malformed"));
         QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
         QCOMPARE(w.overview()->nodeRowCount(), 23);
         QCOMPARE(w.recentFiles().paths(), QStringList({QFileInfo(kSample).absoluteFilePath()}));
-        // Still usable: a pass applies and the search answers.
-        w.applyNextPass();
+        // Still usable: a pass applies and the search answers (4 Convs on each side).
+        QVERIFY(!w.busy());
+        QVERIFY(applyNext(w));
         QCOMPARE(w.stepper().current().graph.nodeCount(), size_t(19));
         w.searchPanel()->query()->setText("Conv");
-        QCOMPARE(w.searchPanel()->results()->count(), 4);
-        QVERIFY(waitForLayout(w));
+        QCOMPARE(w.searchPanel()->results()->count(), 8);
+        // A file that does not exist fails at once.
+        QVERIFY(!w.openModel(dir.filePath("absent.onnx"), /*quiet=*/true));
+        QCOMPARE(failed.count(), 2);
+        QVERIFY(w.lastError().contains("does not exist"));
     }
 
 private:

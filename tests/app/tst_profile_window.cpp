@@ -1,9 +1,15 @@
 // The main window's Profile dock (offscreen): profiling the after side of the sample in the
 // background, the heatmap overlays (time, output bytes, FLOPs, GFLOP/s; linear and log) painted
-// as node fills with a legend spanning the values, the hotspot table focusing its node, and a
-// profile of a step no longer shown being dropped.
+// as node fills with a legend spanning the values, the hotspot table focusing its node, the
+// timeline (one bar per executed node, a click selects it) and the memory chart, the before/after
+// comparison with its speedup overlay and summary, and a profile of a step no longer shown being
+// dropped.
+#include "app/cli/profile_report.h"
+#include "app/compare_panel.h"
 #include "app/main_window.h"
 #include "app/profile_panel.h"
+#include "viewer/memory_chart.h"
+#include "viewer/timeline_view.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
 #include "viewer/heat_legend_widget.h"
@@ -12,11 +18,14 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QLabel>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
+#include <numeric>
 
 using namespace graphlens;
 
@@ -175,6 +184,102 @@ private slots:
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualItemRect(table->item(0, kNodeColumn)).center());
         QVERIFY(QTest::qWaitFor([&w, first] { return w.afterScene()->selectedNode() == first; }, 20000));
         QCOMPARE(w.afterScene()->selectedNode(), first);
+    }
+
+    void timelineHasOneBarPerExecutedNodeAndAClickSelectsIt() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndProfile(w));
+        ProfilePanel* panel = w.profilePanel();
+        panel->tabs()->setCurrentWidget(panel->timeline());
+        TimelineView* timeline = panel->timeline();
+        const std::vector<NodeProfile>& nodes = panel->profile()->nodes;
+        QCOMPARE(timeline->bars().size(), nodes.size());  // 23
+        for (size_t i = 0; i < nodes.size(); ++i) {  // execution order, one thread
+            QCOMPARE(timeline->bars()[i].node, nodes[i].node);
+            QCOMPARE(timeline->bars()[i].track, 0);
+            if (i) QVERIFY(timeline->bars()[i].startMs >= timeline->bars()[i - 1].startMs);
+            QCOMPARE(timeline->barItems()[i]->toolTip().section('\n', 0, 0), QString::fromStdString(nodes[i].name));
+        }
+        QCOMPARE(timeline->bars().front().startMs, 0.0);
+        // The longest Conv bar of the shown run (a Conv is drawn as a box on the canvas).
+        const auto longest = std::max_element(timeline->bars().begin(), timeline->bars().end(), [](const auto& a, const auto& b) {
+            return std::pair(a.op == "Conv", a.durationMs) < std::pair(b.op == "Conv", b.durationMs);
+        });
+        const size_t index = size_t(longest - timeline->bars().begin());
+        QCOMPARE(longest->op, std::string("Conv"));
+        QVERIFY(timeline->barItems()[index]->toolTip().contains(QString::fromStdString(longest->op)));
+        timeline->ensureVisible(timeline->barItems()[index]);
+        const QPoint center = timeline->mapFromScene(timeline->barItems()[index]->rect().center());
+        QTest::mouseClick(timeline->viewport(), Qt::LeftButton, {}, center);
+        QCOMPARE(timeline->selectedNode(), longest->node);
+        QVERIFY(QTest::qWaitFor([&w, &longest] { return w.afterScene()->selectedNode() == longest->node; }, 20000));
+    }
+
+    void memoryChartPeaksAtTheLowerBoundUnderTheArena() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndProfile(w));
+        ProfilePanel* panel = w.profilePanel();
+        panel->tabs()->setCurrentWidget(panel->memoryChart());
+        MemoryChart* chart = panel->memoryChart();
+        const ProfileResult& profile = *panel->profile();
+        QCOMPARE(chart->steps().size(), size_t(23));
+        QCOMPARE(chart->arenaBytes(), profile.memory.arenaBytes);
+        QCOMPARE(chart->naiveBytes(), profile.memory.naiveBytes);
+        QCOMPARE(chart->peakBytes(), profile.memory.lowerBoundBytes);
+        QVERIFY(chart->peakBytes() > 0 && chart->peakBytes() <= chart->arenaBytes());
+        for (int i = 0; i < int(chart->steps().size()); ++i) QVERIFY(chart->columnRect(i).top() >= chart->yOf(double(chart->arenaBytes())));
+        QVERIFY(chart->width() > 100);
+        QTest::mouseMove(chart, chart->columnRect(0).center().toPoint());
+        QVERIFY(QTest::qWaitFor([chart] { return chart->hoveredStep() == 0; }, 2000));
+        QVERIFY(chart->toolTipFor(0).contains(QString::fromStdString(profile.nodes[0].name)));
+    }
+
+    void beforeAfterComparisonShowsSpeedupOnTheBeforeSide() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
+        w.applyAllPasses();
+        QVERIFY(waitForLayout(w));
+        ComparePanel* compare = w.profilePanel()->comparePanel();
+        w.profilePanel()->setProfileOptions({1, 3});
+        QSignalSpy ready(compare, &ComparePanel::comparisonReady);
+        compare->compareButton()->click();
+        QVERIFY(compare->running());
+        QVERIFY(ready.wait(240000));
+        const ProfileComparison& c = *compare->comparison();
+        const Graph& before = w.stepper().previous().graph;
+        const Graph& after = w.stepper().current().graph;
+        // Every profiled node of each side is in one group that holds its whole provenance.
+        for (const auto& [groupOf, graph] : {std::pair{&c.groupOfBefore, &before}, std::pair{&c.groupOfAfter, &after}})
+            for (const auto& [node, group] : *groupOf)
+                for (NodeId origin : graph->node(node).provenance) {
+                    const auto& origins = c.groups[group].origins;
+                    QVERIFY(std::find(origins.begin(), origins.end(), origin) != origins.end());
+                }
+        const double folded = std::accumulate(c.origins.begin(), c.origins.end(), 0.0,
+                                              [](double s, const OriginCost& o) { return s + o.afterMs; });
+        QCOMPARE(folded, c.afterNodeSumMs);
+        QCOMPARE(compare->summaryLabel()->text(), QString::fromStdString(cli::comparisonSummary(c)).trimmed());
+        QVERIFY(compare->summaryLabel()->text().startsWith(QString("total speedup %1x").arg(c.speedup(), 0, 'f', 2)));
+        QCOMPARE(compare->table()->rowCount(), int(c.groups.size()));
+        // The before side is colored by its groups' speedups; the after side keeps its own overlay.
+        QCOMPARE(compare->beforeFills().size(), c.groupOfBefore.size());
+        for (const auto& [node, group] : c.groupOfBefore) {
+            const Rgb color = speedupColor(c.groups[group].speedup());
+            QCOMPARE(w.beforeScene()->nodeFill(node), std::optional<QColor>(QColor(color.r, color.g, color.b)));
+        }
+        compare->setSpeedupOverlay(false);
+        QVERIFY(compare->beforeFills().empty());
+        QCOMPARE(w.beforeScene()->nodeFill(c.groupOfBefore.begin()->first), std::nullopt);
+        compare->setSpeedupOverlay(true);
+        w.stepBack();  // new sides: the comparison and its colors go
+        QCOMPARE(compare->comparison(), nullptr);
+        QVERIFY(compare->beforeFills().empty());
+        QCOMPARE(compare->table()->rowCount(), 0);
     }
 
     void aProfileOfAStepNoLongerShownIsDropped() {

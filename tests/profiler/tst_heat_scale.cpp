@@ -29,6 +29,26 @@ private slots:
         QCOMPARE(linear.high(), 9.0);
         QCOMPARE(HeatScale::spanning({3, 0, 9}, HeatScaleKind::Log).low(), 3.0);
     }
+    void speedupRampDivergesAtOne() {
+        QCOMPARE(speedupColor(1), (Rgb{247, 247, 247}));
+        QCOMPARE(speedupColor(4), (Rgb{26, 152, 80}));
+        QCOMPARE(speedupColor(0.25), (Rgb{215, 48, 39}));
+        QCOMPARE(speedupColor(2), (Rgb{137, 200, 164}));  // half way (log2) to the green end
+        QCOMPARE(speedupColor(100), speedupColor(4));
+        QCOMPARE(speedupColor(INFINITY), speedupColor(4));  // removed: as fast as it gets
+        QCOMPARE(speedupColor(0), speedupColor(0.25));      // new: all cost
+    }
+    void darkTextOnLightFillsLightTextOnDark() {
+        QCOMPARE(relativeLuminance({255, 255, 255}), 1.0);
+        QCOMPARE(relativeLuminance({0, 0, 0}), 0.0);
+        QVERIFY(prefersDarkText(heatColor(0)));     // light yellow
+        QVERIFY(prefersDarkText(heatColor(0.5)));   // orange
+        QVERIFY(!prefersDarkText(heatColor(1)));    // dark red
+        QVERIFY(!prefersDarkText({40, 40, 44}));
+        QVERIFY(prefersDarkText(speedupColor(1)));
+        // The switch sits where both contrasts are equal: luminance about 0.179.
+        QVERIFY(prefersDarkText({118, 118, 118}) && !prefersDarkText({116, 116, 116}));
+    }
     void rampHitsItsStops() {
         QCOMPARE(heatColor(0), (Rgb{255, 255, 204}));
         QCOMPARE(heatColor(0.5), (Rgb{253, 141, 60}));

@@ -3,6 +3,7 @@
 // and the view's zoom, fit and keyboard shortcuts.
 #include "core/graph/builder.h"
 #include "core/onnx/loader.h"
+#include "profiler/heat_scale.h"
 #include "viewer/edge_item.h"
 #include "viewer/graph_layout.h"
 #include "viewer/graph_scene.h"
@@ -176,6 +177,25 @@ private slots:
         QVERIFY(scene.style().familyFill[size_t(OpFamily::Linear)].lightnessF() < 0.4);
         QCOMPARE(scene.backgroundBrush().color(), QColor(30, 30, 34));
         QVERIFY(scene.style().text.lightnessF() > 0.8);
+    }
+
+    void heatFillsGetContrastingText() {
+        GraphScene scene;
+        scene.setColorScheme(darkPalette());  // light text by default
+        showSample(scene);
+        const NodeId conv = nodeNamed("/stem/conv/Conv"), gemm = nodeNamed("/head/fc/Gemm");
+        QCOMPARE(scene.itemForNode(conv)->textColors().text, scene.style().text);
+        const Rgb light = heatColor(0), dark = heatColor(1);
+        scene.setNodeFills({{conv, QColor(light.r, light.g, light.b)}, {gemm, QColor(dark.r, dark.g, dark.b)}});
+        const NodeItem::TextColors onLight = scene.itemForNode(conv)->textColors();
+        const NodeItem::TextColors onDark = scene.itemForNode(gemm)->textColors();
+        QVERIFY(onLight.text.lightnessF() < 0.2 && onLight.muted.lightnessF() < 0.4);
+        QVERIFY(onDark.text.lightnessF() > 0.9 && onDark.muted.lightnessF() > 0.8);
+        QCOMPARE(scene.itemForNode(nodeNamed("/stem/relu/Relu"))->textColors().text, scene.style().text);  // no fill
+        // The drawing uses them: the SVG has the dark text color only once a light fill is set.
+        QVERIFY(svgAtScale(scene, 1.0).contains(onLight.text.name().toLatin1()));
+        scene.setNodeFills({});
+        QVERIFY(!svgAtScale(scene, 1.0).contains(onLight.text.name().toLatin1()));
     }
 
     void viewZoomsFitsAndKeepsThePointUnderTheCursor() {

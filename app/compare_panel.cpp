@@ -1,0 +1,162 @@
+// ComparePanel: like ProfilePanel, work runs in the profile thread and comes back tagged with a
+// generation, so a comparison of sides no longer shown is dropped.
+#include "app/compare_panel.h"
+
+#include "app/background_profile.h"
+#include "app/cli/profile_report.h"
+#include "profiler/heat_scale.h"
+
+#include <QCheckBox>
+#include <QCoreApplication>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QThreadPool>
+#include <QVBoxLayout>
+
+namespace graphlens {
+namespace {
+
+/// Runs in the profile thread.
+ProfileComparison compareOnCpu(const Model& original, const Model& before, const Model& after, const ProfileOptions& options) {
+    const CpuProfile b = profileOnCpu(before, options);
+    const CpuProfile a = profileOnCpu(after, options);
+    return compareProfiles(graphWithShapes(original, b.inputShapes), before.graph, b.result, after.graph, a.result);
+}
+
+QTableWidgetItem* numberItem(double value, int decimals) {
+    auto* item = new QTableWidgetItem;
+    item->setData(Qt::DisplayRole, QString::number(value, 'f', decimals).toDouble());
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+}
+
+/// Names of a group's original nodes, "a, b +3 more".
+QString originNames(const ProfileComparison& c, size_t group) {
+    QStringList names;
+    for (const OriginCost& row : c.origins)
+        if (row.group == group) names << QString::fromStdString(row.name);
+    if (names.size() <= 2) return names.join(", ");
+    return QStringLiteral("%1, %2 +%3 more").arg(names[0], names[1]).arg(names.size() - 2);
+}
+
+} // namespace
+
+ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
+    button_ = new QPushButton(tr("Profile before and after"), this);
+    summary_ = new QLabel(tr("Profiles both sides on the CPU and shows the speedup of each original node group."), this);
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    overlay_ = new QCheckBox(tr("Speedup on the before side (green faster, red slower)"), this);
+    overlay_->setChecked(true);
+    table_ = new QTableWidget(0, kCompareColumns, this);
+    table_->setHorizontalHeaderLabels({tr("Speedup"), tr("Before ms"), tr("After ms"), tr("Original nodes"), tr("Now")});
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setToolTip(tr("A fused node's time is split among its original nodes by their FLOPs; "
+                          "the speedup is that of the whole group (before ms / after ms)."));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(button_);
+    layout->addWidget(summary_);
+    layout->addWidget(overlay_);
+    layout->addWidget(table_, 1);
+    connect(button_, &QPushButton::clicked, this, &ComparePanel::compareRequested);
+    connect(overlay_, &QCheckBox::toggled, this, &ComparePanel::updateFills);
+    connect(table_, &QTableWidget::cellClicked, this, &ComparePanel::activateRow);
+    connect(table_, &QTableWidget::cellActivated, this, &ComparePanel::activateRow);
+}
+
+void ComparePanel::setSpeedupOverlay(bool on) { overlay_->setChecked(on); }
+bool ComparePanel::speedupOverlay() const { return overlay_->isChecked(); }
+
+void ComparePanel::startCompare(std::shared_ptr<const Model> original, std::shared_ptr<const Model> before,
+                                std::shared_ptr<const Model> after) {
+    const int generation = ++generation_;
+    running_ = true;
+    button_->setEnabled(false);
+    summary_->setText(tr("Profiling the before and the after side..."));
+    QPointer<ComparePanel> self(this);
+    profilePool()->start([self, original = std::move(original), before = std::move(before), after = std::move(after),
+                          options = options_, generation] {
+        auto result = std::make_shared<std::optional<ProfileComparison>>();
+        QString error;
+        try {
+            *result = compareOnCpu(*original, *before, *after, options);
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(qApp, [self, generation, result, error] {
+            if (self) self->finish(generation, result, error);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void ComparePanel::finish(int generation, std::shared_ptr<std::optional<ProfileComparison>> result, const QString& error) {
+    if (generation != generation_) return;
+    running_ = false;
+    button_->setEnabled(true);
+    if (!*result) {
+        summary_->setText(tr("Comparison failed: %1").arg(error));
+        emit comparisonFailed(error);
+        return;
+    }
+    comparison_ = std::move(*result);
+    summary_->setText(QString::fromStdString(cli::comparisonSummary(*comparison_)).trimmed());
+    fillTable();
+    updateFills();
+    emit comparisonReady();
+}
+
+void ComparePanel::dropComparison() {
+    ++generation_;
+    running_ = false;
+    button_->setEnabled(true);
+    const bool had = comparison_.has_value();
+    comparison_.reset();
+    table_->setRowCount(0);
+    summary_->setText(tr("Profiles both sides on the CPU and shows the speedup of each original node group."));
+    if (had) updateFills();
+}
+
+void ComparePanel::updateFills() {
+    fills_.clear();
+    if (comparison_ && overlay_->isChecked())
+        for (const auto& [node, group] : comparison_->groupOfBefore) {
+            const Rgb c = speedupColor(comparison_->groups[group].speedup());
+            fills_[node] = QColor(c.r, c.g, c.b);
+        }
+    emit beforeFillsChanged();
+}
+
+void ComparePanel::fillTable() {
+    const ProfileComparison& c = *comparison_;
+    table_->setRowCount(int(c.groups.size()));
+    for (int row = 0; row < int(c.groups.size()); ++row) {
+        const CostGroup& g = c.groups[size_t(row)];
+        auto* names = new QTableWidgetItem(originNames(c, size_t(row)));
+        names->setData(Qt::UserRole, g.beforeNodes.empty() ? kNoId : g.beforeNodes.front());
+        table_->setItem(row, kOriginalColumn, names);
+        QString now = g.afterLabels.empty() ? tr("(gone)") : QString::fromStdString(g.afterLabels.front());
+        if (g.afterLabels.size() > 1) now += tr(" +%1 more").arg(g.afterLabels.size() - 1);
+        table_->setItem(row, kNowColumn, new QTableWidgetItem(now));
+        table_->setItem(row, kBeforeMsColumn, numberItem(g.beforeMs, 4));
+        table_->setItem(row, kAfterMsColumn, numberItem(g.afterMs, 4));
+        auto* speedup = new QTableWidgetItem(QString::fromStdString(speedupText(g.speedup())));
+        speedup->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        table_->setItem(row, kSpeedupColumn, speedup);
+    }
+    table_->resizeColumnsToContents();
+}
+
+void ComparePanel::activateRow(int row) {
+    if (const QTableWidgetItem* names = table_->item(row, kOriginalColumn))
+        if (const NodeId node = names->data(Qt::UserRole).value<NodeId>(); node != kNoId) emit nodeActivated(node);
+}
+
+} // namespace graphlens

@@ -1,0 +1,64 @@
+// Window work: plain functions of their inputs, so they run in a worker thread and tests can
+// call them directly.
+#include "app/window_work.h"
+
+#include "app/cli/model_inputs.h"
+#include "core/onnx/loader.h"
+#include "core/passes/verify.h"
+
+#include <QObject>
+
+#include <optional>
+
+namespace graphlens {
+
+LoadedModel loadForWindow(const QString& path) {
+    LoadedModel loaded{loadModel(path.toStdString()), {}};
+    loaded.summary = summarize(loaded.model);
+    return loaded;
+}
+
+namespace {
+
+/// A checker whose baseline is `from`, on seeded random inputs; nullopt with `why` set when the
+/// model cannot be run (an unsupported op, a symbolic input size).
+std::optional<NumericChecker> checkerFor(const Model& from, QString& why) {
+    try {
+        NumericChecker checker(cli::makeFeeds(from.graph, {}, {}, /*seed=*/1), VerifyOptions{});
+        checker.setBaseline(from);
+        return checker;
+    } catch (const std::exception& e) {
+        why = QObject::tr("The steps were not verified: %1").arg(QString::fromUtf8(e.what()));
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+AppliedSteps applyPasses(const Model& from, const std::vector<PassToRun>& passes, bool verify, const TaskRunner::Control& control) {
+    AppliedSteps applied;
+    applied.asked = passes.size();
+    std::optional<NumericChecker> checker;
+    if (verify) {
+        control.report(0, int(passes.size()), QObject::tr("Running the model for verification"));
+        checker = checkerFor(from, applied.verifyError);
+    }
+    for (size_t k = 0; k < passes.size(); ++k) {
+        control.report(int(k), int(passes.size()),
+                       QObject::tr("Applying pass %1 of %2: %3").arg(k + 1).arg(passes.size()).arg(QString::fromStdString(passes[k].id)));
+        if (control.cancelled()) {
+            applied.cancelled = true;
+            break;
+        }
+        const Model& last = applied.steps.empty() ? from : applied.steps.back().model;
+        try {
+            applied.steps.push_back(runPassStep(passes[k].id, passes[k].pass, last, checker ? &*checker : nullptr));
+        } catch (const std::exception& e) {
+            applied.error = QObject::tr("Pass %1 failed: %2").arg(QString::fromStdString(passes[k].id), QString::fromUtf8(e.what()));
+            break;
+        }
+    }
+    return applied;
+}
+
+} // namespace graphlens

@@ -1,0 +1,68 @@
+// The timeline of one profiled run: each executed node a bar in execution order, x the time from
+// the start of the run, one row per thread or queue (as in the Chrome trace), bars in the
+// color of their op family. Hovering a bar names its node, op and time; clicking selects it.
+#pragma once
+
+#include "profiler/run_timeline.h"
+
+#include <QGraphicsRectItem>
+#include <QGraphicsView>
+
+#include <vector>
+
+namespace graphlens {
+
+/// One bar; it keeps its index into the view's bars, not a pointer into the profile.
+class TimelineBarItem : public QGraphicsRectItem {
+public:
+    enum { Type = UserType + 20 };
+    TimelineBarItem(const QRectF& rect, size_t index) : QGraphicsRectItem(rect), index_(index) {}
+    int type() const override { return Type; }
+    size_t index() const { return index_; }
+
+private:
+    size_t index_;
+};
+
+class TimelineView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit TimelineView(QWidget* parent = nullptr);
+
+    /// Shows `bars` (one run); `runLabel` names the run in the axis caption.
+    void setBars(std::vector<TimelineBar> bars, const QString& runLabel = {});
+    void clear();
+    const std::vector<TimelineBar>& bars() const { return bars_; }
+    /// The bar items in the order of bars().
+    const std::vector<TimelineBarItem*>& barItems() const { return items_; }
+    /// The run's span: from its first start to its last end, in ms.
+    double spanMs() const;
+    /// Outlines the bar of `node` and scrolls it into view (kNoId: none).
+    void selectNode(NodeId node);
+    NodeId selectedNode() const { return selected_; }
+    /// Horizontal zoom over the fitted width (1: the run fills the view).
+    void setZoom(double zoom);
+    double zoom() const { return zoom_; }
+
+signals:
+    /// A bar was clicked.
+    void nodeClicked(graphlens::NodeId node);
+
+protected:
+    void mousePressEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+
+private:
+    void rebuild();
+    void addAxis(double pxPerMs, qreal width);
+
+    std::vector<TimelineBar> bars_;
+    std::vector<TimelineBarItem*> items_;
+    QString runLabel_;
+    NodeId selected_ = kNoId;
+    double zoom_ = 1;
+    int builtWidth_ = -1;
+};
+
+} // namespace graphlens

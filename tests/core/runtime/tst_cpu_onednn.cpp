@@ -550,13 +550,16 @@ private slots:
             {"1x1024x14x14 1x1 1024->256", {1, 1024, 14, 14}, {256, 1024, 1, 1}, {}},
             {"1x512x7x7 1x1 512->2048", {1, 512, 7, 7}, {2048, 512, 1, 1}, {}},
             {"1x128x28x28 3x3 128->128", {1, 128, 28, 28}, {128, 128, 3, 3}, {{"pads", {1, 1, 1, 1}}}},
+            {"1x512x7x7 3x3 512->512", {1, 512, 7, 7}, {512, 512, 3, 3}, {{"pads", {1, 1, 1, 1}}}},
+            {"1x256x14x14 3x3 s2 256->512", {1, 256, 14, 14}, {512, 256, 3, 3}, {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}},
         };
         if (!qEnvironmentVariableIsSet("GRAPHLENS_BENCH_RUNS"))
             QSKIP("timing only: set GRAPHLENS_BENCH_RUNS (e.g. 20) to measure");
         const int runs = std::max(1, qEnvironmentVariableIntValue("GRAPHLENS_BENCH_RUNS"));
         for (const Layer& l : layers) {
             auto g = oneNode("Conv", {feed(l.x, 1), weight(l.w, 2), weight({l.w[0]}, 3)}, l.a);
-            const Dims out{l.x[0], l.w[0], l.x[2], l.x[3]};
+            const int64_t stride = l.a.getInts("strides", {1, 1})[0];
+            const Dims out{l.x[0], l.w[0], l.x[2] / stride, l.x[3] / stride};
             const double flops = 2.0 * double(out[0] * out[1] * out[2] * out[3]) * double(l.w[1] * l.w[2] * l.w[3]);
             QString line = QString("%1:").arg(l.name);
             for (onednn::ConvLayout layout : {onednn::ConvLayout::Plain, onednn::ConvLayout::Blocked, onednn::ConvLayout::Auto}) {

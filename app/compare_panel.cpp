@@ -4,9 +4,12 @@
 
 #include "app/background_profile.h"
 #include "app/cli/profile_report.h"
+#include "app/pass_stepper.h"
 #include "profiler/heat_scale.h"
+#include "viewer/speedup_legend.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QHeaderView>
 #include <QLabel>
@@ -42,15 +45,38 @@ QString originNames(const ProfileComparison& c, size_t group) {
     return QStringLiteral("%1, %2 +%3 more").arg(names[0], names[1]).arg(names.size() - 2);
 }
 
+/// "the original graph" for step 0, "step 2" otherwise.
+QString stepName(size_t step) {
+    return step == 0 ? ComparePanel::tr("the original graph") : ComparePanel::tr("step %1").arg(step);
+}
+
 } // namespace
+
+CompareSides compareSides(const PassStepper& stepper, CompareBaseline baseline) {
+    const size_t step = stepper.step();
+    const size_t beforeStep = baseline == CompareBaseline::Original || step == 0 ? 0 : step - 1;
+    const Model& before = beforeStep == 0 ? stepper.original() : stepper.previous();
+    // The before side shows the previous step: the baseline when it is that step.
+    const size_t shownStep = step == 0 ? 0 : step - 1;
+    return {std::make_shared<const Model>(stepper.original()), std::make_shared<const Model>(before),
+            std::make_shared<const Model>(stepper.current()), stepName(beforeStep), beforeStep == shownStep};
+}
 
 ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
     button_ = new QPushButton(tr("Profile before and after"), this);
     summary_ = new QLabel(tr("Profiles both sides on the CPU and shows the speedup of each original node group."), this);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    baseline_ = new QComboBox(this);
+    baseline_->addItem(tr("Original vs current step"));  // in CompareBaseline order
+    baseline_->addItem(tr("Previous step vs current step"));
+    baseline_->setToolTip(tr("What the current step is compared with: the model as loaded (what the passes so far "
+                             "bought) or the step before it (what the last pass bought)"));
     overlay_ = new QCheckBox(tr("Speedup on the before side (green faster, red slower)"), this);
     overlay_->setChecked(true);
+    legend_ = new SpeedupLegend(this);
+    colors_ = new QLabel(this);
+    colors_->setWordWrap(true);
     table_ = new QTableWidget(0, kCompareColumns, this);
     table_->setHorizontalHeaderLabels({tr("Speedup"), tr("Before ms"), tr("After ms"), tr("Original nodes"), tr("Now")});
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -62,28 +88,37 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
                           "the speedup is that of the whole group (before ms / after ms)."));
 
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(baseline_);
     layout->addWidget(button_);
     layout->addWidget(summary_);
     layout->addWidget(overlay_);
+    layout->addWidget(legend_);
+    layout->addWidget(colors_);
     layout->addWidget(table_, 1);
     connect(button_, &QPushButton::clicked, this, &ComparePanel::compareRequested);
     connect(overlay_, &QCheckBox::toggled, this, &ComparePanel::updateFills);
+    connect(overlay_, &QCheckBox::toggled, legend_, &QWidget::setVisible);  // the legend of the overlay
+    connect(baseline_, &QComboBox::currentIndexChanged, this, &ComparePanel::dropComparison);  // another comparison
+    updateColorsText();
     connect(table_, &QTableWidget::cellClicked, this, &ComparePanel::activateRow);
     connect(table_, &QTableWidget::cellActivated, this, &ComparePanel::activateRow);
 }
 
 void ComparePanel::setSpeedupOverlay(bool on) { overlay_->setChecked(on); }
 bool ComparePanel::speedupOverlay() const { return overlay_->isChecked(); }
+CompareBaseline ComparePanel::baseline() const { return CompareBaseline(baseline_->currentIndex()); }
+void ComparePanel::setBaseline(CompareBaseline baseline) { baseline_->setCurrentIndex(int(baseline)); }
 
-void ComparePanel::startCompare(std::shared_ptr<const Model> original, std::shared_ptr<const Model> before,
-                                std::shared_ptr<const Model> after) {
+void ComparePanel::startCompare(CompareSides sides) {
     const int generation = ++generation_;
     running_ = true;
     button_->setEnabled(false);
-    summary_->setText(tr("Profiling the before and the after side..."));
+    summary_->setText(tr("Profiling %1 and the current step...").arg(sides.beforeName));
+    beforeName_ = sides.beforeName;
+    beforeShown_ = sides.beforeShown;
     QPointer<ComparePanel> self(this);
-    profilePool()->start([self, original = std::move(original), before = std::move(before), after = std::move(after),
-                          options = options_, generation] {
+    profilePool()->start([self, original = std::move(sides.original), before = std::move(sides.before),
+                          after = std::move(sides.after), options = options_, generation] {
         auto result = std::make_shared<std::optional<ProfileComparison>>();
         QString error;
         try {
@@ -122,11 +157,21 @@ void ComparePanel::dropComparison() {
     table_->setRowCount(0);
     summary_->setText(tr("Profiles both sides on the CPU and shows the speedup of each original node group."));
     if (had) updateFills();
+    updateColorsText();
+}
+
+void ComparePanel::updateColorsText() {
+    if (!comparison_) colors_->setText(tr("Colors the compared graph's nodes by the speedup of their group."));
+    else if (beforeShown_) colors_->setText(tr("The colors on the before side are for %1.").arg(beforeName_));
+    else
+        colors_->setText(tr("The colors are for %1, which the before side does not show now, so it is left uncolored; "
+                            "step back to step 1, or compare with the previous step, to see them.").arg(beforeName_));
 }
 
 void ComparePanel::updateFills() {
     fills_.clear();
-    if (comparison_ && overlay_->isChecked())
+    updateColorsText();
+    if (comparison_ && overlay_->isChecked() && beforeShown_)
         for (const auto& [node, group] : comparison_->groupOfBefore) {
             const Rgb c = speedupColor(comparison_->groups[group].speedup());
             fills_[node] = QColor(c.r, c.g, c.b);
@@ -155,8 +200,10 @@ void ComparePanel::fillTable() {
 }
 
 void ComparePanel::activateRow(int row) {
-    if (const QTableWidgetItem* names = table_->item(row, kOriginalColumn))
-        if (const NodeId node = names->data(Qt::UserRole).value<NodeId>(); node != kNoId) emit nodeActivated(node);
+    if (!comparison_ || row < 0 || row >= int(comparison_->groups.size())) return;
+    const CostGroup& g = comparison_->groups[size_t(row)];
+    if (beforeShown_ && !g.beforeNodes.empty()) emit nodeActivated(g.beforeNodes.front());
+    else if (!beforeShown_ && !g.afterNodes.empty()) emit afterNodeActivated(g.afterNodes.front());
 }
 
 } // namespace graphlens

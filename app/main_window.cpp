@@ -19,24 +19,19 @@
 #include "viewer/search_panel.h"
 
 #include <QApplication>
-#include <QCheckBox>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QVBoxLayout>
 
-#include <limits>
 #include <utility>
 
 namespace graphlens {
@@ -51,16 +46,6 @@ NodeId firstDrawn(const Graph& graph, const std::vector<NodeRef>& nodes) {
     for (const NodeRef& n : nodes)
         if (graph.hasNode(n.id) && !isDrawnAsParameter(graph, graph.node(n.id))) return n.id;
     return kNoId;
-}
-
-/// "verified: max abs error 2.4e-07, max rel error 1.1e-06 (1 outputs, 14 intermediates compared)".
-QString verificationText(const VerifyReport& v) {
-    if (!v.passed) return MainWindow::tr("verification failed: %1").arg(QString::fromStdString(v.failure));
-    return MainWindow::tr("verified: max abs error %1, max rel error %2 (%3 outputs, %4 intermediates compared)")
-        .arg(v.maxAbsError, 0, 'g', 3)
-        .arg(v.maxRelError, 0, 'g', 3)
-        .arg(v.outputsCompared)
-        .arg(v.intermediatesCompared);
 }
 
 /// The local .onnx file among dropped URLs; empty when there is none.
@@ -147,28 +132,9 @@ void MainWindow::buildMenus() {
 
 void MainWindow::buildDocks() {
     auto* passDock = new QDockWidget(tr("Passes"), this);
-    auto* panel = new QWidget(passDock);
-    passPanel_ = panel;
-    auto* layout = new QVBoxLayout(panel);
-    passList_ = new QListWidget(panel);
-    layout->addWidget(passList_);
-    verifyBox_ = new QCheckBox(tr("Verify each step"), panel);
-    verifyBox_->setToolTip(tr("Run the graph before and after each pass on the same random inputs and show the largest error"));
-    layout->addWidget(verifyBox_);
-    auto* buttons = new QHBoxLayout;
-    for (auto [label, slot] : {std::pair{tr("Next"), &MainWindow::applyNextPass}, std::pair{tr("All"), &MainWindow::applyAllPasses},
-                               std::pair{tr("Back"), &MainWindow::stepBack}, std::pair{tr("Forward"), &MainWindow::stepForward},
-                               std::pair{tr("Reset"), &MainWindow::resetPasses}}) {
-        auto* b = new QPushButton(label, panel);
-        connect(b, &QPushButton::clicked, this, slot);
-        buttons->addWidget(b);
-    }
-    layout->addLayout(buttons);
-    passDock->setWidget(panel);
+    passPanel_ = new PassPanel(tasks_, passDock);
+    passDock->setWidget(passPanel_);
     addDockWidget(Qt::LeftDockWidgetArea, passDock);
-    connect(passList_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
-        stepper_.setEnabled(size_t(passList_->row(item)), item->checkState() == Qt::Checked);
-    });
 
     searchDock_ = new QDockWidget(tr("Search"), this);
     searchPanel_ = new SearchPanel(searchDock_);
@@ -203,20 +169,25 @@ void MainWindow::buildDocks() {
     connect(profilePanel_, &ProfilePanel::profileRequested, this, &MainWindow::profileCurrentStep);
     connect(profilePanel_, &ProfilePanel::nodeFillsChanged, this, [this] { after_->scene()->setNodeFills(profilePanel_->nodeFills()); });
     connect(profilePanel_, &ProfilePanel::nodeActivated, after_, &GraphPane::focusNode);
-    // Before/After: the window's two sides, folded onto the loaded model; speedup on the before side.
+    // Before/After: the current step against the original or the previous step, folded onto the
+    // loaded model; speedup on the before side when it shows the baseline.
     ComparePanel* compare = profilePanel_->comparePanel();
     connect(compare, &ComparePanel::compareRequested, this, [this, compare] {
-        if (model_)
-            compare->startCompare(std::make_shared<const Model>(*model_), std::make_shared<const Model>(stepper_.previous()),
-                                  std::make_shared<const Model>(stepper_.current()));
+        if (model_) compare->startCompare(compareSides(stepper(), compare->baseline()));
     });
     connect(compare, &ComparePanel::beforeFillsChanged, this, [this, compare] { before_->scene()->setNodeFills(compare->beforeFills()); });
     connect(compare, &ComparePanel::nodeActivated, before_, &GraphPane::focusNode);
+    connect(compare, &ComparePanel::afterNodeActivated, after_, &GraphPane::focusNode);
+    // The pass flow shows each step it moves to; passes about to run make the profile stale.
+    connect(passPanel_, &PassPanel::stepChanged, this, &MainWindow::showStep);
+    connect(passPanel_, &PassPanel::applyStarted, profilePanel_, &ProfilePanel::dropProfile);  // the after side will change
+    connect(passPanel_, &PassPanel::passesApplied, this, &MainWindow::passesApplied);
+    connect(passPanel_, &PassPanel::statusMessage, statusBar(), &QStatusBar::showMessage);
 }
 
 void MainWindow::profileCurrentStep() {
     profileWhenIdle_ = busy();  // the step is about to change: profile the one that comes
-    if (model_ && !profileWhenIdle_) profilePanel_->startProfile(std::make_shared<const Model>(stepper_.current()));
+    if (model_ && !profileWhenIdle_) profilePanel_->startProfile(std::make_shared<const Model>(stepper().current()));
 }
 
 GraphScene* MainWindow::beforeScene() const { return before_->scene(); }
@@ -301,7 +272,7 @@ void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     recent_.add(path);
     overview_->showModel(*model_, loaded.summary);
     setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
-    resetPasses();
+    passPanel_->startOver(*model_);
     emit modelLoaded(path);
 }
 
@@ -313,8 +284,6 @@ void MainWindow::failLoad(const QString& path, const QString& reason, bool quiet
 
 void MainWindow::cancelWork() { taskProgress_->cancel(); }
 
-void MainWindow::setVerifySteps(bool on) { verifyBox_->setChecked(on); }
-
 void MainWindow::setWorking(bool working) {
     for (QAction* action : workActions_) action->setEnabled(!working);
     passPanel_->setEnabled(!working);
@@ -324,74 +293,24 @@ void MainWindow::setWorking(bool working) {
         QMetaObject::invokeMethod(this, &MainWindow::profileCurrentStep, Qt::QueuedConnection);
 }
 
-void MainWindow::resetPasses() {
-    if (!model_ || busy()) return;
-    stepper_.reset(*model_);
-    const QSignalBlocker block(passList_);
-    passList_->clear();
-    for (size_t i = 0; i < stepper_.passIds().size(); ++i) {
-        auto* item = new QListWidgetItem(QString::fromStdString(stepper_.passIds()[i]), passList_);
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(Qt::Checked);
-        item->setToolTip(QString::fromStdString(stepper_.title(i) + "\n\n" + stepper_.explanation(i)));
-    }
-    showStep();
-}
-
-void MainWindow::runGuarded(const std::function<void()>& work) {
-    if (!model_ || busy()) return;
-    try {
-        work();
-    } catch (const std::exception& e) {
-        QMessageBox::critical(this, tr("Pass failed"), QString::fromUtf8(e.what()));
-    }
-    showStep();
-}
-
-void MainWindow::applyNextPass() { startApplying(1); }
-void MainWindow::applyAllPasses() { startApplying(std::numeric_limits<size_t>::max()); }
-
-void MainWindow::startApplying(size_t count) {
-    if (!model_ || busy()) return;
-    std::vector<PassToRun> passes;
-    for (size_t pass : stepper_.pendingPasses())
-        if (passes.size() < count) passes.push_back({pass, stepper_.passIds()[pass]});
-    if (passes.empty()) return statusBar()->showMessage(tr("No pass left to apply."), 5000);
-    profilePanel_->dropProfile();  // the after side is about to change
-    const QString title = passes.size() == 1 ? tr("Applying %1").arg(QString::fromStdString(passes.front().id))
-                                             : tr("Applying %1 passes").arg(passes.size());
-    auto from = std::make_shared<const Model>(stepper_.current());  // a snapshot: tensors shared
-    tasks_->start(title, [this, from, passes, verify = verifyBox_->isChecked()](const TaskRunner::Control& control) {
-        auto applied = std::make_shared<AppliedSteps>(applyPasses(*from, passes, verify, control));
-        return TaskRunner::Completion([this, applied] { commitSteps(std::move(*applied)); });
-    });
-}
-
-void MainWindow::commitSteps(AppliedSteps applied) {
-    const int kept = int(applied.steps.size());
-    for (PassStep& step : applied.steps) stepper_.commit(std::move(step));
-    if (kept > 0) showStep();
-    if (applied.cancelled) statusBar()->showMessage(tr("Cancelled: %1 of %2 passes applied.").arg(kept).arg(applied.asked), 10000);
-    else if (!applied.verifyError.isEmpty()) statusBar()->showMessage(applied.verifyError, 10000);
-    emit passesApplied(kept);
-    if (!applied.error.isEmpty()) QMessageBox::critical(this, tr("Pass failed"), applied.error);
-}
-
-void MainWindow::stepBack() { runGuarded([this] { stepper_.stepBack(); }); }
-void MainWindow::stepForward() { runGuarded([this] { stepper_.stepForward(); }); }
+void MainWindow::applyNextPass() { passPanel_->applyNext(); }
+void MainWindow::applyAllPasses() { passPanel_->applyAll(); }
+void MainWindow::stepBack() { passPanel_->stepBack(); }
+void MainWindow::stepForward() { passPanel_->stepForward(); }
+void MainWindow::resetPasses() { passPanel_->reset(); }
 
 void MainWindow::showStep() {
-    auto before = std::make_shared<const Graph>(stepper_.previous().graph);
-    auto after = stepper_.step() == 0 ? before : std::make_shared<const Graph>(stepper_.current().graph);
+    auto before = std::make_shared<const Graph>(stepper().previous().graph);
+    auto after = stepper().step() == 0 ? before : std::make_shared<const Graph>(stepper().current().graph);
     std::vector<NodeId> removed, added;
-    if (const PassResult* r = stepper_.currentResult()) {
+    if (const PassResult* r = stepper().currentResult()) {
         for (const Rewrite& w : r->rewrites) {
             for (const NodeRef& n : w.removed) removed.push_back(n.id);
             for (const NodeRef& n : w.added) added.push_back(n.id);
         }
         before_->setCaption(tr("Before %1").arg(QString::fromStdString(r->passId)));
-        QString caption = tr("After %1 (step %2 of %3)").arg(QString::fromStdString(r->passId)).arg(stepper_.step()).arg(stepper_.stepCount());
-        if (const VerifyReport* v = stepper_.currentVerification())
+        QString caption = tr("After %1 (step %2 of %3)").arg(QString::fromStdString(r->passId)).arg(stepper().step()).arg(stepper().stepCount());
+        if (const VerifyReport* v = stepper().currentVerification())
             caption += v->passed ? tr(" · max error %1").arg(v->maxAbsError, 0, 'g', 3) : tr(" · verification failed");
         after_->setCaption(caption);
     } else {
@@ -412,14 +331,14 @@ void MainWindow::showStep() {
 
 void MainWindow::fillRewriteLog(const Graph& before, const Graph& after) {
     rewriteLog_->clear();
-    const PassResult* r = stepper_.currentResult();
+    const PassResult* r = stepper().currentResult();
     if (!r) return;
     const auto add = [this, r](const std::string& text, NodeId beforeNode, NodeId afterNode) {
         auto* item = new QListWidgetItem(QString::fromStdString("[" + r->passId + "] " + text), rewriteLog_);
         item->setData(kBeforeNodeRole, beforeNode);
         item->setData(kAfterNodeRole, afterNode);
     };
-    if (const VerifyReport* v = stepper_.currentVerification()) add(verificationText(*v).toStdString(), kNoId, kNoId);
+    if (const VerifyReport* v = stepper().currentVerification()) add(verificationText(*v).toStdString(), kNoId, kNoId);
     for (const Rewrite& w : r->rewrites) add(w.sentence, firstDrawn(before, w.removed), firstDrawn(after, w.added));
     for (const Decline& d : r->declines)
         add(d.node.name + ": " + d.reason, firstDrawn(before, {d.node}), firstDrawn(after, {d.node}));
@@ -434,6 +353,7 @@ void MainWindow::paneShown() {
 
 void MainWindow::nodeSelected(GraphPane* side, NodeId node) {
     GraphPane* other = side == before_ ? after_ : before_;
+    if (side == after_) profilePanel_->selectNode(node);  // the profile is of the after side
     side->setHighlighted({});
     if (node == kNoId || !side->graph() || !model_) {
         other->setHighlighted({});
@@ -443,7 +363,7 @@ void MainWindow::nodeSelected(GraphPane* side, NodeId node) {
     const Graph& graph = *side->graph();
     const ProvenanceIndex& otherIndex = side == before_ ? afterIndex_ : beforeIndex_;
     other->setHighlighted(otherIndex.nodesFrom(graph.node(node).provenance));
-    std::vector<const PassResult*> applied = stepper_.appliedResults();
+    std::vector<const PassResult*> applied = stepper().appliedResults();
     if (side == before_ && !applied.empty()) applied.pop_back();  // the before side is one step back
     inspector_->showNode(graph, node, model_->graph, applied);
 }
@@ -474,10 +394,10 @@ void MainWindow::focusRewrite(QListWidgetItem* item) {
 
 void MainWindow::updateStatus() {
     if (!model_) return;
-    const ModelSummary s = summarize(stepper_.current());
+    const ModelSummary s = summarize(stepper().current());
     statusLabel_->setText(tr("step %1/%2 · %3 nodes · %4 op types · %5 parameters · %6")
-                              .arg(stepper_.step())
-                              .arg(stepper_.stepCount())
+                              .arg(stepper().step())
+                              .arg(stepper().stepCount())
                               .arg(s.nodes)
                               .arg(s.ops.size())
                               .arg(cli::humanCount(double(s.parameters), QString()).trimmed())

@@ -2,11 +2,12 @@
 // out in the background), the pass pipeline to step through, the rewrite log, the inspector,
 // search, the model overview, recent files and drag and drop, and error dialogs for bad files.
 // Selecting a node on one side highlights the nodes it came from or turned into on the other.
-// The Profile dock profiles the after side and paints its heatmap there. Loading and applying
-// passes run on a worker thread (TaskRunner) with progress and Cancel in the status bar.
+// The Profile dock profiles the after side and paints its heatmap there. Loading a model runs on
+// a worker thread (TaskRunner) with progress and Cancel in the status bar; the Passes dock
+// (PassPanel) applies passes on the same runner and the window shows each step it moves to.
 #pragma once
 
-#include "app/pass_stepper.h"
+#include "app/pass_panel.h"
 #include "app/recent_files.h"
 #include "app/window_work.h"
 #include "core/graph/model.h"
@@ -17,11 +18,9 @@
 #include <QLabel>
 #include <QMainWindow>
 
-#include <functional>
 #include <optional>
 
 class QAction;
-class QCheckBox;
 class QDockWidget;
 class QListWidget;
 class QListWidgetItem;
@@ -54,7 +53,10 @@ public:
     QString lastError() const { return lastError_; }
     const RecentFiles& recentFiles() const { return recent_; }
 
-    PassStepper& stepper() { return stepper_; }
+    PassStepper& stepper() { return passPanel_->stepper(); }
+    const PassStepper& stepper() const { return passPanel_->stepper(); }
+    /// The Passes dock: the pipeline, the Verify box and the apply / step flow.
+    PassPanel* passPanel() const { return passPanel_; }
     GraphPane* beforePane() const { return before_; }
     GraphPane* afterPane() const { return after_; }
     GraphScene* beforeScene() const;
@@ -67,7 +69,7 @@ public:
     TaskRunner* tasks() const { return tasks_; }
     TaskProgress* taskProgress() const { return taskProgress_; }
     /// Whether applied passes are verified numerically (the Passes dock's Verify box).
-    void setVerifySteps(bool on);
+    void setVerifySteps(bool on) { passPanel_->setVerifySteps(on); }
     QListWidget* rewriteLog() const { return rewriteLog_; }
     NodeInspector* inspector() const { return inspector_; }
     SearchPanel* searchPanel() const { return searchPanel_; }
@@ -114,11 +116,8 @@ private:
     void showStep();
     void fillRewriteLog(const Graph& before, const Graph& after);
     void paneShown();
-    void runGuarded(const std::function<void()>& work);
     void showLoaded(const QString& path, LoadedModel loaded);
     void failLoad(const QString& path, const QString& reason, bool quiet);
-    void startApplying(size_t count);
-    void commitSteps(AppliedSteps applied);
     void setWorking(bool working);
     void searchHitActivated(SearchSide side, NodeId node);
     void groupSelected(GraphPane* side, GroupId group);
@@ -128,7 +127,6 @@ private:
     GraphPane* focusedPane() const;
 
     std::optional<Model> model_;
-    PassStepper stepper_;
     RecentFiles recent_;
     ModelOverview* overview_ = nullptr;
     GraphPane* before_ = nullptr;
@@ -139,14 +137,12 @@ private:
     SearchPanel* searchPanel_ = nullptr;
     QDockWidget* searchDock_ = nullptr;
     ProfilePanel* profilePanel_ = nullptr;
-    QListWidget* passList_ = nullptr;
     QListWidget* rewriteLog_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     TaskRunner* tasks_ = nullptr;
     TaskProgress* taskProgress_ = nullptr;
     std::vector<QAction*> workActions_;  ///< disabled while work runs
-    QWidget* passPanel_ = nullptr;
-    QCheckBox* verifyBox_ = nullptr;
+    PassPanel* passPanel_ = nullptr;
     bool profileWhenIdle_ = false;  ///< a profile was asked for while passes ran
     QString lastError_;
     bool stepShowPending_ = false;  ///< graphShown() is due when both sides are laid out

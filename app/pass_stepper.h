@@ -50,6 +50,8 @@ public:
     bool stepBack();
     bool stepForward();
 
+    /// The model as loaded (the snapshot of step 0).
+    const Model& original() const { return snapshots_.at(0); }
     /// The model after the current step (the original at step 0).
     const Model& current() const { return snapshots_.at(step_); }
     const Model& previous() const { return snapshots_.at(step_ == 0 ? 0 : step_ - 1); }

@@ -233,6 +233,13 @@ void ProfilePanel::fillTimelineAndMemory() {
         timeline_->setBars(timelineBars(runs[run], profile_->nodes),
                            tr("run %1 of %2 (median span %3 ms)").arg(run + 1).arg(runs.size()).arg(runSpanMs(runs[run]), 0, 'f', 3));
     memoryChart_->setSteps(profile_->memorySteps, profile_->memory.arenaBytes, profile_->memory.naiveBytes);
+    selectNode(selectedNode_);
+}
+
+void ProfilePanel::selectNode(NodeId node) {
+    selectedNode_ = node;
+    timeline_->selectNode(node);
+    memoryChart_->selectNode(node);
 }
 
 void ProfilePanel::activateRow(int row) {

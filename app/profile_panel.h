@@ -71,6 +71,10 @@ public:
     MemoryChart* memoryChart() const { return memoryChart_; }
     /// The Before/After tab.
     ComparePanel* comparePanel() const { return compare_; }
+    /// The node selected on the after side: its timeline bar is outlined and its memory column
+    /// marked, now and in the profiles that come (kNoId: none).
+    void selectNode(NodeId node);
+    NodeId selectedNode() const { return selectedNode_; }
 
 signals:
     /// The "Profile on CPU" button was pressed: the window answers with startProfile().
@@ -104,6 +108,7 @@ private:
     ProfileOptions options_{2, 10};
     std::optional<ProfileResult> profile_;
     std::unordered_map<NodeId, QColor> fills_;
+    NodeId selectedNode_ = kNoId;
     int generation_ = 0;  ///< bumped for each profile started or dropped; older results are dropped
     bool running_ = false;
 };

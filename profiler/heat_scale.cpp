@@ -55,7 +55,7 @@ Rgb heatColor(double t) {
 
 Rgb speedupColor(double speedup) {
     constexpr Rgb slower{215, 48, 39}, same{247, 247, 247}, faster{26, 152, 80};
-    const double t = std::isnan(speedup) || speedup <= 0 ? -1 : std::clamp(std::log2(speedup) / 2, -1.0, 1.0);
+    const double t = std::isnan(speedup) || speedup <= 0 ? -1 : std::clamp(std::log2(speedup) / std::log2(kSpeedupColorSpan), -1.0, 1.0);
     const Rgb& end = t < 0 ? slower : faster;
     const double f = std::fabs(t);
     return {mix(same.r, end.r, f), mix(same.g, end.g, f), mix(same.b, end.b, f)};

@@ -24,6 +24,8 @@ Rgb heatColor(double t);
 /// near white at 1x, green where it got faster (4x and above, and +infinity: removed); log2
 /// of the speedup interpolated between the three stops (ColorBrewer RdYlGn ends).
 Rgb speedupColor(double speedup);
+/// speedupColor() saturates at this speedup (fully green) and at its inverse (fully red).
+constexpr double kSpeedupColorSpan = 4;
 
 /// WCAG relative luminance of `color`, 0 (black) to 1 (white).
 double relativeLuminance(Rgb color);

@@ -3,6 +3,7 @@
 #include "viewer/memory_chart.h"
 
 #include "viewer/heat_legend_item.h"
+#include "viewer/scene_style.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -31,6 +32,7 @@ void MemoryChart::setSteps(std::vector<MemoryStep> steps, uint64_t arenaBytes, u
     arena_ = arenaBytes;
     naive_ = naiveBytes;
     hovered_ = -1;
+    selected_ = kNoId;
     update();
 }
 
@@ -74,6 +76,17 @@ int MemoryChart::stepAt(qreal x) const {
     return std::min(int((x - plot.left()) / plot.width() * qreal(steps_.size())), int(steps_.size()) - 1);
 }
 
+void MemoryChart::selectNode(NodeId node) {
+    selected_ = node;
+    update();
+}
+
+int MemoryChart::selectedStep() const {
+    if (selected_ == kNoId) return -1;
+    const auto it = std::find_if(steps_.begin(), steps_.end(), [this](const MemoryStep& s) { return s.node == selected_; });
+    return it == steps_.end() ? -1 : int(it - steps_.begin());
+}
+
 QString MemoryChart::toolTipFor(int step) const {
     if (step < 0 || step >= int(steps_.size())) return {};
     const MemoryStep& s = steps_[size_t(step)];
@@ -112,10 +125,17 @@ void MemoryChart::paintEvent(QPaintEvent*) {
     painter.drawRect(plot);
 
     const QColor column = palette().color(QPalette::Highlight);
+    const int selected = selectedStep();
     for (int i = 0; i < int(steps_.size()); ++i) {
         QColor fill = column;
-        fill.setAlphaF(i == hovered_ ? 0.95f : 0.55f);
+        fill.setAlphaF(i == hovered_ || i == selected ? 0.95f : 0.55f);
         painter.fillRect(columnRect(i), fill);
+    }
+    if (selected >= 0) {  // outlined over the whole plot height, so a column of 0 bytes shows too
+        const QRectF c = columnRect(selected);
+        painter.setPen(QPen(SceneStyle::fromPalette(palette()).selection, 2));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(QRectF(c.left(), plot.top(), c.width(), plot.height()).adjusted(1, 1, -1, -1));
     }
     paintReference(painter, double(arena_), QPen(QColor(0xd7, 0x30, 0x27), 1.5), tr("arena %1").arg(bytesLabel(double(arena_))));
     if (showsNaiveLine())
@@ -134,7 +154,9 @@ void MemoryChart::mouseMoveEvent(QMouseEvent* event) {
 
 void MemoryChart::mousePressEvent(QMouseEvent* event) {
     const int step = stepAt(event->position().x());
-    if (event->button() == Qt::LeftButton && step >= 0) emit nodeClicked(steps_[size_t(step)].node);
+    if (event->button() != Qt::LeftButton || step < 0) return;
+    selectNode(steps_[size_t(step)].node);
+    emit nodeClicked(steps_[size_t(step)].node);
 }
 
 void MemoryChart::leaveEvent(QEvent*) {

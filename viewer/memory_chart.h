@@ -1,7 +1,8 @@
 // The memory chart of a profiled plan: arena bytes alive at each execution step as columns,
 // against the planned arena size (a solid line) and the naive sum of every tensor (dashed, or
 // named in the caption when it is far off the scale). Hovering a column names the step's node
-// and its bytes; clicking it asks for the node.
+// and its bytes; clicking it marks the column and asks for the node, and selectNode() marks the
+// column of a node selected elsewhere (the canvas), as the timeline outlines its bar.
 #pragma once
 
 #include "profiler/profile_session.h"
@@ -39,6 +40,11 @@ public:
     /// "step 12 of 23: /stem/conv/Conv (Conv)\nlive 64 kB of a 192 kB arena".
     QString toolTipFor(int step) const;
     int hoveredStep() const { return hovered_; }
+    /// Marks the column of `node` (a filled, outlined column; kNoId: none).
+    void selectNode(NodeId node);
+    NodeId selectedNode() const { return selected_; }
+    /// The step of the marked column; -1 when none is marked or the node ran no step here.
+    int selectedStep() const;
 
     QSize sizeHint() const override { return {320, 180}; }
     QSize minimumSizeHint() const override { return {160, 100}; }
@@ -60,6 +66,7 @@ private:
     uint64_t arena_ = 0;
     uint64_t naive_ = 0;
     int hovered_ = -1;
+    NodeId selected_ = kNoId;
 };
 
 } // namespace graphlens

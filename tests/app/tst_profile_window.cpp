@@ -1,9 +1,10 @@
 // The main window's Profile dock (offscreen): profiling the after side of the sample in the
 // background, the heatmap overlays (time, output bytes, FLOPs, GFLOP/s; linear and log) painted
 // as node fills with a legend spanning the values, the hotspot table focusing its node, the
-// timeline (one bar per executed node, a click selects it) and the memory chart, the before/after
-// comparison with its speedup overlay and summary, and a profile of a step no longer shown being
-// dropped.
+// timeline (one bar per executed node, a click selects it) and the memory chart, both marking
+// the node selected on the canvas, the before/after comparison (the original or the previous
+// step against the current one) with its speedup overlay, the colors' caption and summary, and a
+// profile of a step no longer shown being dropped.
 #include "app/cli/profile_report.h"
 #include "app/compare_panel.h"
 #include "app/main_window.h"
@@ -14,7 +15,9 @@
 #include "viewer/graph_scene.h"
 #include "viewer/heat_legend_widget.h"
 #include "viewer/node_item.h"
+#include "viewer/speedup_legend.h"
 
+#include <QComboBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -66,6 +69,39 @@ OperatorBoxes operatorBoxes(const GraphScene* scene) {
 QColor topOfScale() {
     const Rgb c = heatColor(1);
     return QColor(c.r, c.g, c.b);
+}
+
+/// Applies the next pass and waits until its step is shown.
+bool applyNext(MainWindow& w) {
+    QSignalSpy applied(&w, &MainWindow::passesApplied);
+    w.applyNextPass();
+    return applied.wait(60000) && waitForLayout(w);
+}
+
+/// Applies passes until the current step added nodes (a fusion or a fold), at step 2 or later.
+bool stepToAFusionAfterTheFirstStep(MainWindow& w) {
+    const auto addedNodes = [&w] {
+        const PassResult* r = w.stepper().currentResult();
+        return r && std::any_of(r->rewrites.begin(), r->rewrites.end(), [](const Rewrite& x) { return !x.added.empty(); });
+    };
+    while (w.stepper().step() < 2 || !addedNodes())
+        if (w.stepper().pendingPasses().empty() || !applyNext(w)) return false;
+    return true;
+}
+
+/// Runs the Before/After comparison with few runs and waits for it.
+bool compareNow(MainWindow& w) {
+    ComparePanel* compare = w.profilePanel()->comparePanel();
+    w.profilePanel()->setProfileOptions({1, 3});
+    QSignalSpy ready(compare, &ComparePanel::comparisonReady);
+    compare->compareButton()->click();
+    return ready.wait(240000) && compare->comparison();
+}
+
+/// How many timeline bars are drawn outlined as selected.
+int outlinedBars(const TimelineView* timeline) {
+    return int(std::count_if(timeline->barItems().begin(), timeline->barItems().end(),
+                             [](const TimelineBarItem* item) { return item->pen().widthF() > 1; }));
 }
 
 std::pair<double, double> span(const std::unordered_map<NodeId, double>& values) {
@@ -245,12 +281,17 @@ private slots:
         w.applyAllPasses();
         QVERIFY(waitForLayout(w));
         ComparePanel* compare = w.profilePanel()->comparePanel();
+        QCOMPARE(compare->baseline(), CompareBaseline::Original);  // the default
+        compare->setBaseline(CompareBaseline::PreviousStep);
+        QCOMPARE(compare->baselineBox()->currentText(), QString("Previous step vs current step"));
         w.profilePanel()->setProfileOptions({1, 3});
         QSignalSpy ready(compare, &ComparePanel::comparisonReady);
         compare->compareButton()->click();
         QVERIFY(compare->running());
         QVERIFY(ready.wait(240000));
         const ProfileComparison& c = *compare->comparison();
+        QCOMPARE(compare->colorsLabel()->text(),
+                 QString("The colors on the before side are for step %1.").arg(w.stepper().step() - 1));
         const Graph& before = w.stepper().previous().graph;
         const Graph& after = w.stepper().current().graph;
         // Every profiled node of each side is in one group that holds its whole provenance.
@@ -280,6 +321,167 @@ private slots:
         QCOMPARE(compare->comparison(), nullptr);
         QVERIFY(compare->beforeFills().empty());
         QCOMPARE(compare->table()->rowCount(), 0);
+    }
+
+    void selectingANodeMarksItsTimelineBarAndMemoryColumn() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndProfile(w));
+        ProfilePanel* panel = w.profilePanel();
+        TimelineView* timeline = panel->timeline();
+        MemoryChart* chart = panel->memoryChart();
+        QCOMPARE(outlinedBars(timeline), 0);
+        QCOMPARE(chart->selectedStep(), -1);
+        // The last Conv drawn as a box: selecting it on the after side marks exactly its bar and column.
+        const std::vector<MemoryStep>& steps = chart->steps();
+        const auto conv = std::find_if(steps.rbegin(), steps.rend(), [](const MemoryStep& s) { return s.op == "Conv"; });
+        QVERIFY(conv != steps.rend());
+        w.afterPane()->focusNode(conv->node);
+        QVERIFY(QTest::qWaitFor([&w, conv] { return w.afterScene()->selectedNode() == conv->node; }, 20000));
+        QCOMPARE(panel->selectedNode(), conv->node);
+        QCOMPARE(timeline->selectedNode(), conv->node);
+        QCOMPARE(outlinedBars(timeline), 1);
+        const auto bar = std::find_if(timeline->bars().begin(), timeline->bars().end(),
+                                      [conv](const TimelineBar& b) { return b.node == conv->node; });
+        QVERIFY(timeline->barItems()[size_t(bar - timeline->bars().begin())]->pen().widthF() > 1);
+        QCOMPARE(chart->selectedStep(), int(steps.rend() - conv) - 1);
+        // The other way: a click on the first memory column selects its node on the canvas, and
+        // the timeline follows.
+        panel->tabs()->setCurrentWidget(chart);
+        QTest::mouseClick(chart, Qt::LeftButton, {}, chart->columnRect(0).center().toPoint());
+        QCOMPARE(chart->selectedStep(), 0);
+        QVERIFY(QTest::qWaitFor([&w, &steps] { return w.afterScene()->selectedNode() == steps[0].node; }, 20000));
+        QCOMPARE(timeline->selectedNode(), steps[0].node);
+        QCOMPARE(outlinedBars(timeline), 1);
+        // Nothing selected: nothing marked. A selection on the before side leaves the marks alone.
+        w.afterScene()->selectNode(kNoId);
+        QCOMPARE(timeline->selectedNode(), kNoId);
+        QCOMPARE(outlinedBars(timeline), 0);
+        QCOMPARE(chart->selectedStep(), -1);
+        w.beforeScene()->selectNode(conv->node);
+        QCOMPARE(w.beforeScene()->selectedNode(), conv->node);
+        QCOMPARE(outlinedBars(timeline), 0);
+    }
+
+    void comparingTheOriginalAfterTwoStepsGroupsTheRewritesOfBoth() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
+        QVERIFY(stepToAFusionAfterTheFirstStep(w));
+        const size_t step = w.stepper().step();
+        QVERIFY(step >= 2);
+        ComparePanel* compare = w.profilePanel()->comparePanel();
+        QCOMPARE(compare->baseline(), CompareBaseline::Original);
+        QVERIFY(compareNow(w));
+        const ProfileComparison& c = *compare->comparison();
+        const Graph& original = w.stepper().original().graph;
+        const Graph& current = w.stepper().current().graph;
+        // The before side of the comparison is the graph as loaded, every node of it profiled.
+        QCOMPARE(c.groupOfBefore.size(), size_t(23));
+        for (const auto& [node, group] : c.groupOfBefore) QVERIFY(original.hasNode(node));
+        QCOMPARE(c.groupOfAfter.size(), current.nodeCount());
+        // Step 1's removed nodes are there (the step before the current one has none of them) ...
+        const std::vector<const PassResult*> applied = w.stepper().appliedResults();
+        int removedByFirst = 0;
+        for (const Rewrite& r : applied.front()->rewrites)
+            for (const NodeRef& n : r.removed) {
+                QVERIFY(original.hasNode(n.id));
+                QVERIFY(!w.stepper().previous().graph.hasNode(n.id));
+                QVERIFY(c.groupOfBefore.count(n.id));
+                ++removedByFirst;
+            }
+        QVERIFY(removedByFirst > 0);
+        // ... and the current step's new nodes are in one group with every original node they
+        // came from, through all the steps.
+        int addedByLast = 0;
+        for (const Rewrite& r : applied.back()->rewrites)
+            for (const NodeRef& n : r.added) {
+                if (!c.groupOfAfter.count(n.id)) continue;  // drawn as a parameter, not profiled
+                const CostGroup& g = c.groups[c.groupOfAfter.at(n.id)];
+                for (NodeId origin : current.node(n.id).provenance) {
+                    QVERIFY(original.hasNode(origin));
+                    QVERIFY(std::find(g.origins.begin(), g.origins.end(), origin) != g.origins.end());
+                }
+                ++addedByLast;
+            }
+        QVERIFY(addedByLast > 0);
+        // The before side shows the step before the current one, not the original: no colors
+        // there, and the panel says so.
+        QVERIFY(compare->beforeFills().empty());
+        for (const auto& [node, group] : c.groupOfBefore) QCOMPARE(w.beforeScene()->nodeFill(node), std::nullopt);
+        QVERIFY2(compare->colorsLabel()->text().startsWith("The colors are for the original graph, which the before side does not show"),
+                 qPrintable(compare->colorsLabel()->text()));
+        // A row focuses the group's node on the after side then.
+        const auto row = size_t(std::find_if(c.groups.begin(), c.groups.end(), [](const CostGroup& g) { return !g.afterNodes.empty(); }) -
+                                c.groups.begin());
+        QSignalSpy afterFocus(compare, &ComparePanel::afterNodeActivated);
+        QSignalSpy beforeFocus(compare, &ComparePanel::nodeActivated);
+        emit compare->table()->cellClicked(int(row), kOriginalColumn);
+        QCOMPARE(afterFocus.count(), 1);
+        QCOMPARE(afterFocus.at(0).at(0).value<NodeId>(), c.groups[row].afterNodes.front());
+        QCOMPARE(beforeFocus.count(), 0);
+
+        // Back at step 1 the before side is the original: its nodes take the colors.
+        while (w.stepper().step() > 1) {
+            w.stepBack();
+            QVERIFY(waitForLayout(w));
+        }
+        QCOMPARE(compare->comparison(), nullptr);
+        QVERIFY(compareNow(w));
+        const ProfileComparison& first = *compare->comparison();
+        QCOMPARE(first.groupOfBefore.size(), size_t(23));
+        QCOMPARE(compare->beforeFills().size(), first.groupOfBefore.size());
+        for (const auto& [node, group] : first.groupOfBefore) {
+            const Rgb color = speedupColor(first.groups[group].speedup());
+            QCOMPARE(w.beforeScene()->nodeFill(node), std::optional<QColor>(QColor(color.r, color.g, color.b)));
+        }
+        QCOMPARE(operatorBoxes(w.beforeScene()).filled, 20);  // every box of the original
+        QCOMPARE(compare->colorsLabel()->text(), QString("The colors on the before side are for the original graph."));
+        compare->setBaseline(CompareBaseline::PreviousStep);  // another comparison: the shown one goes
+        QCOMPARE(compare->comparison(), nullptr);
+        QVERIFY(compare->beforeFills().empty());
+    }
+
+    void compareSidesFollowTheBaselineAndWhatTheBeforeSideShows() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
+        const auto nodes = [](const std::shared_ptr<const Model>& m) { return m->graph.nodeCount(); };
+        const size_t originalNodes = w.stepper().original().graph.nodeCount();
+        CompareSides atStart = compareSides(w.stepper(), CompareBaseline::PreviousStep);
+        QCOMPARE(atStart.beforeName, QString("the original graph"));
+        QVERIFY(atStart.beforeShown);
+        QVERIFY(applyNext(w));  // eliminate-noops: 19 nodes
+        QVERIFY(applyNext(w));
+        QCOMPARE(w.stepper().step(), size_t(2));
+        const CompareSides fromOriginal = compareSides(w.stepper(), CompareBaseline::Original);
+        QCOMPARE(nodes(fromOriginal.original), originalNodes);
+        QCOMPARE(nodes(fromOriginal.before), originalNodes);
+        QCOMPARE(nodes(fromOriginal.after), w.stepper().current().graph.nodeCount());
+        QCOMPARE(fromOriginal.beforeName, QString("the original graph"));
+        QVERIFY(!fromOriginal.beforeShown);  // the before side shows step 1
+        const CompareSides fromPrevious = compareSides(w.stepper(), CompareBaseline::PreviousStep);
+        QCOMPARE(nodes(fromPrevious.before), w.stepper().previous().graph.nodeCount());
+        QCOMPARE(nodes(fromPrevious.before), size_t(19));
+        QCOMPARE(fromPrevious.beforeName, QString("step 1"));
+        QVERIFY(fromPrevious.beforeShown);
+        w.stepBack();
+        QVERIFY(waitForLayout(w));
+        QVERIFY(compareSides(w.stepper(), CompareBaseline::Original).beforeShown);
+        QCOMPARE(compareSides(w.stepper(), CompareBaseline::PreviousStep).beforeName, QString("the original graph"));
+    }
+
+    void theSpeedupLegendSitsInTheBeforeAfterTab() {
+        MainWindow w;
+        ComparePanel* compare = w.profilePanel()->comparePanel();
+        QVERIFY(compare->legend());
+        QVERIFY(compare->isAncestorOf(compare->legend()));
+        QVERIFY(!compare->legend()->isHidden());
+        compare->setSpeedupOverlay(false);  // no overlay, no legend
+        QVERIFY(compare->legend()->isHidden());
+        compare->setSpeedupOverlay(true);
+        QVERIFY(!compare->legend()->isHidden());
     }
 
     void aProfileOfAStepNoLongerShownIsDropped() {

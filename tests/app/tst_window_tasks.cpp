@@ -1,7 +1,8 @@
 // Long work of the main window off the UI thread (offscreen): opening returns before the model is
 // loaded, the status bar shows what runs, opening and applying wait while work runs, Esc cancels
 // Apply all between passes keeping the steps done and a load keeping the model shown, closing
-// the window while work runs, verified steps with their error, and the stepper's pending passes.
+// the window while work runs, verified steps with their error, the Passes dock skipping unchecked
+// passes and its reset, and the stepper's pending passes.
 #include "app/main_window.h"
 #include "app/task_progress.h"
 #include "app/task_runner.h"
@@ -256,6 +257,35 @@ private slots:
         QVERIFY(waitForLayout(w));
         QVERIFY(w.stepper().currentVerification() == nullptr);
         QVERIFY(w.rewriteLog()->findItems("verified", Qt::MatchContains).isEmpty());
+    }
+
+    void passPanelSkipsUncheckedPassesAndResetEnablesThemAgain() {
+        MainWindow w;
+        QVERIFY(openAndWait(w));
+        QListWidget* list = w.passPanel()->passList();
+        QCOMPARE(list->count(), int(w.stepper().passIds().size()));
+        const QString skipped = list->item(0)->text();  // eliminate-noops
+        list->item(0)->setCheckState(Qt::Unchecked);
+        QVERIFY(!w.stepper().enabled(0));
+        QSignalSpy applied(&w, &MainWindow::passesApplied);
+        QSignalSpy changed(w.passPanel(), &PassPanel::stepChanged);
+        w.applyAllPasses();
+        QVERIFY(!w.passPanel()->isEnabled());  // while the passes run
+        QVERIFY(applied.wait(60000));
+        QVERIFY(waitForLayout(w));
+        QVERIFY(w.passPanel()->isEnabled());
+        QCOMPARE(changed.count(), 1);  // all the steps come in at once
+        QCOMPARE(applied.at(0).at(0).toInt(), int(w.stepper().stepCount()));
+        QVERIFY(!stepPassIds(w).contains(skipped));
+        QVERIFY(w.stepper().pendingPasses().empty());
+        QVERIFY(w.stepper().step() > 0);
+        w.resetPasses();
+        QCOMPARE(changed.count(), 2);
+        QCOMPARE(w.stepper().step(), size_t(0));
+        QCOMPARE(list->item(0)->checkState(), Qt::Checked);
+        QVERIFY(w.stepper().enabled(0));
+        QCOMPARE(w.stepper().pendingPasses().size(), w.stepper().passIds().size());
+        QCOMPARE(w.stepper().current().graph.nodeCount(), w.model()->graph.nodeCount());
     }
 
     void stepperPendingPassesFollowTheEnabledOnesAndCommitDropsStepsAhead() {

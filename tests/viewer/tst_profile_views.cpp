@@ -1,7 +1,11 @@
 // The profile views on their own (offscreen): the timeline puts one bar per node in execution
 // order on one row per track, scaled to the run, names the node on hover and selects it on a
-// click; the memory chart's columns, arena and naive lines, hover and click.
+// click; the memory chart's columns, arena and naive lines, hover and click; both marking the
+// selected node; the speedup legend's ticks and ramp.
+#include "profiler/heat_scale.h"
 #include "viewer/memory_chart.h"
+#include "viewer/scene_style.h"
+#include "viewer/speedup_legend.h"
 #include "viewer/timeline_view.h"
 
 #include <QSignalSpy>
@@ -113,6 +117,99 @@ private slots:
         QTest::mouseClick(&chart, Qt::LeftButton, {}, chart.columnRect(2).center().toPoint());
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked.at(0).at(0).value<NodeId>(), NodeId(12));
+    }
+
+    void timelineOutlinesExactlyTheSelectedNodesBar() {
+        TimelineView view;
+        view.resize(664, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setBars(fourBars());
+        const auto outlined = [&view] {
+            std::vector<size_t> out;
+            for (const TimelineBarItem* item : view.barItems())
+                if (item->pen().widthF() > 1) out.push_back(item->index());
+            return out;
+        };
+        QVERIFY(outlined().empty());
+        view.selectNode(11);
+        QCOMPARE(outlined(), std::vector<size_t>{1});
+        QCOMPARE(view.barItems()[1]->zValue(), 1.0);
+        view.selectNode(99);  // a node without a bar
+        QVERIFY(outlined().empty());
+        view.selectNode(kNoId);
+        QVERIFY(outlined().empty());
+    }
+
+    void memoryChartMarksTheSelectedNodesColumn() {
+        MemoryChart chart;
+        chart.resize(456, 240);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setSteps(fourSteps(), 16384, 20480);
+        const QColor selection = SceneStyle::fromPalette(chart.palette()).selection;
+        // The last column holds 0 bytes: its outline spans the plot, so it shows anyway.
+        const QRectF last = chart.columnRect(3);
+        const QPoint edge(int(last.left() + 1), int(chart.yOf(8192)));
+        QVERIFY(chart.grab().toImage().pixelColor(edge) != selection);
+        chart.selectNode(13);
+        QCOMPARE(chart.selectedStep(), 3);
+        QCOMPARE(chart.grab().toImage().pixelColor(edge), selection);
+        chart.selectNode(99);
+        QCOMPARE(chart.selectedStep(), -1);
+        QVERIFY(chart.grab().toImage().pixelColor(edge) != selection);
+        // A click marks the column it asks for.
+        QTest::mouseClick(&chart, Qt::LeftButton, {}, chart.columnRect(1).center().toPoint());
+        QCOMPARE(chart.selectedNode(), NodeId(11));
+        QCOMPARE(chart.selectedStep(), 1);
+        chart.setSteps(fourSteps(), 16384, 20480);  // a new profile: nothing marked
+        QCOMPARE(chart.selectedStep(), -1);
+    }
+
+    void speedupLegendTicksArePowersOfTwoAcrossTheRamp() {
+        std::vector<double> values;
+        QStringList labels;
+        for (const SpeedupLegend::Tick& t : SpeedupLegend::ticks()) {
+            values.push_back(t.speedup);
+            labels << t.label;
+        }
+        QCOMPARE(values, (std::vector<double>{0.25, 0.5, 1, 2, 4}));
+        QCOMPARE(labels, (QStringList{"0.25x", "0.5x", "1x", "2x", "4x"}));
+        QCOMPARE(SpeedupLegend::position(0.25), 0.0);
+        QCOMPARE(SpeedupLegend::position(0.5), 0.25);
+        QCOMPARE(SpeedupLegend::position(1), 0.5);
+        QCOMPARE(SpeedupLegend::position(4), 1.0);
+        QCOMPARE(SpeedupLegend::position(100), 1.0);  // the colors saturate beyond the ends
+        QCOMPARE(SpeedupLegend::position(0), 0.0);
+        // The ends of the bar are where speedupColor() saturates.
+        QCOMPARE(speedupColor(values.back()), speedupColor(values.back() * 2));
+        QVERIFY(!(speedupColor(values.back() * 0.9) == speedupColor(values.back())));
+        QCOMPARE(speedupColor(values.front()), speedupColor(values.front() / 2));
+    }
+
+    void speedupLegendPaintsTheSpeedupRamp() {
+        SpeedupLegend legend;
+        legend.resize(300, legend.sizeHint().height());
+        legend.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&legend));
+        const QRectF bar = legend.barRect();
+        const QImage image = legend.grab().toImage();
+        const int y = int(bar.center().y());
+        const auto rgb = [](double speedup) {
+            const Rgb c = speedupColor(speedup);
+            return QColor(c.r, c.g, c.b);
+        };
+        for (const SpeedupLegend::Tick& t : SpeedupLegend::ticks()) {
+            const qreal x = bar.left() + SpeedupLegend::position(t.speedup) * bar.width();
+            QCOMPARE(legend.colorAt(x), rgb(t.speedup));
+        }
+        // Painted: red at the slow end, near white at 1x, green at the fast end.
+        QCOMPARE(image.pixelColor(int(bar.left()) + 2, y), legend.colorAt(int(bar.left()) + 2.5));
+        QVERIFY(image.pixelColor(int(bar.left()) + 2, y).red() > image.pixelColor(int(bar.left()) + 2, y).green());
+        const int middle = int(bar.left() + bar.width() / 2);
+        QCOMPARE(image.pixelColor(middle, y), legend.colorAt(middle + 0.5));
+        QVERIFY(image.pixelColor(middle, y).red() > 230 && image.pixelColor(middle, y).green() > 230);
+        QVERIFY(image.pixelColor(int(bar.right()) - 3, y).green() > image.pixelColor(int(bar.right()) - 3, y).red());
     }
 };
 

@@ -1,0 +1,121 @@
+// PassPanel: the pass work is a TaskRunner task that reads a snapshot of the current step and
+// hands its steps back to commitSteps() on the UI thread.
+#include "app/pass_panel.h"
+
+#include "app/task_runner.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <limits>
+#include <utility>
+
+namespace graphlens {
+
+QString verificationText(const VerifyReport& v) {
+    if (!v.passed) return PassPanel::tr("verification failed: %1").arg(QString::fromStdString(v.failure));
+    return PassPanel::tr("verified: max abs error %1, max rel error %2 (%3 outputs, %4 intermediates compared)")
+        .arg(v.maxAbsError, 0, 'g', 3)
+        .arg(v.maxRelError, 0, 'g', 3)
+        .arg(v.outputsCompared)
+        .arg(v.intermediatesCompared);
+}
+
+PassPanel::PassPanel(TaskRunner* tasks, QWidget* parent) : QWidget(parent), tasks_(tasks) {
+    auto* layout = new QVBoxLayout(this);
+    passList_ = new QListWidget(this);
+    layout->addWidget(passList_);
+    verifyBox_ = new QCheckBox(tr("Verify each step"), this);
+    verifyBox_->setToolTip(tr("Run the graph before and after each pass on the same random inputs and show the largest error"));
+    layout->addWidget(verifyBox_);
+    auto* buttons = new QHBoxLayout;
+    for (auto [label, slot] : {std::pair{tr("Next"), &PassPanel::applyNext}, std::pair{tr("All"), &PassPanel::applyAll},
+                               std::pair{tr("Back"), &PassPanel::stepBack}, std::pair{tr("Forward"), &PassPanel::stepForward},
+                               std::pair{tr("Reset"), &PassPanel::reset}}) {
+        auto* b = new QPushButton(label, this);
+        connect(b, &QPushButton::clicked, this, slot);
+        buttons->addWidget(b);
+    }
+    layout->addLayout(buttons);
+    connect(passList_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+        stepper_.setEnabled(size_t(passList_->row(item)), item->checkState() == Qt::Checked);
+    });
+}
+
+bool PassPanel::verifySteps() const { return verifyBox_->isChecked(); }
+void PassPanel::setVerifySteps(bool on) { verifyBox_->setChecked(on); }
+
+bool PassPanel::idleWithModel() const { return hasModel_ && !tasks_->running(); }
+
+void PassPanel::startOver(const Model& original) {
+    hasModel_ = true;
+    stepper_.reset(original);
+    fillPassList();
+    emit stepChanged();
+}
+
+void PassPanel::reset() {
+    if (!idleWithModel()) return;
+    const Model original = stepper_.original();  // reset() replaces the snapshot it is read from
+    startOver(original);
+}
+
+void PassPanel::fillPassList() {
+    const QSignalBlocker block(passList_);
+    passList_->clear();
+    for (size_t i = 0; i < stepper_.passIds().size(); ++i) {
+        auto* item = new QListWidgetItem(QString::fromStdString(stepper_.passIds()[i]), passList_);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
+        item->setToolTip(QString::fromStdString(stepper_.title(i) + "\n\n" + stepper_.explanation(i)));
+    }
+}
+
+void PassPanel::moveGuarded(const std::function<void()>& move) {
+    if (!idleWithModel()) return;
+    try {
+        move();
+    } catch (const std::exception& e) {
+        QMessageBox::critical(window(), tr("Pass failed"), QString::fromUtf8(e.what()));
+    }
+    emit stepChanged();
+}
+
+void PassPanel::stepBack() { moveGuarded([this] { stepper_.stepBack(); }); }
+void PassPanel::stepForward() { moveGuarded([this] { stepper_.stepForward(); }); }
+
+void PassPanel::applyNext() { startApplying(1); }
+void PassPanel::applyAll() { startApplying(std::numeric_limits<size_t>::max()); }
+
+void PassPanel::startApplying(size_t count) {
+    if (!idleWithModel()) return;
+    std::vector<PassToRun> passes;
+    for (size_t pass : stepper_.pendingPasses())
+        if (passes.size() < count) passes.push_back({pass, stepper_.passIds()[pass]});
+    if (passes.empty()) return emit statusMessage(tr("No pass left to apply."), 5000);
+    emit applyStarted();
+    const QString title = passes.size() == 1 ? tr("Applying %1").arg(QString::fromStdString(passes.front().id))
+                                             : tr("Applying %1 passes").arg(passes.size());
+    auto from = std::make_shared<const Model>(stepper_.current());  // a snapshot: tensors shared
+    // The work only reads its captures; `this` is used by the completion, on the UI thread.
+    tasks_->start(title, [this, from, passes, verify = verifySteps()](const TaskRunner::Control& control) {
+        auto applied = std::make_shared<AppliedSteps>(applyPasses(*from, passes, verify, control));
+        return TaskRunner::Completion([this, applied] { commitSteps(std::move(*applied)); });
+    });
+}
+
+void PassPanel::commitSteps(AppliedSteps applied) {
+    const int kept = int(applied.steps.size());
+    for (PassStep& step : applied.steps) stepper_.commit(std::move(step));
+    if (kept > 0) emit stepChanged();
+    if (applied.cancelled) emit statusMessage(tr("Cancelled: %1 of %2 passes applied.").arg(kept).arg(applied.asked), 10000);
+    else if (!applied.verifyError.isEmpty()) emit statusMessage(applied.verifyError, 10000);
+    emit passesApplied(kept);
+    if (!applied.error.isEmpty()) QMessageBox::critical(window(), tr("Pass failed"), applied.error);
+}
+
+} // namespace graphlens

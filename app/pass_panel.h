@@ -1,0 +1,74 @@
+// The Passes dock: the pipeline (a checkbox per pass, its explanation as tooltip), the Verify box
+// and the step buttons, and the flow behind them. Apply next / Apply all run the passes on the
+// window's TaskRunner (progress and Cancel in the status bar) and commit the steps when the
+// worker is done; step back / forward and reset move through the PassStepper's snapshots. The
+// window shows whatever step stepChanged() announces.
+#pragma once
+
+#include "app/pass_stepper.h"
+#include "app/window_work.h"
+
+#include <QWidget>
+
+#include <functional>
+
+class QCheckBox;
+class QListWidget;
+
+namespace graphlens {
+
+class TaskRunner;
+
+/// "verified: max abs error 2.4e-07, max rel error 1.1e-06 (1 outputs, 14 intermediates compared)".
+QString verificationText(const VerifyReport& report);
+
+class PassPanel : public QWidget {
+    Q_OBJECT
+public:
+    /// Passes run on `tasks`, one task at a time with the window's other work.
+    explicit PassPanel(TaskRunner* tasks, QWidget* parent = nullptr);
+
+    PassStepper& stepper() { return stepper_; }
+    const PassStepper& stepper() const { return stepper_; }
+    /// Starts over on a newly loaded `original`: the whole pipeline enabled, step 0.
+    void startOver(const Model& original);
+    /// Whether applied passes are verified numerically (the Verify box).
+    bool verifySteps() const;
+    void setVerifySteps(bool on);
+    QListWidget* passList() const { return passList_; }
+
+signals:
+    /// The current step changed (a reset, a step back or forward, committed passes).
+    void stepChanged();
+    /// Passes are about to run: the after side will change.
+    void applyStarted();
+    /// Applying passes ended (done, cancelled or failed); `steps` of them were kept.
+    void passesApplied(int steps);
+    /// A line for the status bar, shown for `timeoutMs`.
+    void statusMessage(const QString& text, int timeoutMs);
+
+public slots:
+    /// Apply next / Apply all: run in the background; passesApplied() tells when they are in.
+    void applyNext();
+    void applyAll();
+    void stepBack();
+    void stepForward();
+    /// Back to step 0 of the loaded model, every pass enabled again.
+    void reset();
+
+private:
+    bool idleWithModel() const;
+    void moveGuarded(const std::function<void()>& move);
+    void startApplying(size_t count);
+    /// The worker is done: keeps the steps it made and says how it ended.
+    void commitSteps(AppliedSteps applied);
+    void fillPassList();
+
+    TaskRunner* tasks_ = nullptr;
+    PassStepper stepper_;
+    bool hasModel_ = false;
+    QListWidget* passList_ = nullptr;
+    QCheckBox* verifyBox_ = nullptr;
+};
+
+} // namespace graphlens

@@ -78,40 +78,35 @@ std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList&
     return std::nullopt;
 }
 
-std::string backendProblem(const QString& backend) {
-    if (backend == "cpu") return {};
-    if (backend == "vulkan") return "this command runs on the cpu backend only so far; use --backend cpu";
-    return "the backend '" + backend.toStdString() + "' is not available; use cpu";
-}
-
 void addDeviceOption(QCommandLineParser& parser) {
     parser.addOption({"device", "Vulkan device index (see `graphlens devices`; default: the preferred one)", "N", "-1"});
 }
 
-std::unique_ptr<Backend> openBackend(const QCommandLineParser& parser, bool fallBackToCpu) {
+std::unique_ptr<Backend> openBackendOrThrow(const QCommandLineParser& parser, bool fallBackToCpu) {
     const std::string name = parser.value("backend").toStdString();
     bool ok = false;
     const int device = parser.value("device").toInt(&ok);
-    if (!ok || device < -1) {
-        fail("--device takes a device index from `graphlens devices`");
-        return nullptr;
-    }
-    if (name != "cpu" && name != "vulkan") {
-        fail("the backend '" + name + "' is not known; use cpu or vulkan");
-        return nullptr;
-    }
+    if (!ok || device < -1) throw std::runtime_error("--device takes a device index from `graphlens devices`");
+    if (name != "cpu" && name != "vulkan") throw std::runtime_error("the backend '" + name + "' is not known; use cpu or vulkan");
+    std::string reason;
     try {
         return makeBackend(name, device);
     } catch (const std::exception& e) {
-        const std::string reason = e.what();
-        // A device index the machine does not have is a mistake, not a missing device.
-        const bool badIndex = reason.find("there is no Vulkan device") != std::string::npos;
-        if (!fallBackToCpu || badIndex) {
-            fail(reason);
-            return nullptr;
-        }
-        std::cerr << "graphlens: " << reason << "; running on the CPU backend" << std::endl;
-        return makeBackend("cpu");
+        reason = e.what();
+    }
+    // A device index the machine does not have is a mistake, not a missing device.
+    const bool badIndex = reason.find("there is no Vulkan device") != std::string::npos;
+    if (!fallBackToCpu || badIndex) throw std::runtime_error(reason);
+    std::cerr << "graphlens: " << reason << "; running on the CPU backend" << std::endl;
+    return makeBackend("cpu");
+}
+
+std::unique_ptr<Backend> openBackend(const QCommandLineParser& parser, bool fallBackToCpu) {
+    try {
+        return openBackendOrThrow(parser, fallBackToCpu);
+    } catch (const std::runtime_error& e) {
+        fail(e.what());
+        return nullptr;
     }
 }
 

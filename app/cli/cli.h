@@ -33,10 +33,6 @@ int fail(const std::string& message);
 /// printed: 0; bad option: 1 after one error line), nullopt when it should go on.
 std::optional<int> parseArguments(QCommandLineParser& parser, const QStringList& args);
 
-/// Empty when `backend` can run here, else the sentence saying it cannot. For commands that only
-/// run on the CPU backend; commands that also run on Vulkan use openBackend().
-std::string backendProblem(const QString& backend);
-
 /// Adds --device N (the Vulkan device, as `graphlens devices` numbers them).
 void addDeviceOption(QCommandLineParser& parser);
 
@@ -45,6 +41,9 @@ void addDeviceOption(QCommandLineParser& parser);
 /// backend" on stderr and returns the CPU backend. Prints the error and returns nullptr for an
 /// unknown backend, a bad --device, or (without the fallback) a missing device.
 std::unique_ptr<Backend> openBackend(const QCommandLineParser& parser, bool fallBackToCpu);
+/// openBackend for code that reports errors by exception: throws std::runtime_error with the
+/// sentence instead of printing it.
+std::unique_ptr<Backend> openBackendOrThrow(const QCommandLineParser& parser, bool fallBackToCpu);
 
 int runInfo(const QStringList& args);
 int runOptimize(const QStringList& args);

@@ -1,5 +1,5 @@
 // `graphlens render MODEL -o FILE.svg|png [--passes ...] [--collapse-depth N] [--heatmap time|memory
-// [--profile FILE] [--scale linear|log]]`: lays the graph out as the window does (Graphviz,
+// [--profile FILE | --backend cpu|vulkan] [--scale linear|log]]`: lays the graph out as the window does (Graphviz,
 // name-scope groups), optionally colors nodes by time or memory, and writes an image, headless.
 #include "app/cli/cli.h"
 #include "app/cli/heatmap_values.h"

@@ -79,7 +79,7 @@ std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& i
 }
 
 void addRunOptions(QCommandLineParser& parser) {
-    parser.addOption({"backend", "cpu", "BACKEND", "cpu"});
+    parser.addOption({"backend", "cpu or vulkan (default cpu)", "BACKEND", "cpu"});
     parser.addOption({"input", "feed input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
     parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
     parser.addOption({"seed", "seed of the random inputs", "N", "0"});

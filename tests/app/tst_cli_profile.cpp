@@ -166,6 +166,15 @@ private slots:
         for (const QJsonValue& node : json["nodes"].toArray()) QVERIFY(node.toObject()["median_ms"].toDouble() > 0);
     }
 
+    void renderProfilesTheHeatmapOnVulkanOrSaysItFellBackToTheCpu() {
+        const QString svg = dir_.filePath("vulkan_heat.svg");
+        const CliResult r = runGraphlens({"render", kSample, "--heatmap", "time", "--backend", "vulkan", "--runs", "2", "-o", svg});
+        QCOMPARE(r.status, 0);
+        QVERIFY2(r.out.endsWith(", 23 nodes colored by time\n"), r.out.constData());
+        QCOMPARE(r.err.contains("no Vulkan device"), r.err.contains("running on the CPU backend"));
+        QVERIFY(readAll(svg).contains("median time per node"));
+    }
+
     void badInputGivesOneSentence() {
         verifyOneLineError(runGraphlens({"profile", dir_.filePath("missing.onnx")}), "cannot load");
         verifyOneLineError(runGraphlens({"profile", kSample, "--runs", "0"}), "--runs must be at least 1");
@@ -181,6 +190,9 @@ private slots:
                            "--scale must be linear or log");
         verifyOneLineError(runGraphlens({"render", kSample, "--profile", kOrtProfile, "-o", png}),
                            "--profile needs --heatmap time");
+        verifyOneLineError(runGraphlens({"render", kSample, "--heatmap", "time", "--backend", "tpu", "-o", png}),
+                           "the backend 'tpu' is not known; use cpu or vulkan");
+        QVERIFY(!QFile::exists(png));
         QVERIFY(!QFile::exists("/nonexistent-folder/trace.json"));
     }
 };

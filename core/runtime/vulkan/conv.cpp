@@ -1,8 +1,10 @@
 // Conv and com.microsoft FusedConv (bias + residual Z + activation in the same dispatch) on the GPU:
-// an implicit GEMM tiled through shared memory (conv.comp) for most layers, a direct kernel
-// (conv_direct.comp) for depthwise and other narrow groups, and on CPU devices a register-blocked
-// kernel without shared memory (conv_rows.comp). 1-D convolutions run as H = 1.
-#include "core/runtime/vulkan/ops.h"
+// an implicit GEMM tiled through shared memory (conv.comp) on GPUs, the texel-fed implicit GEMM of
+// texel_gemm.h on CPU devices (the input packed by conv_pack.comp, the weights at plan time; 3x3
+// stride-1 layers as Winograd F(4x4, 3x3), conv_winograd.cpp), and a direct kernel
+// (conv_direct.comp) for depthwise and other narrow groups. 1-D convolutions run as H = 1.
+#include "core/runtime/vulkan/conv.h"
+#include "core/runtime/vulkan/texel_gemm.h"
 
 #include <algorithm>
 
@@ -31,7 +33,7 @@ std::optional<std::vector<int64_t>> beginPads(const NodeShapes& s, const std::ve
     return pads;
 }
 
-std::optional<NodeProgram> conv(const NodeShapes& s) {
+std::optional<ConvShape> convShape(const NodeShapes& s) {
     const bool fused = s.node.opType == "FusedConv";
     if (!s.floatInput(0) || !s.floatInput(1) || s.outputTypes.at(0) != DType::Float) return std::nullopt;
     if ((s.hasInput(2) && !s.floatInput(2)) || (s.hasInput(3) && (!fused || s.inputDims[3] != s.outputDims[0])))
@@ -57,33 +59,119 @@ std::optional<NodeProgram> conv(const NodeShapes& s) {
     };
     const auto act = activationCode(fused ? a.getString("activation") : "", params(a.find("activation_params")));
     if (!act) return std::nullopt;
+    const bool is1d = spatial == 1;
+    ConvShape c;
+    c.n = x[0], c.c = x[1], c.h = is1d ? 1 : x[2], c.w = x.back();
+    c.oc = y[1], c.oh = is1d ? 1 : y[2], c.ow = y.back();
+    c.kh = is1d ? 1 : kernel[0], c.kw = kernel.back();
+    c.sh = is1d ? 1 : strides[0], c.sw = strides.back();
+    c.ph = is1d ? 0 : (*pads)[0], c.pw = pads->back();
+    c.dh = is1d ? 1 : dilations[0], c.dw = dilations.back();
+    c.groups = groups;
+    c.bias = s.hasInput(2);
+    c.residual = s.hasInput(3);
+    c.act = *act;
+    return c;
+}
 
-    // 1-D convolutions: a leading spatial dim of 1.
-    const int64_t n = x[0], c = x[1], h = spatial == 1 ? 1 : x[2], wd = x.back();
-    const int64_t oh = spatial == 1 ? 1 : y[2], ow = spatial == 1 ? y[2] : y[3];
-    const int64_t kh = spatial == 1 ? 1 : kernel[0], kw = kernel.back();
-    const int64_t sh = spatial == 1 ? 1 : strides[0], sw = strides.back();
-    const int64_t ph = spatial == 1 ? 0 : (*pads)[0], pw = pads->back();
-    const int64_t dh = spatial == 1 ? 1 : dilations[0], dw = dilations.back();
-    const int64_t oc = y[1];
+std::vector<TensorRef> convBindings(const ConvShape& c) {
+    return {TensorRef::output(0), TensorRef::input(0), TensorRef::input(1),
+            c.bias ? TensorRef::input(2) : TensorRef::none(), c.residual ? TensorRef::input(3) : TensorRef::none()};
+}
+
+/// conv.comp (64x64 tiles through shared memory) or, for depthwise and other narrow groups,
+/// conv_direct.comp (one invocation per output).
+std::optional<NodeProgram> tiledConv(const ConvShape& c, const DeviceTraits& device) {
     Constants k;
-    k.i(n).i(c).i(h).i(wd).i(oc).i(oh).i(ow).i(kh).i(kw).i(sh).i(sw).i(ph).i(pw).i(dh).i(dw).i(groups);
-    k.i(act->op).f(act->alpha).f(act->beta).i(s.hasInput(2)).i(s.hasInput(3));
-    const std::vector<TensorRef> bindings{TensorRef::output(0), TensorRef::input(0), TensorRef::input(1),
-                                          s.hasInput(2) ? TensorRef::input(2) : TensorRef::none(),
-                                          s.hasInput(3) ? TensorRef::input(3) : TensorRef::none()};
-    const int64_t perGroup = oc / groups, columns = n * oh * ow;
-    const uint64_t tilesN = uint64_t((columns + 63) / 64);
-    if (perGroup < 16 || tilesN > 65535 || groups > 65535)
-        return NodeProgram{"vulkan:conv-direct", {{"conv_direct", k.take(), bindings, flatGroups(uint64_t(numel(y)), 64)}}};
-    if (s.preferRows && (perGroup + 15) / 16 <= 65535)
-        return NodeProgram{"vulkan:conv-rows", {{"conv_rows", k.take(), bindings,
-                                                 {uint32_t(tilesN), uint32_t((perGroup + 15) / 16), uint32_t(groups)}}}};
-    const std::array<uint32_t, 3> tiles{uint32_t(tilesN), uint32_t((perGroup + 63) / 64), uint32_t(groups)};
-    return NodeProgram{"vulkan:conv-gemm", {{"conv", k.take(), bindings, tiles}}};
+    k.i(c.n).i(c.c).i(c.h).i(c.w).i(c.oc).i(c.oh).i(c.ow).i(c.kh).i(c.kw).i(c.sh).i(c.sw).i(c.ph).i(c.pw).i(c.dh).i(c.dw);
+    k.i(c.groups).i(c.act.op).f(c.act.alpha).f(c.act.beta).i(c.bias).i(c.residual);
+    const int64_t columns = c.n * c.oh * c.ow;
+    const std::array<uint32_t, 3> tiles{uint32_t((columns + 63) / 64), uint32_t((c.perGroup() + 63) / 64), uint32_t(c.groups)};
+    if (c.perGroup() >= 16 && device.maxInvocations >= 256 && fitsGroups(device, tiles))
+        return NodeProgram{"vulkan:conv-gemm", {{"conv", k.take(), convBindings(c), tiles}}};
+    const auto groups = flatGroups(uint64_t(c.n * c.oc * c.oh * c.ow), 64);
+    if (!fitsGroups(device, groups)) return std::nullopt;
+    k.i(device.texelLoads);
+    Dispatch direct{"conv_direct", k.take(), convBindings(c), groups};
+    if (device.texelLoads) direct.texels = {TensorRef::input(0), TensorRef::input(1)};
+    return NodeProgram{"vulkan:conv-direct", {std::move(direct)}};
+}
+
+/// The weights [OC][C/G][KH][KW] as gemm_texel.comp's B side: per group and block of 8 output
+/// channels, per texel of 4 input channels and tap, 8 texels (one per output channel).
+Tensor packConvWeights(const ConvShape& c, const Tensor& weights, const TexelGemm& g) {
+    const int64_t m = c.perGroup(), cg = c.inPerGroup(), taps = c.kh * c.kw;
+    Tensor packed = Tensor::allocate(DType::Float, {g.bTexels() * 4});
+    float* out = packed.mutableSpan<float>().data();
+    const float* in = weights.span<float>().data();
+    for (int64_t group = 0; group < c.groups; ++group)
+        for (int64_t mb = 0; mb < g.channelBlocks(); ++mb)
+            for (int64_t c4 = 0; c4 < g.k4; ++c4)
+                for (int64_t tap = 0; tap < taps; ++tap)
+                    for (int64_t r = 0; r < kTexelChannels; ++r) {
+                        const int64_t oc = mb * kTexelChannels + r;
+                        const int64_t step = ((group * g.channelBlocks() + mb) * g.k4 + c4) * taps + tap;
+                        float* texel = out + 4 * (step * kTexelChannels + r);
+                        for (int64_t j = 0; j < 4; ++j) {
+                            const int64_t ic = 4 * c4 + j;
+                            if (oc < m && ic < cg) texel[j] = in[((group * m + oc) * cg + ic) * taps + tap];
+                        }
+                    }
+    return packed;
+}
+
+/// The texel-fed implicit GEMM (texel_gemm.h): the input packed into a padded copy of 4-channel
+/// texels (conv_pack.comp) in scratch, then gemm_texel.comp with the weights packed at plan time.
+std::optional<NodeProgram> texelConv(const ConvShape& c, const Tensor& weights, const DeviceTraits& device) {
+    const int64_t c4 = (c.inPerGroup() + 3) / 4;
+    // A 1x1 kernel reads every sh-th row and sw-th column: only those are packed.
+    const bool pointwise = c.kh == 1 && c.kw == 1;
+    const int64_t stepH = pointwise ? c.sh : 1, stepW = pointwise ? c.sw : 1;
+    const int64_t hp = pointwise ? c.oh : (c.oh - 1) * c.sh + (c.kh - 1) * c.dh + 1;
+    const int64_t wp = pointwise ? c.ow : (c.ow - 1) * c.sw + (c.kw - 1) * c.dw + 1;
+    TexelGemm g;
+    g.k4 = c4, g.kh = c.kh, g.kw = c.kw;
+    g.aK = hp * wp, g.aH = c.dh * wp, g.aW = c.dw;
+    g.outer = c.n, g.inner = c.oh * c.ow, g.row = c.ow;
+    g.aOuter = c.groups * c4 * hp * wp, g.aRow = c.sh / stepH * wp, g.aCol = c.sw / stepW, g.aGroup = c4 * hp * wp;
+    g.m = c.perGroup(), g.groups = c.groups;
+    g.yOuter = c.oc * c.oh * c.ow, g.yInner = 1, g.yChannel = c.oh * c.ow;
+    g.bias = c.bias, g.residual = c.residual, g.act = c.act;
+    const int64_t inputTexels = c.n * c.groups * c4 * hp * wp;
+    if (uint64_t(inputTexels) > device.maxTexels || uint64_t(g.bTexels()) > device.maxTexels) return std::nullopt;
+    Dispatch pack = convPackDispatch(c, hp, wp, TensorRef::scratch(0), stepH, stepW);
+    auto product = texelGemmDispatch(g, TensorRef::scratch(0), TensorRef::packed(0),
+                                     c.bias ? TensorRef::input(2) : TensorRef::none(),
+                                     c.residual ? TensorRef::input(3) : TensorRef::none(), device);
+    if (!product || !fitsGroups(device, pack.groups)) return std::nullopt;
+    product->waits = true;
+    NodeProgram program{"vulkan:conv-texel", {std::move(pack), std::move(*product)}};
+    program.packed.push_back(packConvWeights(c, weights, g));
+    program.scratch.push_back(texelBytes(inputTexels));
+    return program;
+}
+
+std::optional<NodeProgram> conv(const NodeShapes& s) {
+    const auto shape = convShape(s);
+    if (!shape) return std::nullopt;
+    // Texel tiles waste the unused lanes of a 4-channel texel and of an 8-channel block: depthwise
+    // and other narrow groups run direct.
+    const bool wide = shape->perGroup() >= 4 && shape->inPerGroup() >= 2;
+    if (s.device.products == ProductKernels::TexelTiles && wide && s.constants[1]) {
+        if (auto program = winogradConv(*shape, *s.constants[1], s.device)) return program;
+        if (auto program = texelConv(*shape, *s.constants[1], s.device)) return program;
+    }
+    return tiledConv(*shape, s.device);
 }
 
 } // namespace
+
+Dispatch convPackDispatch(const ConvShape& c, int64_t hp, int64_t wp, TensorRef target, int64_t stepH, int64_t stepW) {
+    const int64_t c4 = (c.inPerGroup() + 3) / 4;
+    Constants k;
+    k.i(c.n).i(c.c).i(c.h).i(c.w).i(c.groups).i(c4).i(hp).i(wp).i(c.ph).i(c.pw).i(stepH).i(stepW);
+    return {"conv_pack", k.take(), {target, TensorRef::input(0)}, flatGroups(uint64_t(c.n * c.groups * c4 * hp * wp), 64)};
+}
 
 void registerConvOps(VulkanOpRegistry& registry) {
     registry.add("Conv", conv);

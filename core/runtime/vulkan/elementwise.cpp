@@ -1,5 +1,6 @@
 // Element-wise ops on the GPU: unary activations and math (unary.comp, a table of op codes) and
-// binary ops with numpy broadcasting (binary.comp, dims merged and strides zeroed where broadcast).
+// binary ops with numpy broadcasting (binary.comp, dims merged and strides zeroed where broadcast),
+// com.microsoft BiasGelu and biased FastGelu as an Add with the activation in the same dispatch.
 #include "core/runtime/vulkan/ops.h"
 
 #include <algorithm>
@@ -144,22 +145,36 @@ int binaryCode(const std::string& op) {
     return -1;
 }
 
-std::optional<NodeProgram> binary(const NodeShapes& s) {
-    const std::string& op = s.node.opType;
-    if ((op == "Max" || op == "Min") && s.inputDims.size() == 1 && floatUnary(s)) return unaryProgram(s, 0, 0, 0);
+/// binary.comp: `code` of combine(), then activation `act` (0: none).
+std::optional<NodeProgram> binaryProgram(const NodeShapes& s, int code, int act) {
     if (s.inputDims.size() != 2 || !s.floatInput(0) || !s.floatInput(1) || s.outputTypes.at(0) != DType::Float)
         return std::nullopt;
     const auto walk = broadcastWalk(s.outputDims[0], s.inputDims[0], s.inputDims[1]);
     if (!walk) return std::nullopt;
     const int64_t count = numel(s.outputDims[0]);
     Constants c;
-    c.i(binaryCode(op)).i(count);
+    c.i(code).i(count);
     for (int64_t d : walk->dims) c.i(d);
     for (int64_t v : walk->a) c.i(v);
     for (int64_t v : walk->b) c.i(v);
+    c.i(act).f(0).f(0);
     Dispatch d{"binary", c.take(), {TensorRef::output(0), TensorRef::input(0), TensorRef::input(1)},
                flatGroups(uint64_t(count), 64)};
     return NodeProgram{"vulkan:binary", {d}, s.inputDims[0] == s.outputDims[0]};
+}
+
+std::optional<NodeProgram> binary(const NodeShapes& s) {
+    const std::string& op = s.node.opType;
+    if ((op == "Max" || op == "Min") && s.inputDims.size() == 1 && floatUnary(s)) return unaryProgram(s, 0, 0, 0);
+    return binaryProgram(s, binaryCode(op), 0);
+}
+
+/// com.microsoft BiasGelu (Gelu(X + B)) and FastGelu with a bias: an Add with the activation after.
+std::optional<NodeProgram> biasGelu(const NodeShapes& s) {
+    if (!s.hasInput(1)) return std::nullopt;
+    auto program = binaryProgram(s, binaryCode("Add"), s.node.opType == "FastGelu" ? 26 : 13);
+    if (program) program->kernel = "vulkan:binary-gelu";
+    return program;
 }
 
 } // namespace
@@ -168,6 +183,8 @@ void registerElementwiseOps(VulkanOpRegistry& registry) {
     for (const UnaryRow& row : kUnary) registry.add(row.op, unary, row.domain);
     registry.add("Clip", clip);
     for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "PRelu"}) registry.add(op, binary);
+    registry.add("BiasGelu", biasGelu, "com.microsoft");
+    registry.add("FastGelu", biasGelu, "com.microsoft");
 }
 
 } // namespace graphlens::vk

@@ -54,7 +54,9 @@ std::optional<NodeProgram> single(std::optional<Dispatch> d, const char* kernel)
 std::optional<NodeProgram> reshape(const NodeShapes& s) {
     if (!floatInOut(s) || numel(s.inputDims[0]) != numel(s.outputDims[0])) return std::nullopt;
     const int64_t n = numel(s.outputDims[0]);
-    return single(copyDispatch({{n}, {1}, {1}}, TensorRef::output(0), TensorRef::input(0)), "vulkan:copy");
+    auto program = single(copyDispatch({{n}, {1}, {1}}, TensorRef::output(0), TensorRef::input(0)), "vulkan:copy");
+    if (program) program->inPlace = program->copyOnly = true;  // where the input dies here, a free view
+    return program;
 }
 
 std::optional<NodeProgram> transpose(const NodeShapes& s) {

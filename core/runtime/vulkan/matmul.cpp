@@ -1,8 +1,10 @@
 // MatMul (numpy batching and broadcasting, up to 3 batch dims), Gemm, com.microsoft FusedGemm and
-// FusedMatMul on the GPU: one tiled shader (matmul.comp) that reads A and B through strides, so
-// transposes and broadcast batches cost nothing, with Gemm's alpha, beta * C and a fused activation
-// (matmul_rows.comp on CPU devices).
+// FusedMatMul on the GPU, with Gemm's alpha, beta * C and a fused activation. GPUs run one tiled
+// shader (matmul.comp) that reads A and B through strides, so transposes and broadcast batches cost
+// nothing; CPU devices run gemm_texel.comp (texel_gemm.h) on operands packed along k, the packing
+// reading the same strides.
 #include "core/runtime/vulkan/ops.h"
+#include "core/runtime/vulkan/texel_gemm.h"
 
 #include <limits>
 
@@ -19,24 +21,80 @@ struct Product {
     ActivationCode act;
 };
 
-NodeProgram programOf(const Product& p, bool hasBias, bool rows) {
+/// matmul.comp: 64x64 tiles through shared memory.
+std::optional<NodeProgram> tiledProduct(const Product& p, bool hasBias, const DeviceTraits& device) {
     Constants c;
     c.i(p.m).i(p.n).i(p.k).i(p.asm_).i(p.ask).i(p.bsk).i(p.bsn);
     for (int64_t v : p.batch) c.i(v);
     for (int64_t v : p.sa) c.i(v);
     for (int64_t v : p.sb) c.i(v);
     c.f(p.alpha).f(p.beta).i(hasBias).i(p.csm).i(p.csn).i(p.act.op).f(p.act.alpha).f(p.act.beta);
-    const std::array<uint32_t, 3> tiles{uint32_t((p.n + 63) / 64), uint32_t((p.m + (rows ? 15 : 63)) / (rows ? 16 : 64)),
+    const std::array<uint32_t, 3> tiles{uint32_t((p.n + 63) / 64), uint32_t((p.m + 63) / 64),
                                         uint32_t(p.batch[0] * p.batch[1] * p.batch[2])};
-    Dispatch d{rows ? "matmul_rows" : "matmul", c.take(),
+    if (device.maxInvocations < 256 || !fitsGroups(device, tiles)) return std::nullopt;
+    Dispatch d{"matmul", c.take(),
                {TensorRef::output(0), TensorRef::input(0), TensorRef::input(1),
                 hasBias ? TensorRef::input(2) : TensorRef::none()},
                tiles};
-    return {rows ? "vulkan:matmul-rows" : "vulkan:matmul", {d}};
+    return NodeProgram{"vulkan:matmul", {d}};
 }
 
-bool fitsDispatch(const Product& p) {
-    return (p.n + 63) / 64 <= 65535 && (p.m + 15) / 16 <= 65535 && p.batch[0] * p.batch[1] * p.batch[2] <= 65535;
+/// One operand of a texel product as a MatrixPacking of `rows` x k.
+MatrixPacking operandPacking(const Product& p, int64_t rows, int64_t rowStride, int64_t kStride,
+                             const std::array<int64_t, 3>& batchStrides, int64_t interleave) {
+    MatrixPacking m;
+    m.rows = rows, m.k = p.k, m.interleave = interleave, m.rowStride = rowStride, m.kStride = kStride;
+    if (batchStrides != std::array<int64_t, 3>{0, 0, 0}) m.batch = p.batch, m.batchStride = batchStrides;
+    return m;
+}
+
+/// gemm_texel.comp (texel_gemm.h). Positions are the rows of A, channels the columns of B; for a
+/// product of few rows (a matrix-vector product) the roles swap, Y^T = B^T A^T, so the lanes have
+/// work. A constant operand is packed at plan time, an activation by matrix_pack.comp.
+std::optional<NodeProgram> texelProduct(const Product& p, bool hasBias, const NodeShapes& s) {
+    const bool swap = p.m < 2 * kTexelChannels && p.n > p.m;
+    const int64_t positions = swap ? p.n : p.m, channels = swap ? p.m : p.n;
+    // Operand 0 of the packing is the lane side (A unless swapped), operand 1 the channel side.
+    const std::array<int, 2> input{swap ? 1 : 0, swap ? 0 : 1};
+    const std::array<MatrixPacking, 2> packing{
+        swap ? operandPacking(p, p.n, p.bsn, p.bsk, p.sb, 1) : operandPacking(p, p.m, p.asm_, p.ask, p.sa, 1),
+        swap ? operandPacking(p, p.m, p.asm_, p.ask, p.sa, kTexelChannels)
+             : operandPacking(p, p.n, p.bsn, p.bsk, p.sb, kTexelChannels)};
+    TexelGemm g;
+    g.k4 = packing[0].k4();
+    g.outer = p.batch[0] * p.batch[1] * p.batch[2], g.inner = positions;
+    g.aOuter = packing[0].batch == std::array<int64_t, 3>{1, 1, 1} ? 0 : positions * g.k4, g.aRow = g.k4;
+    g.m = channels, g.bPerOuter = packing[1].batch != std::array<int64_t, 3>{1, 1, 1};
+    g.yOuter = p.m * p.n, g.yInner = swap ? 1 : p.n, g.yChannel = swap ? p.n : 1;
+    g.bias = hasBias, g.biasChannel = swap ? p.csm : p.csn, g.biasInner = swap ? p.csn : p.csm;
+    g.alpha = p.alpha, g.beta = p.beta, g.act = p.act;
+    NodeProgram program{"vulkan:matmul-texel", {}};
+    std::array<TensorRef, 2> operand;
+    for (size_t side = 0; side < 2; ++side) {
+        if (uint64_t(packing[side].texels()) > s.device.maxTexels) return std::nullopt;
+        if (const Tensor* constant = s.constants[size_t(input[side])]) {
+            operand[side] = TensorRef::packed(int(program.packed.size()));
+            program.packed.push_back(packMatrix(packing[side], *constant));
+            continue;
+        }
+        operand[side] = TensorRef::scratch(int(program.scratch.size()));
+        auto pack = matrixPackDispatch(packing[side], TensorRef::input(input[side]), operand[side], s.device);
+        if (!pack) return std::nullopt;
+        program.dispatches.push_back(std::move(*pack));
+        program.scratch.push_back(texelBytes(packing[side].texels()));
+    }
+    auto product = texelGemmDispatch(g, operand[0], operand[1], hasBias ? TensorRef::input(2) : TensorRef::none(),
+                                     TensorRef::none(), s.device);
+    if (!product) return std::nullopt;
+    product->waits = !program.dispatches.empty();
+    program.dispatches.push_back(std::move(*product));
+    return program;
+}
+
+std::optional<NodeProgram> programOf(const Product& p, bool hasBias, const NodeShapes& s) {
+    if (s.device.products == ProductKernels::TexelTiles)
+        if (auto program = texelProduct(p, hasBias, s)) return program;
+    return tiledProduct(p, hasBias, s.device);
 }
 
 std::optional<NodeProgram> matmul(const NodeShapes& s) {
@@ -73,8 +131,8 @@ std::optional<NodeProgram> matmul(const NodeShapes& s) {
     };
     batchStrides(a, p.sa);
     batchStrides(b, p.sb);
-    if (p.batch[0] * p.batch[1] * p.batch[2] * p.m * p.n != numel(s.outputDims[0]) || !fitsDispatch(p)) return std::nullopt;
-    return programOf(p, false, s.preferRows);
+    if (p.batch[0] * p.batch[1] * p.batch[2] * p.m * p.n != numel(s.outputDims[0])) return std::nullopt;
+    return programOf(p, false, s);
 }
 
 std::optional<NodeProgram> gemm(const NodeShapes& s) {
@@ -111,8 +169,8 @@ std::optional<NodeProgram> gemm(const NodeShapes& s) {
         if (!act) return std::nullopt;
         p.act = *act;
     }
-    if (p.m * p.n != numel(s.outputDims[0]) || !fitsDispatch(p)) return std::nullopt;
-    return programOf(p, hasBias, s.preferRows);
+    if (p.m * p.n != numel(s.outputDims[0])) return std::nullopt;
+    return programOf(p, hasBias, s);
 }
 
 } // namespace

@@ -18,6 +18,12 @@ std::array<uint32_t, 3> flatGroups(uint64_t count, uint32_t local) {
     return {65535, uint32_t(rows), 1};
 }
 
+bool fitsGroups(const DeviceTraits& device, const std::array<uint32_t, 3>& groups) {
+    for (size_t i = 0; i < 3; ++i)
+        if (groups[i] == 0 || groups[i] > device.maxGroups[i]) return false;
+    return true;
+}
+
 void VulkanOpRegistry::add(const std::string& op, VulkanOpFactory factory, const std::string& domain) {
     factories_[{canonicalDomain(domain), op}].push_back(factory);
 }

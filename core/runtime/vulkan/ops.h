@@ -1,7 +1,9 @@
 // How a node becomes GPU work: a factory per op type looks at the node's static shapes and
-// constants and returns the dispatches that compute it (shader, specialization constants, the
-// node's tensors bound to bindings 0..7, workgroup counts), or declines (the node then runs on the
-// CPU). One file per op family registers its factories, as on the CPU side.
+// constants and at what the device is, and returns the dispatches that compute it (shader,
+// specialization constants, the tensors bound to storage bindings 0..7 and texel bindings 8..11,
+// workgroup counts), the weights it packs once at plan time and the scratch it needs, or declines
+// (the node then runs on the CPU). One file per op family registers its factories, as on the CPU
+// side.
 #pragma once
 
 #include "core/graph/graph.h"
@@ -16,6 +18,26 @@
 
 namespace graphlens::vk {
 
+/// How matrix products (Conv, MatMul, Gemm) are computed.
+enum class ProductKernels {
+    SharedMemoryTiles,  ///< 64x64 tiles staged through shared memory (conv.comp, matmul.comp): GPUs
+    TexelTiles,         ///< register tiles fed by texel fetches of packed operands (gemm_texel.comp):
+                        ///< CPU devices such as lavapipe, where buffer and shared loads are per-lane loops
+};
+
+/// What the factories need to know about the device: its limits and which product kernels suit it.
+struct DeviceTraits {
+    ProductKernels products = ProductKernels::SharedMemoryTiles;
+    std::array<uint32_t, 3> maxGroups{65535, 65535, 65535};  ///< maxComputeWorkGroupCount
+    uint64_t maxStorageRange = uint64_t(1) << 27;           ///< maxStorageBufferRange, bytes
+    uint64_t maxTexels = uint64_t(1) << 16;                  ///< maxTexelBufferElements
+    uint32_t sharedBytes = 16384;                            ///< maxComputeSharedMemorySize
+    uint32_t maxInvocations = 128;                           ///< maxComputeWorkGroupInvocations
+    /// Shaders that load inside loops read their inputs as texels (CPU devices: a storage-buffer load
+    /// under a loop's lane mask is a loop over the lanes, a texel fetch one gather).
+    bool texelLoads = false;
+};
+
 /// A node with static shapes, as the factories see it.
 struct NodeShapes {
     const Node& node;
@@ -25,9 +47,7 @@ struct NodeShapes {
     std::vector<const Tensor*> constants;          ///< an input's constant value, or nullptr
     std::vector<std::vector<int64_t>> outputDims;
     std::vector<DType> outputTypes;                ///< Undefined for omitted outputs
-    /// Products run on register-blocked kernels without shared memory (conv_rows, matmul_rows),
-    /// meant for CPU Vulkan devices; set by GRAPHLENS_VULKAN_ROWS=1.
-    bool preferRows = false;
+    DeviceTraits device;
 
     bool hasInput(size_t i) const { return i < inputTypes.size() && inputTypes[i] != DType::Undefined; }
     bool hasOutput(size_t i) const { return i < outputTypes.size() && outputTypes[i] != DType::Undefined; }
@@ -36,26 +56,39 @@ struct NodeShapes {
     bool floatInput(size_t i) const { return hasInput(i) && inputTypes[i] == DType::Float; }
 };
 
-/// A tensor of the node bound to a shader binding.
+/// A tensor bound to a shader binding: one of the node's inputs or outputs, one of the weights its
+/// program packed at plan time, or one of its scratch buffers.
 struct TensorRef {
-    enum Kind { Input, Output, Unused } kind = Unused;
+    enum Kind { Input, Output, Packed, Scratch, Unused } kind = Unused;
     int index = 0;
     static TensorRef input(int i) { return {Input, i}; }
     static TensorRef output(int i) { return {Output, i}; }
+    static TensorRef packed(int i) { return {Packed, i}; }
+    static TensorRef scratch(int i) { return {Scratch, i}; }
     static TensorRef none() { return {}; }
 };
+
+/// The first texel binding: texels[i] is bound at kFirstTexelBinding + i as a uniform texel buffer
+/// of RGBA32F texels (`uniform samplerBuffer` in the shader).
+constexpr uint32_t kFirstTexelBinding = 8;
+constexpr uint32_t kMaxTexelBindings = 4;
 
 struct Dispatch {
     std::string shader;               ///< shaders/<shader>.comp
     std::vector<uint32_t> constants;  ///< specialization constants 0..N-1
-    std::vector<TensorRef> bindings;  ///< binding i
+    std::vector<TensorRef> bindings;  ///< storage buffer binding i
     std::array<uint32_t, 3> groups{1, 1, 1};
+    std::vector<TensorRef> texels;    ///< texel buffer binding kFirstTexelBinding + i
+    bool waits = false;               ///< waits for the node's earlier dispatches (a barrier before it)
 };
 
 struct NodeProgram {
     std::string kernel;               ///< "vulkan:conv-gemm", for the plan's node list
-    std::vector<Dispatch> dispatches; ///< independent of each other (no barrier between them)
+    std::vector<Dispatch> dispatches; ///< in order; independent of each other unless `waits`
     bool inPlace = false;             ///< output 0 may take over input 0's memory
+    bool copyOnly = false;            ///< copies input 0 to output 0 as is: nothing to run when they share bytes
+    std::vector<Tensor> packed;       ///< weights rearranged at plan time, uploaded with the others
+    std::vector<uint64_t> scratch;    ///< bytes of each scratch buffer, alive while the node runs
 };
 
 /// Specialization constants in order; floats travel as their bits.
@@ -72,6 +105,9 @@ private:
 /// Workgroup counts for `count` invocations in workgroups of `local`: a 2-D grid when one
 /// dimension would pass the 65535 groups every device supports (shaders use flatIndex()).
 std::array<uint32_t, 3> flatGroups(uint64_t count, uint32_t local);
+
+/// True when `groups` fits the device's maxComputeWorkGroupCount.
+bool fitsGroups(const DeviceTraits& device, const std::array<uint32_t, 3>& groups);
 
 using VulkanOpFactory = std::optional<NodeProgram> (*)(const NodeShapes& node);
 
@@ -90,11 +126,11 @@ private:
 
 const VulkanOpRegistry& vulkanOps();
 
-void registerElementwiseOps(VulkanOpRegistry& registry);  ///< unary activations and math, binary broadcasting
-void registerConvOps(VulkanOpRegistry& registry);         ///< Conv, com.microsoft FusedConv
+void registerElementwiseOps(VulkanOpRegistry& registry);  ///< unary activations and math, binary broadcasting, BiasGelu
+void registerConvOps(VulkanOpRegistry& registry);         ///< Conv, com.microsoft FusedConv (conv.cpp, conv_texel.cpp)
 void registerMatMulOps(VulkanOpRegistry& registry);       ///< MatMul, Gemm, FusedGemm, FusedMatMul
 void registerPoolOps(VulkanOpRegistry& registry);         ///< MaxPool, AveragePool, global pools, Reduce*
-void registerNormalizationOps(VulkanOpRegistry& registry);///< Softmax, LogSoftmax, LayerNormalization
+void registerNormalizationOps(VulkanOpRegistry& registry);///< Softmax, LogSoftmax, LayerNormalization, SkipLayerNormalization
 void registerLayoutOps(VulkanOpRegistry& registry);       ///< Transpose, Concat, Slice, Split, Expand, reshapes
 
 // Shared helpers of the op files.

@@ -8,11 +8,12 @@
 namespace graphlens::vk {
 
 PipelineSet::PipelineSet(const Device& device) : device_(device.handle()) {
-    std::vector<VkDescriptorSetLayoutBinding> bindings(kMaxBindings);
-    for (uint32_t i = 0; i < kMaxBindings; ++i)
-        bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    std::vector<VkDescriptorSetLayoutBinding> bindings(kMaxBindings + kMaxTexelBindings);
+    for (uint32_t i = 0; i < bindings.size(); ++i)
+        bindings[i] = {i, i < kMaxBindings ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1,
+                       VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     VkDescriptorSetLayoutCreateInfo setInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    setInfo.bindingCount = kMaxBindings;
+    setInfo.bindingCount = uint32_t(bindings.size());
     setInfo.pBindings = bindings.data();
     check(vkCreateDescriptorSetLayout(device_, &setInfo, nullptr, &setLayout_), "vkCreateDescriptorSetLayout");
     VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
@@ -66,11 +67,12 @@ VkPipeline PipelineSet::get(const std::string& shader, const std::vector<uint32_
 DescriptorSets::DescriptorSets(const Device& device, VkDescriptorSetLayout layout, uint32_t count)
     : device_(device.handle()) {
     count = std::max<uint32_t>(count, 1);
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, count * kMaxBindings};
+    const VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, count * kMaxBindings},
+                                          {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, count * kMaxTexelBindings}};
     VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     info.maxSets = count;
-    info.poolSizeCount = 1;
-    info.pPoolSizes = &size;
+    info.poolSizeCount = 2;
+    info.pPoolSizes = sizes;
     check(vkCreateDescriptorPool(device_, &info, nullptr, &pool_), "vkCreateDescriptorPool");
     std::vector<VkDescriptorSetLayout> layouts(count, layout);
     VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -84,6 +86,22 @@ DescriptorSets::DescriptorSets(const Device& device, VkDescriptorSetLayout layou
 }
 
 DescriptorSets::~DescriptorSets() { vkDestroyDescriptorPool(device_, pool_, nullptr); }
+
+TexelViews::~TexelViews() {
+    for (VkBufferView view : views_) vkDestroyBufferView(device_, view, nullptr);
+}
+
+VkBufferView TexelViews::add(VkBuffer buffer, uint64_t offset, uint64_t bytes) {
+    VkBufferViewCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+    info.buffer = buffer;
+    info.format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    info.offset = offset;
+    info.range = bytes;
+    VkBufferView view = VK_NULL_HANDLE;
+    check(vkCreateBufferView(device_, &info, nullptr, &view), "vkCreateBufferView");
+    views_.push_back(view);
+    return view;
+}
 
 TimestampQueryPool::TimestampQueryPool(const Device& device, uint32_t queries)
     : device_(device.handle()),

@@ -1,9 +1,11 @@
 // Compute pipelines of one plan: every shader binds up to kMaxBindings storage buffers (binding i of
-// set 0) and receives its static shape as specialization constants 0..N-1 (32-bit each). Pipelines
-// are built once per (shader, constants) when the plan is made.
+// set 0) and kMaxTexelBindings uniform texel buffers (bindings kFirstTexelBinding..) and receives its
+// static shape as specialization constants 0..N-1 (32-bit each). Pipelines are built once per
+// (shader, constants) when the plan is made, texel buffer views once per bound tensor.
 #pragma once
 
 #include "core/runtime/vulkan/device.h"
+#include "core/runtime/vulkan/ops.h"
 
 #include <cstdint>
 #include <map>
@@ -14,6 +16,7 @@
 namespace graphlens::vk {
 
 constexpr uint32_t kMaxBindings = 8;
+static_assert(kFirstTexelBinding == kMaxBindings, "texel bindings follow the storage bindings");
 
 class PipelineSet {
 public:
@@ -51,6 +54,21 @@ private:
     VkDevice device_;
     VkDescriptorPool pool_ = VK_NULL_HANDLE;
     std::vector<VkDescriptorSet> sets_;
+};
+
+/// RGBA32F views of buffer ranges, for uniform texel buffer descriptors; destroyed with the set.
+class TexelViews {
+public:
+    explicit TexelViews(const Device& device) : device_(device.handle()) {}
+    ~TexelViews();
+    TexelViews(const TexelViews&) = delete;
+    TexelViews& operator=(const TexelViews&) = delete;
+    /// A view of `bytes` (a multiple of 16) at `offset` of `buffer`. Throws ExecutionError.
+    VkBufferView add(VkBuffer buffer, uint64_t offset, uint64_t bytes);
+
+private:
+    VkDevice device_;
+    std::vector<VkBufferView> views_;
 };
 
 /// A pool of 2 timestamp queries per timed node.

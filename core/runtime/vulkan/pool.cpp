@@ -43,8 +43,9 @@ std::optional<NodeProgram> pool(const NodeShapes& s) {
     c.i(x[0] * x[1]).i(n == 1 ? 1 : x[2]).i(x.back()).i(n == 1 ? 1 : y[2]).i(y.back());
     c.i(pick(kernel, true, 1)).i(pick(kernel, false, 1)).i(pick(strides, true, 1)).i(pick(strides, false, 1));
     c.i(pick(begin, true, 0)).i(pick(begin, false, 0)).i(pick(end, true, 0)).i(pick(end, false, 0));
-    c.i(pick(dilations, true, 1)).i(pick(dilations, false, 1)).i(op);
+    c.i(pick(dilations, true, 1)).i(pick(dilations, false, 1)).i(op).i(s.device.texelLoads);
     Dispatch d{"pool", c.take(), {TensorRef::output(0), TensorRef::input(0)}, flatGroups(uint64_t(numel(y)), 64)};
+    if (s.device.texelLoads) d.texels = {TensorRef::input(0)};
     return NodeProgram{"vulkan:pool", {d}};
 }
 

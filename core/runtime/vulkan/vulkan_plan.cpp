@@ -1,6 +1,6 @@
-// Building a Vulkan plan: concrete shapes, a shader or a CPU kernel per node, segments, where each
-// value lives, the arena layout, buffers and descriptor sets. Recording is in
-// vulkan_plan_record.cpp, running in vulkan_plan_run.cpp.
+// Building a Vulkan plan: concrete shapes, a shader or a CPU kernel per node (within the device's
+// limits), segments, where each value lives, the arena layout and the buffers. Descriptor sets are
+// in vulkan_plan_bind.cpp, recording in vulkan_plan_record.cpp, running in vulkan_plan_run.cpp.
 #include "core/runtime/vulkan/vulkan_plan.h"
 #include "core/onnx/shape_inference.h"
 #include "core/runtime/cpu/cpu_kernel.h"
@@ -42,6 +42,27 @@ uint64_t alignUp(uint64_t n, uint64_t alignment) { return (n + alignment - 1) / 
 
 std::string label(const Node& n) { return n.name.empty() ? n.opType : n.name; }
 
+/// The device as the op factories see it. Product kernels follow the device type: texel tiles on
+/// CPU devices, shared-memory tiles elsewhere, and CPU devices read the inputs of loops through
+/// texel views; GRAPHLENS_VULKAN_PRODUCTS=tiles|texels overrides both (tests run both kinds on
+/// whatever device there is).
+DeviceTraits traitsOf(const Device& device) {
+    const VkPhysicalDeviceLimits& l = device.limits();
+    DeviceTraits t;
+    t.products = device.info().type == "cpu" ? ProductKernels::TexelTiles : ProductKernels::SharedMemoryTiles;
+    if (const char* chosen = std::getenv("GRAPHLENS_VULKAN_PRODUCTS")) {
+        if (std::string(chosen) == "tiles") t.products = ProductKernels::SharedMemoryTiles;
+        if (std::string(chosen) == "texels") t.products = ProductKernels::TexelTiles;
+    }
+    t.texelLoads = t.products == ProductKernels::TexelTiles;
+    t.maxGroups = {l.maxComputeWorkGroupCount[0], l.maxComputeWorkGroupCount[1], l.maxComputeWorkGroupCount[2]};
+    t.maxStorageRange = l.maxStorageBufferRange;
+    t.maxTexels = l.maxTexelBufferElements;
+    t.sharedBytes = l.maxComputeSharedMemorySize;
+    t.maxInvocations = l.maxComputeWorkGroupInvocations;
+    return t;
+}
+
 std::string humanBytes(uint64_t bytes) {
     char text[32];
     if (bytes >= 1000000) std::snprintf(text, sizeof text, "%.1f MB", double(bytes) / 1e6);
@@ -53,7 +74,7 @@ std::string humanBytes(uint64_t bytes) {
 } // namespace
 
 VulkanPlan::VulkanPlan(std::shared_ptr<Device> device, const Model& model, const CompileOptions& options)
-    : device_(std::move(device)), opset_(model.opsetVersion()),
+    : device_(std::move(device)), traits_(traitsOf(*device_)), opset_(model.opsetVersion()),
       threads_(options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()))) {
     prepareGraph(model, options);
     chooseKernels();
@@ -122,11 +143,14 @@ const Tensor* VulkanPlan::constantOf(ValueId v) const {
 std::vector<ValueId> VulkanPlan::boundValues(size_t position, bool outputs) const {
     std::set<ValueId> values;
     const Node& n = graph_.node(order_[position]);
-    for (const Dispatch& d : gpu_[position]->program.dispatches)
-        for (const TensorRef& r : d.bindings) {
-            if (r.kind == TensorRef::Input && !outputs) values.insert(n.inputs[size_t(r.index)]);
-            if (r.kind == TensorRef::Output && outputs) values.insert(n.outputs[size_t(r.index)]);
-        }
+    auto add = [&](const TensorRef& r) {
+        if (r.kind == TensorRef::Input && !outputs) values.insert(n.inputs[size_t(r.index)]);
+        if (r.kind == TensorRef::Output && outputs) values.insert(n.outputs[size_t(r.index)]);
+    };
+    for (const Dispatch& d : gpu_[position]->program.dispatches) {
+        for (const TensorRef& r : d.bindings) add(r);
+        for (const TensorRef& r : d.texels) add(r);
+    }
     return {values.begin(), values.end()};
 }
 
@@ -134,14 +158,10 @@ void VulkanPlan::chooseKernels() {
     gpu_.resize(order_.size());
     cpu_.resize(order_.size());
     std::set<std::string> missing;
-    // GRAPHLENS_VULKAN_ROWS=1 picks the register-blocked product kernels instead of the shared-memory
-    // tiles (an experiment for CPU devices: on lavapipe neither is fast yet; tests cover both).
-    const char* rows = std::getenv("GRAPHLENS_VULKAN_ROWS");
-    const bool preferRows = rows && std::string(rows) == "1";
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const Node& n = graph_.node(order_[pos]);
         if (hasSubgraph(n)) throw ExecutionError("the vulkan backend does not run ops with sub-graphs (" + n.opType + ")");
-        NodeShapes s{n, opset_, {}, {}, {}, {}, {}, preferRows};
+        NodeShapes s{n, opset_, {}, {}, {}, {}, {}, traits_};
         for (ValueId in : n.inputs) {
             const bool given = in != kNoId;
             s.inputDims.push_back(given ? dimsOf(in) : std::vector<int64_t>{});
@@ -161,8 +181,10 @@ void VulkanPlan::chooseKernels() {
             s.outputDims.push_back(omitted ? std::vector<int64_t>{} : *value.shape.sizes());
             s.outputTypes.push_back(omitted ? DType::Undefined : value.dtype);
         }
+        std::string why;
         if (auto program = vulkanOps().build(s)) {
-            gpu_[pos] = std::make_unique<GpuNode>(GpuNode{std::move(*program), 0});
+            why = limitPassed(*program, s);
+            gpu_[pos] = std::make_unique<GpuNode>(GpuNode{std::move(*program), 0, {}, {}, {}});
             bool usable = true;  // every bound tensor non-empty, every produced output bound
             for (ValueId v : boundValues(pos, false)) usable = usable && numel(dimsOf(v)) > 0;
             const auto outs = boundValues(pos, true);
@@ -170,10 +192,11 @@ void VulkanPlan::chooseKernels() {
                 if (s.hasOutput(i))
                     usable = usable && numel(s.outputDims[i]) > 0 &&
                              std::find(outs.begin(), outs.end(), n.outputs[i]) != outs.end();
-            if (usable) continue;
+            if (usable && why.empty()) continue;
             gpu_[pos].reset();
         }
         auto cpu = std::make_unique<CpuNode>();
+        cpu->why = why;
         bool plain = std::all_of(s.outputTypes.begin(), s.outputTypes.end(), [](DType t) { return t != DType::Undefined; });
         if (plain) {
             const CpuNodeInfo info{graph_, n, opset_, threads_, s.inputDims, s.inputTypes, s.constants, s.outputDims, s.outputTypes};
@@ -192,6 +215,30 @@ void VulkanPlan::chooseKernels() {
         segments_.back().positions.push_back(pos);
         segmentOf_.push_back(int(segments_.size()) - 1);
     }
+}
+
+std::string VulkanPlan::limitPassed(const NodeProgram& program, const NodeShapes& shapes) const {
+    auto bytesOf = [&](const TensorRef& r) -> uint64_t {
+        switch (r.kind) {
+        case TensorRef::Input:
+            return dtypeStorageBytes(shapes.inputTypes[size_t(r.index)], uint64_t(numel(shapes.inputDims[size_t(r.index)])));
+        case TensorRef::Output:
+            return dtypeStorageBytes(shapes.outputTypes[size_t(r.index)], uint64_t(numel(shapes.outputDims[size_t(r.index)])));
+        case TensorRef::Packed: return program.packed[size_t(r.index)].byteSize();
+        case TensorRef::Scratch: return program.scratch[size_t(r.index)];
+        case TensorRef::Unused: return 0;
+        }
+        return 0;
+    };
+    for (const Dispatch& d : program.dispatches) {
+        if (!fitsGroups(traits_, d.groups)) return "its grid passes the device's maxComputeWorkGroupCount";
+        for (const TensorRef& r : d.bindings)
+            if (bytesOf(r) > traits_.maxStorageRange) return "a tensor passes the device's maxStorageBufferRange";
+        if (d.texels.size() > kMaxTexelBindings) return "it binds more texel buffers than the backend has";
+        for (const TensorRef& r : d.texels)
+            if ((bytesOf(r) + 15) / 16 > traits_.maxTexels) return "a tensor passes the device's maxTexelBufferElements";
+    }
+    return {};
 }
 
 void VulkanPlan::placeValues() {
@@ -268,15 +315,29 @@ void VulkanPlan::planArena() {
         indexOf[e.v] = int(lifetimes.size());
         lifetimes.push_back(t);
     }
-    const uint64_t alignment = std::max<uint64_t>(64, device_->limits().minStorageBufferOffsetAlignment);
+    // Scratch lives while its node runs.
+    std::vector<std::pair<GpuNode*, size_t>> scratch;
+    for (size_t pos = 0; pos < order_.size(); ++pos) {
+        if (!gpu_[pos]) continue;
+        for (size_t i = 0; i < gpu_[pos]->program.scratch.size(); ++i) {
+            scratch.emplace_back(gpu_[pos].get(), lifetimes.size());
+            lifetimes.push_back({gpu_[pos]->program.scratch[i], int(pos), int(pos), -1});
+        }
+    }
+    const VkPhysicalDeviceLimits& limits = device_->limits();
+    const uint64_t alignment = std::max<uint64_t>(
+        {64, limits.minStorageBufferOffsetAlignment, limits.minTexelBufferOffsetAlignment});
     memory_ = planMemory(lifetimes, alignment);
     for (const auto& [v, i] : indexOf) slot(v).offset = memory_.offsets[size_t(i)];
+    for (const auto& [node, i] : scratch) node->scratchOffsets.push_back(memory_.offsets[i]);
 }
 
 void VulkanPlan::createBuffers() {
-    const uint64_t alignment = std::max<uint64_t>(256, device_->limits().minStorageBufferOffsetAlignment);
+    const VkPhysicalDeviceLimits& limits = device_->limits();
+    const uint64_t alignment =
+        std::max<uint64_t>({256, limits.minStorageBufferOffsetAlignment, limits.minTexelBufferOffsetAlignment});
     std::map<const std::byte*, uint64_t> placed;  // one copy of a constant read by several nodes
-    std::vector<std::pair<ValueId, uint64_t>> uploads;
+    std::vector<std::pair<const Tensor*, uint64_t>> uploads;
     for (size_t v = 0; v < slots_.size(); ++v) {
         ValueSlot& s = slots_[v];
         if (!s.weights) continue;
@@ -287,19 +348,31 @@ void VulkanPlan::createBuffers() {
         }
         s.offset = weightBytes_;
         placed[t->data()] = s.offset;
-        uploads.emplace_back(ValueId(v), s.offset);
+        uploads.emplace_back(t, s.offset);
         weightBytes_ = alignUp(weightBytes_ + t->byteSize(), alignment);
     }
-    arena_ = Buffer(*device_, memory_.arenaBytes, MemoryUse::DeviceLocal);
-    weights_ = Buffer(*device_, weightBytes_, MemoryUse::DeviceLocal);
+    for (const auto& node : gpu_) {
+        if (!node) continue;
+        for (const Tensor& t : node->program.packed) {
+            node->packedOffsets.push_back(weightBytes_);
+            node->packedBytes.push_back(t.byteSize());
+            uploads.emplace_back(&t, weightBytes_);
+            weightBytes_ = alignUp(weightBytes_ + t.byteSize(), alignment);
+        }
+    }
+    // 16 bytes of slack: a texel view covers a tensor's last bytes with a whole texel.
+    arena_ = Buffer(*device_, memory_.arenaBytes + 16, MemoryUse::DeviceLocal);
+    weights_ = Buffer(*device_, weightBytes_ + 16, MemoryUse::DeviceLocal);
     staging_ = Buffer(*device_, stagingBytes_, MemoryUse::Staging);
-    if (uploads.empty()) return;
+    if (!uploads.empty()) uploadWeights(uploads);
+    for (const auto& node : gpu_)
+        if (node) node->program.packed.clear();  // on the device now
+}
+
+void VulkanPlan::uploadWeights(const std::vector<std::pair<const Tensor*, uint64_t>>& uploads) {
     // Weights travel once, through a temporary staging buffer.
     Buffer transfer(*device_, weightBytes_, MemoryUse::Staging);
-    for (const auto& [v, offset] : uploads) {
-        const Tensor* t = constantOf(v);
-        std::memcpy(transfer.mapped() + offset, t->data(), t->byteSize());
-    }
+    for (const auto& [t, offset] : uploads) std::memcpy(transfer.mapped() + offset, t->data(), t->byteSize());
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = device_->commandPool();
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -321,48 +394,11 @@ void VulkanPlan::createBuffers() {
     vkFreeCommandBuffers(device_->handle(), device_->commandPool(), 1, &commands);
 }
 
-void VulkanPlan::createDescriptorSets() {
-    pipelines_ = std::make_unique<PipelineSet>(*device_);
-    for (const auto& node : gpu_)
-        if (node) {
-            node->firstSet = setCount_;
-            setCount_ += uint32_t(node->program.dispatches.size());
-            queryCount_ += 2;
-        }
-    sets_ = std::make_unique<DescriptorSets>(*device_, pipelines_->setLayout(), setCount_);
-    for (size_t pos = 0; pos < order_.size(); ++pos) {
-        if (!gpu_[pos]) continue;
-        const Node& n = graph_.node(order_[pos]);
-        for (size_t d = 0; d < gpu_[pos]->program.dispatches.size(); ++d) {
-            const Dispatch& dispatch = gpu_[pos]->program.dispatches[d];
-            std::array<VkDescriptorBufferInfo, kMaxBindings> infos;
-            std::array<VkWriteDescriptorSet, kMaxBindings> writes;
-            for (uint32_t b = 0; b < kMaxBindings; ++b) {
-                const TensorRef r = b < dispatch.bindings.size() ? dispatch.bindings[b] : TensorRef::none();
-                infos[b] = {arena_.handle(), 0, 4};
-                if (r.kind != TensorRef::Unused) {
-                    const ValueId v = r.kind == TensorRef::Input ? n.inputs[size_t(r.index)] : n.outputs[size_t(r.index)];
-                    const ValueSlot& s = slot(v);
-                    infos[b] = {s.weights ? weights_.handle() : arena_.handle(), s.offset, s.bytes};
-                }
-                writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-                writes[b].dstSet = (*sets_)[gpu_[pos]->firstSet + d];
-                writes[b].dstBinding = b;
-                writes[b].descriptorCount = 1;
-                writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-                writes[b].pBufferInfo = &infos[b];
-            }
-            vkUpdateDescriptorSets(device_->handle(), kMaxBindings, writes.data(), 0, nullptr);
-        }
-    }
-    queries_ = std::make_unique<TimestampQueryPool>(*device_, queryCount_);
-}
-
 void VulkanPlan::listNodes() {
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const Node& n = graph_.node(order_[pos]);
         if (gpu_[pos]) {
-            planned_.push_back({n.id, gpu_[pos]->program.kernel});
+            planned_.push_back({n.id, elided(pos) ? "vulkan:view" : gpu_[pos]->program.kernel});
             continue;
         }
         uint64_t transfer = 0;  // downloads it waits for and uploads it feeds
@@ -372,6 +408,7 @@ void VulkanPlan::listNodes() {
             if (slot(out).uploadSegment >= 0) transfer += slot(out).bytes;
         std::string kernel = "cpu-fallback:" + n.opType;
         if (cpu_[pos]->prepared) kernel += " [" + cpu_[pos]->prepared->name() + "]";
+        if (!cpu_[pos]->why.empty()) kernel += " (" + cpu_[pos]->why + ")";
         if (transfer) kernel += " (transfer " + humanBytes(transfer) + ")";
         planned_.push_back({n.id, kernel});
     }

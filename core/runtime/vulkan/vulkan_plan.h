@@ -2,9 +2,10 @@
 // backend's kernels; the execution order is cut into segments of one kind. Each GPU segment is one
 // pre-recorded command buffer (uploads, dispatches with barriers where they depend on each other,
 // downloads), recorded twice: plain, and with two timestamps per node for observed runs.
-// Activations live in one device arena laid out by the runtime's memory planner; weights in one
-// device buffer uploaded at plan time; inputs, outputs and fallback transfers go through a mapped
-// staging buffer.
+// Activations and the nodes' scratch live in one device arena laid out by the runtime's memory
+// planner; weights (as the graph holds them, and as the programs packed them) in one device buffer
+// uploaded at plan time; inputs, outputs and fallback transfers go through a mapped staging buffer.
+// Pipelines, descriptor sets and texel buffer views are all made here, once.
 #pragma once
 
 #include "core/runtime/backend.h"
@@ -42,11 +43,21 @@ private:
     };
     struct GpuNode {
         NodeProgram program;
-        uint32_t firstSet = 0;   ///< descriptor set of its first dispatch
+        uint32_t firstSet = 0;                  ///< descriptor set of its first dispatch
+        std::vector<uint64_t> packedOffsets;    ///< of program.packed in the weights buffer
+        std::vector<uint64_t> packedBytes;      ///< (the host copies are dropped after the upload)
+        std::vector<uint64_t> scratchOffsets;   ///< of program.scratch in the arena
     };
     struct CpuNode {
         std::unique_ptr<PreparedKernel> prepared;
         KernelFn reference = nullptr;
+        std::string why;                        ///< why a node with a shader runs here (a device limit)
+    };
+    /// Where a bound tensor lives.
+    struct Location {
+        VkBuffer buffer = VK_NULL_HANDLE;
+        uint64_t offset = 0, bytes = 0;
+        bool arena = false;
     };
     struct Segment {
         bool gpu = false;
@@ -61,9 +72,19 @@ private:
     void placeValues();
     void planArena();
     void createBuffers();
+    void uploadWeights(const std::vector<std::pair<const Tensor*, uint64_t>>& uploads);
     void createDescriptorSets();
     void recordSegments();
     void recordSegment(Segment& segment, VkCommandBuffer commands, bool timed);
+    void writeDescriptorSet(size_t position, size_t dispatch);
+    Location locate(size_t position, const TensorRef& ref) const;
+    /// True for a copy-only node whose output the memory plan put on its input's bytes.
+    bool elided(size_t position) const;
+    /// The arena byte ranges node `position` reads and writes (its scratch counts as both).
+    void arenaRanges(size_t position, std::vector<std::pair<uint64_t, uint64_t>>& reads,
+                     std::vector<std::pair<uint64_t, uint64_t>>& writes) const;
+    /// Empty when `program` fits the device's limits, else which limit it passes.
+    std::string limitPassed(const NodeProgram& program, const NodeShapes& shapes) const;
     void listNodes();
     ValueSlot& slot(ValueId v) { return slots_[size_t(v)]; }
     std::vector<int64_t> dimsOf(ValueId v) const;
@@ -74,6 +95,7 @@ private:
     void emitGpuEvents(const Segment& segment, ExecutionObserver& observer) const;
 
     std::shared_ptr<Device> device_;
+    DeviceTraits traits_;
     Graph graph_;
     int64_t opset_ = 0;
     int threads_ = 1;
@@ -92,6 +114,8 @@ private:
     std::unique_ptr<TimestampQueryPool> queries_;
     uint32_t setCount_ = 0, queryCount_ = 0;
     std::vector<VkCommandBuffer> commandBuffers_;
+    std::unique_ptr<TexelViews> views_;          ///< of the dispatches' texel bindings
+    VkBufferView placeholderView_ = VK_NULL_HANDLE;  ///< for texel bindings a dispatch does not use
     std::vector<PlannedNode> planned_;
 };
 

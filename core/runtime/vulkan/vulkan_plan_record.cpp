@@ -1,20 +1,19 @@
 // Recording a Vulkan plan's command buffers: per GPU segment, uploads from staging, the dispatches
 // with a barrier only where a node touches arena bytes an earlier unsynchronized node wrote (or
-// writes bytes one read), per-node timestamps in the timed variant, and downloads to staging.
+// writes bytes one read) and between a node's dependent dispatches (a pack, then its product),
+// per-node timestamps in the timed variant, and downloads to staging.
 #include "core/runtime/vulkan/vulkan_plan.h"
 #include "core/runtime/vulkan/vulkan_check.h"
 
 namespace graphlens::vk {
 namespace {
 
-struct Range {
-    uint64_t begin, end;
-};
+using Range = std::pair<uint64_t, uint64_t>;  ///< [first, second) bytes of the arena
 
 bool overlaps(const std::vector<Range>& set, const std::vector<Range>& ranges) {
     for (const Range& a : set)
         for (const Range& b : ranges)
-            if (a.begin < b.end && b.begin < a.end) return true;
+            if (a.first < b.second && b.first < a.second) return true;
     return false;
 }
 
@@ -27,6 +26,11 @@ void memoryBarrier(VkCommandBuffer commands, VkPipelineStageFlags from, VkAccess
 }
 
 constexpr VkAccessFlags kShaderAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+
+/// Dispatches after it see what dispatches before it wrote.
+void computeBarrier(VkCommandBuffer commands) {
+    memoryBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, kShaderAccess, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, kShaderAccess);
+}
 constexpr VkAccessFlags kTransferAccess = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
 constexpr VkPipelineStageFlags kWorkStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 
@@ -73,19 +77,17 @@ void VulkanPlan::recordSegment(Segment& segment, VkCommandBuffer commands, bool 
     uint32_t query = segment.firstQuery;
     for (size_t pos : segment.positions) {
         std::vector<Range> reads, writes;
-        for (ValueId v : boundValues(pos, false))
-            if (slot(v).arena) reads.push_back({slot(v).offset, slot(v).offset + slot(v).bytes});
-        for (ValueId v : boundValues(pos, true)) writes.push_back({slot(v).offset, slot(v).offset + slot(v).bytes});
+        arenaRanges(pos, reads, writes);
         if (overlaps(written, reads) || overlaps(written, writes) || overlaps(read, writes)) {
-            memoryBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, kShaderAccess);
+            computeBarrier(commands);
             written.clear();
             read.clear();
         }
         if (timed) vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries_->handle(), query);
         const GpuNode& node = *gpu_[pos];
-        for (size_t d = 0; d < node.program.dispatches.size(); ++d) {
+        for (size_t d = 0; d < node.program.dispatches.size() && !elided(pos); ++d) {
             const Dispatch& dispatch = node.program.dispatches[d];
+            if (dispatch.waits && d > 0) computeBarrier(commands);
             const VkDescriptorSet set = (*sets_)[node.firstSet + d];
             vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->get(dispatch.shader, dispatch.constants));
             vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->layout(), 0, 1, &set, 0, nullptr);

@@ -1,7 +1,9 @@
 // The Vulkan backend against the CPU backend on small graphs (Conv + Relu, FusedConv with a
-// residual, depthwise Conv, Gemm, batched MatMul, broadcast Add, pools, Softmax, LayerNorm), the
-// per-node timestamps it reports, and CPU fallbacks with their transfers in the plan. Skips where
-// there is no Vulkan device (or the build has no Vulkan backend).
+// residual, grouped, strided, dilated and 1-D Conv, depthwise Conv, Gemm, batched MatMul, products
+// of two activations, broadcast Add, pools, Softmax, LayerNorm, SkipLayerNorm, BiasGelu), the
+// products on both kinds of kernels (shared-memory tiles for GPUs, texel tiles for CPU devices),
+// the per-node timestamps it reports, and CPU fallbacks with their transfers in the plan. Skips
+// where there is no Vulkan device (or the build has no Vulkan backend).
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/backend_registry.h"
@@ -34,6 +36,13 @@ Model graphOf(const std::vector<int64_t>& dims, Body body, bool microsoft = fals
     return m;
 }
 
+/// While it lives, plans use the product kernels `kind` ("tiles" or "texels") whatever the device.
+class ProductKernels {
+public:
+    explicit ProductKernels(const char* kind) { qputenv("GRAPHLENS_VULKAN_PRODUCTS", kind); }
+    ~ProductKernels() { qunsetenv("GRAPHLENS_VULKAN_PRODUCTS"); }
+};
+
 ValueId microsoftOp(GraphBuilder& b, const std::string& op, std::vector<ValueId> inputs, Attributes a) {
     const ValueId y = b.op(op, std::move(inputs), std::move(a));
     b.graph().node(b.lastNode()).domain = "com.microsoft";
@@ -42,6 +51,10 @@ ValueId microsoftOp(GraphBuilder& b, const std::string& op, std::vector<ValueId>
 
 } // namespace
 
+/// Winograd F(4x4, 3x3) rounds differently from a direct sum: its error is near 1e-5 of the
+/// outputs' magnitude (here up to about 10), so outputs near zero get this absolute slack.
+constexpr double kWinogradAtol = 2e-4;
+
 class TestVulkanBackend : public QObject {
     Q_OBJECT
 
@@ -49,14 +62,15 @@ class TestVulkanBackend : public QObject {
     std::string problem_;
 
     /// Runs `m` on Vulkan and on the CPU with the same input; fails unless they agree within 1e-4
-    /// relative. Returns the Vulkan plan's kernel names.
-    std::vector<std::string> agreesWithCpu(const Model& m, const std::vector<int64_t>& dims, unsigned seed = 1) {
+    /// relative + `atol`. Returns the Vulkan plan's kernel names.
+    std::vector<std::string> agreesWithCpu(const Model& m, const std::vector<int64_t>& dims, unsigned seed = 1,
+                                           double atol = 1e-5) {
         const std::map<std::string, Tensor> feeds{{"x", seeded(dims, seed)}};
         const Tensor want = makeCpuBackend()->compile(m, {})->run(feeds).at(0);
         auto plan = vulkan_->compile(m, {});
         for (int run = 0; run < 2; ++run) {  // the second run reuses the recorded command buffers
             const Tensor got = plan->run(feeds).at(0);
-            const TensorComparison c = compareTensors(got, want, 1e-4, 1e-5);
+            const TensorComparison c = compareTensors(got, want, 1e-4, atol);
             if (!c.matches) {
                 QTest::qFail(c.mismatch.c_str(), __FILE__, __LINE__);
                 return {};
@@ -65,6 +79,13 @@ class TestVulkanBackend : public QObject {
         std::vector<std::string> kernels;
         for (const PlannedNode& n : plan->nodes()) kernels.push_back(n.kernel);
         return kernels;
+    }
+
+    /// agreesWithCpu() with the product kernels `kind`.
+    std::vector<std::string> agreesWithCpuOn(const char* kind, const Model& m, const std::vector<int64_t>& dims,
+                                             double atol = 1e-5) {
+        const ProductKernels products(kind);
+        return agreesWithCpu(m, dims, 1, atol);
     }
 
 private slots:
@@ -80,18 +101,14 @@ private slots:
         if (!vulkan_) QSKIP(problem_.c_str());
     }
 
-    void convReluRunsAsImplicitGemm() {
+    void convReluRunsOnBothProductKernels() {
         const Tensor w = seeded({32, 8, 3, 3}, 2), bias = seeded({32}, 3);
         const Model m = graphOf({2, 8, 15, 15}, [&](GraphBuilder& b, ValueId x) {
             return b.op("Relu", {b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)},
                                       {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}})});
         });
-        const auto kernels = agreesWithCpu(m, {2, 8, 15, 15});
-        QCOMPARE(kernels, (std::vector<std::string>{"vulkan:conv-gemm", "vulkan:unary"}));
-        qputenv("GRAPHLENS_VULKAN_ROWS", "1");  // the register-blocked variant for CPU devices
-        const auto rows = agreesWithCpu(m, {2, 8, 15, 15});
-        qunsetenv("GRAPHLENS_VULKAN_ROWS");
-        QCOMPARE(rows, (std::vector<std::string>{"vulkan:conv-rows", "vulkan:unary"}));
+        QCOMPARE(agreesWithCpuOn("tiles", m, {2, 8, 15, 15}), (std::vector<std::string>{"vulkan:conv-gemm", "vulkan:unary"}));
+        QCOMPARE(agreesWithCpuOn("texels", m, {2, 8, 15, 15}), (std::vector<std::string>{"vulkan:conv-texel", "vulkan:unary"}));
     }
 
     void fusedConvAddsBiasResidualAndActivation() {
@@ -101,7 +118,45 @@ private slots:
                                {{"pads", {1, 1, 1, 1}}, {"activation", std::string("LeakyRelu")},
                                 {"activation_params", std::vector<float>{0.2f}}});
         }, true);
-        QCOMPARE(agreesWithCpu(m, {1, 16, 9, 9}), (std::vector<std::string>{"vulkan:conv-gemm"}));
+        QCOMPARE(agreesWithCpuOn("tiles", m, {1, 16, 9, 9}), (std::vector<std::string>{"vulkan:conv-gemm"}));
+        // 3x3 with stride 1: Winograd, the epilogue in its output transform.
+        QCOMPARE(agreesWithCpuOn("texels", m, {1, 16, 9, 9}, kWinogradAtol), (std::vector<std::string>{"vulkan:conv-winograd"}));
+    }
+
+    void winogradCoversPartialTilesBatchesAndNoPadding() {
+        const Tensor w = seeded({12, 6, 3, 3}, 22), bias = seeded({12}, 23);
+        const Model m = graphOf({2, 6, 8, 11}, [&](GraphBuilder& b, ValueId x) {
+            // 6 x 9 outputs: the last row and column of 4x4 tiles are partly outside.
+            return b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)}, {{"pads", {0, 0, 0, 0}}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", m, {2, 6, 8, 11}, kWinogradAtol), (std::vector<std::string>{"vulkan:conv-winograd"}));
+        const Model padded = graphOf({1, 6, 7, 7}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w)}, {{"pads", {1, 2, 1, 0}}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", padded, {1, 6, 7, 7}, kWinogradAtol),
+                 (std::vector<std::string>{"vulkan:conv-winograd"}));
+    }
+
+    void texelConvCoversGroupsStridesDilationsAndOneDimension() {
+        // 3 groups of 4 input and 6 output channels, stride 2, dilation 2, uneven pads.
+        const Tensor w = seeded({18, 4, 3, 2}, 17), bias = seeded({18}, 18);
+        const Model grouped = graphOf({2, 12, 13, 11}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)},
+                        {{"group", int64_t(3)}, {"strides", {2, 1}}, {"dilations", {2, 2}}, {"pads", {2, 0, 1, 3}}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", grouped, {2, 12, 13, 11}), (std::vector<std::string>{"vulkan:conv-texel"}));
+        // 5 input channels: the second texel of channels is 3/4 padding.
+        const Tensor w1 = seeded({9, 5, 4}, 19);
+        const Model line = graphOf({3, 5, 20}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w1)}, {{"pads", {3, 1}}, {"strides", {3}}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", line, {3, 5, 20}), (std::vector<std::string>{"vulkan:conv-texel"}));
+        // 1x1 with strides and pads: only the positions read are packed.
+        const Tensor w2 = seeded({10, 6, 1, 1}, 24);
+        const Model pointwise = graphOf({2, 6, 9, 7}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w2)}, {{"strides", {2, 3}}, {"pads", {1, 0, 0, 1}}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", pointwise, {2, 6, 9, 7}), (std::vector<std::string>{"vulkan:conv-texel"}));
     }
 
     void depthwiseConvRunsDirect() {
@@ -109,7 +164,8 @@ private slots:
         const Model m = graphOf({1, 12, 10, 10}, [&](GraphBuilder& b, ValueId x) {
             return b.op("Conv", {x, b.initializer("w", w)}, {{"pads", {1, 1, 1, 1}}, {"group", int64_t(12)}});
         });
-        QCOMPARE(agreesWithCpu(m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-direct"}));
+        QCOMPARE(agreesWithCpuOn("tiles", m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-direct"}));
+        QCOMPARE(agreesWithCpuOn("texels", m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-direct"}));
     }
 
     void gemmWithTransposeAndBroadcastBias() {
@@ -118,11 +174,15 @@ private slots:
             return b.op("Gemm", {x, b.initializer("w", w), b.initializer("c", c)},
                         {{"transB", int64_t(1)}, {"alpha", 0.5f}, {"beta", 2.0f}});
         });
-        QCOMPARE(agreesWithCpu(m, {5, 70}), (std::vector<std::string>{"vulkan:matmul"}));
-        qputenv("GRAPHLENS_VULKAN_ROWS", "1");
-        const auto rows = agreesWithCpu(m, {5, 70});
-        qunsetenv("GRAPHLENS_VULKAN_ROWS");
-        QCOMPARE(rows, (std::vector<std::string>{"vulkan:matmul-rows"}));
+        QCOMPARE(agreesWithCpuOn("tiles", m, {5, 70}), (std::vector<std::string>{"vulkan:matmul"}));
+        // 5 rows: the texel product runs transposed, the lanes over the 100 columns.
+        QCOMPARE(agreesWithCpuOn("texels", m, {5, 70}), (std::vector<std::string>{"vulkan:matmul-texel"}));
+        const Tensor rowBias = seeded({37, 1}, 20), w2 = seeded({70, 9}, 21);
+        const Model rows = graphOf({37, 70}, [&](GraphBuilder& b, ValueId x) {
+            return microsoftOp(b, "FusedGemm", {x, b.initializer("w", w2), b.initializer("c", rowBias)},
+                               {{"activation", std::string("Relu")}, {"beta", 0.5f}});
+        }, true);
+        QCOMPARE(agreesWithCpuOn("texels", rows, {37, 70}), (std::vector<std::string>{"vulkan:matmul-texel"}));
     }
 
     void batchedMatMulBroadcastsBatches() {
@@ -130,11 +190,18 @@ private slots:
         const Model m = graphOf({2, 3, 5, 70}, [&](GraphBuilder& b, ValueId x) {
             return b.op("MatMul", {x, b.initializer("w", w)});
         });
-        QCOMPARE(agreesWithCpu(m, {2, 3, 5, 70}), (std::vector<std::string>{"vulkan:matmul"}));
-        qputenv("GRAPHLENS_VULKAN_ROWS", "1");
-        const auto rows = agreesWithCpu(m, {2, 3, 5, 70});
-        qunsetenv("GRAPHLENS_VULKAN_ROWS");
-        QCOMPARE(rows, (std::vector<std::string>{"vulkan:matmul-rows"}));
+        QCOMPARE(agreesWithCpuOn("tiles", m, {2, 3, 5, 70}), (std::vector<std::string>{"vulkan:matmul"}));
+        QCOMPARE(agreesWithCpuOn("texels", m, {2, 3, 5, 70}), (std::vector<std::string>{"vulkan:matmul-texel"}));
+    }
+
+    void matMulOfTwoActivationsPacksBothOperands() {
+        // Attention's scores: x times its own transpose, both operands packed on the device.
+        const Model m = graphOf({2, 3, 19, 10}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("MatMul", {x, b.op("Transpose", {x}, {{"perm", {0, 1, 3, 2}}})});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", m, {2, 3, 19, 10}),
+                 (std::vector<std::string>{"vulkan:transpose", "vulkan:matmul-texel"}));
+        QCOMPARE(agreesWithCpuOn("tiles", m, {2, 3, 19, 10}), (std::vector<std::string>{"vulkan:transpose", "vulkan:matmul"}));
     }
 
     void addBroadcastsLikeNumpy() {
@@ -153,8 +220,10 @@ private slots:
             const ValueId ex = b.op("AveragePool", {av}, {{"kernel_shape", {2, 2}}, {"pads", {1, 1, 0, 0}}});
             return b.op("GlobalAveragePool", {ex});
         });
-        QCOMPARE(agreesWithCpu(m, {2, 4, 11, 11}),
-                 (std::vector<std::string>{"vulkan:pool", "vulkan:pool", "vulkan:pool", "vulkan:reduce"}));
+        // Through storage buffers (GPUs) and through texel views (CPU devices).
+        for (const char* kind : {"tiles", "texels"})
+            QCOMPARE(agreesWithCpuOn(kind, m, {2, 4, 11, 11}),
+                     (std::vector<std::string>{"vulkan:pool", "vulkan:pool", "vulkan:pool", "vulkan:reduce"}));
     }
 
     void softmaxAndLayerNormMatchTheCpu() {
@@ -164,6 +233,19 @@ private slots:
             return b.op("LayerNormalization", {s, b.initializer("scale", scale), b.initializer("bias", bias)});
         });
         QCOMPARE(agreesWithCpu(m, {4, 6, 10}), (std::vector<std::string>{"vulkan:softmax", "vulkan:layernorm"}));
+    }
+
+    void transformerFusionsRunOnTheGpu() {
+        // What the passes make of a transformer block: SkipLayerNormalization and BiasGelu.
+        const Tensor skip = seeded({2, 5, 12}, 25), gamma = seeded({12}, 26), beta = seeded({12}, 27), bias = seeded({12}, 28);
+        const Model m = graphOf({2, 5, 12}, [&](GraphBuilder& b, ValueId x) {
+            const ValueId normed = microsoftOp(b, "SkipLayerNormalization",
+                                               {x, b.initializer("skip", skip), b.initializer("gamma", gamma),
+                                                b.initializer("beta", beta), b.initializer("bias", bias)},
+                                               {{"epsilon", 1e-5f}});
+            return microsoftOp(b, "BiasGelu", {normed, b.initializer("gelu_bias", bias)}, {});
+        }, true);
+        QCOMPARE(agreesWithCpu(m, {2, 5, 12}), (std::vector<std::string>{"vulkan:layernorm", "vulkan:binary-gelu"}));
     }
 
     void everyDispatchedNodeReportsATimestampPair() {
@@ -210,8 +292,17 @@ private slots:
             const ValueId t = b.op("Transpose", {c}, {{"perm", {2, 0, 1}}});
             return b.op("Reshape", {t, b.initializer("shape", Tensor::int64s({2}, {4, 16}))});
         });
+        // The transpose's output dies at the Reshape: the reshape is a view of its bytes, no copy.
         QCOMPARE(agreesWithCpu(m, {2, 3, 4}),
-                 (std::vector<std::string>{"vulkan:concat", "vulkan:transpose", "vulkan:copy"}));
+                 (std::vector<std::string>{"vulkan:concat", "vulkan:transpose", "vulkan:view"}));
+        // Two reshapes of one value: the first copies (the value lives on), the second is a view.
+        const Model twice = graphOf({2, 3, 4}, [&](GraphBuilder& b, ValueId x) {
+            const ValueId y = b.op("Relu", {x}), shape = b.initializer("shape", Tensor::int64s({2}, {4, 6}));
+            const ValueId first = b.op("Reshape", {y, shape});
+            return b.op("Add", {first, b.op("Reshape", {y, shape})});
+        });
+        QCOMPARE(agreesWithCpu(twice, {2, 3, 4}),
+                 (std::vector<std::string>{"vulkan:unary", "vulkan:copy", "vulkan:view", "vulkan:binary"}));
     }
 };
 

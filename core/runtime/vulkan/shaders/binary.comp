@@ -1,5 +1,6 @@
 // Element-wise binary ops with numpy broadcasting: the output (up to 6 dims after merging) is
-// walked in order; A and B are read through strides that are 0 along broadcast dims.
+// walked in order; A and B are read through strides that are 0 along broadcast dims. An
+// activation may follow (com.microsoft BiasGelu is Add then Gelu).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
@@ -25,6 +26,9 @@ layout(constant_id = 16) const uint B2 = 0;
 layout(constant_id = 17) const uint B3 = 0;
 layout(constant_id = 18) const uint B4 = 0;
 layout(constant_id = 19) const uint B5 = 0;
+layout(constant_id = 20) const int ACT = 0;  // activate() code applied to the result
+layout(constant_id = 21) const float ACT_ALPHA = 0.0;
+layout(constant_id = 22) const float ACT_BETA = 0.0;
 
 layout(binding = 0) writeonly buffer Out { float y[]; };
 layout(binding = 1) readonly buffer InA { float a[]; };
@@ -60,5 +64,5 @@ void main() {
     if (i >= COUNT) return;
     uint r = i, ia = 0, ib = 0;
     STEP(D5, A5, B5) STEP(D4, A4, B4) STEP(D3, A3, B3) STEP(D2, A2, B2) STEP(D1, A1, B1) STEP(D0, A0, B0)
-    y[i] = combine(a[ia], b[ib]);
+    y[i] = activate(ACT, combine(a[ia], b[ib]), ACT_ALPHA, ACT_BETA);
 }

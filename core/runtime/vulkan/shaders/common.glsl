@@ -1,8 +1,16 @@
 // Shared by the compute shaders: the flat invocation index of a 2-D dispatch of 1-D workgroups,
-// and the activation functions (codes match core/runtime/vulkan/activation.h).
+// element reads from a float tensor bound as RGBA32F texels, and the activation functions (codes
+// match activationCode() in core/runtime/vulkan/ops.cpp).
 
 uint flatIndex() {
     return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+}
+
+// Element i of a float tensor viewed as RGBA32F texels (4 consecutive elements per texel).
+float texelElement(samplerBuffer t, int i) {
+    vec4 v = texelFetch(t, i >> 2);
+    int c = i & 3;
+    return c == 0 ? v.x : (c == 1 ? v.y : (c == 2 ? v.z : v.w));
 }
 
 // tanh without overflow for large |x|.

@@ -11,6 +11,12 @@ layout(binding = 1) readonly buffer In { float X[]; };
 layout(binding = 2) readonly buffer Weights { float Wt[]; };
 layout(binding = 3) readonly buffer Bias { float B[]; };
 layout(binding = 4) readonly buffer Residual { float Z[]; };
+layout(binding = 8) uniform samplerBuffer Xt;
+layout(binding = 9) uniform samplerBuffer Wtt;
+layout(constant_id = 21) const int TEXELS = 0;  // read X and the weights through texel views (CPU devices)
+
+float input_(int i) { return TEXELS != 0 ? texelElement(Xt, i) : X[i]; }
+float weight(int i) { return TEXELS != 0 ? texelElement(Wtt, i) : Wt[i]; }
 
 void main() {
     const int CG = C / G, M = OC / G;
@@ -26,7 +32,7 @@ void main() {
             if (ih < 0 || ih >= H) continue;
             for (int kw = 0; kw < KW; ++kw) {
                 int iw = ow * SW - PW + kw * DW;
-                if (iw >= 0 && iw < W) acc += X[xBase + ih * W + iw] * Wt[wBase + kh * KW + kw];
+                if (iw >= 0 && iw < W) acc += input_(xBase + ih * W + iw) * weight(wBase + kh * KW + kw);
             }
         }
     }

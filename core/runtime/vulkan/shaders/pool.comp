@@ -20,9 +20,13 @@ layout(constant_id = 12) const int PR = 0;
 layout(constant_id = 13) const int DH = 1;
 layout(constant_id = 14) const int DW = 1;
 layout(constant_id = 15) const int OP = 0;  // 0 max, 1 average without padding, 2 average with padding
+layout(constant_id = 16) const int TEXELS = 0;  // read X through its texel view (CPU devices)
 
 layout(binding = 0) writeonly buffer Out { float Y[]; };
 layout(binding = 1) readonly buffer In { float X[]; };
+layout(binding = 8) uniform samplerBuffer Xt;
+
+float load(int i) { return TEXELS != 0 ? texelElement(Xt, i) : X[i]; }
 
 void main() {
     int idx = int(flatIndex());
@@ -37,7 +41,7 @@ void main() {
             int iw = ow * SW - PL + kw * DW;
             if (ih >= -PT && ih < H + PB && iw >= -PL && iw < W + PR) ++padded;
             if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-            float v = X[base + ih * W + iw];
+            float v = load(base + ih * W + iw);
             best = max(best, v);
             sum += v;
             ++count;

@@ -77,6 +77,13 @@ inline int countOps(const Graph& graph, const std::string& opType) {
     return n;
 }
 
+/// The first node of `opType` (throws when there is none).
+inline const Node& firstOfType(const Graph& graph, const std::string& opType) {
+    for (NodeId id : graph.nodeIds())
+        if (graph.node(id).opType == opType) return graph.node(id);
+    throw std::runtime_error("the graph has no " + opType);
+}
+
 /// True when some decline reason contains `phrase`.
 inline bool declinedWith(const PassResult& result, const std::string& phrase) {
     return std::any_of(result.declines.begin(), result.declines.end(),

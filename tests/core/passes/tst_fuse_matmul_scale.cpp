@@ -24,12 +24,6 @@ Model attentionScores() {
     return withShapes(b.model());
 }
 
-const Node& only(const Graph& g, const std::string& opType) {
-    for (NodeId id : g.nodeIds())
-        if (g.node(id).opType == opType) return g.node(id);
-    throw std::runtime_error("no " + opType);
-}
-
 } // namespace
 
 class TestFuseMatMulScale : public QObject {
@@ -40,7 +34,7 @@ private slots:
         const CheckedPass out = runPassChecked(m, "fuse-matmul-scale");
         QVERIFY2(out.verification.passed, out.verification.failure.c_str());
         QCOMPARE(m.graph.nodeCount(), size_t(1));
-        const Node& fused = only(m.graph, "FusedMatMul");
+        const Node& fused = firstOfType(m.graph, "FusedMatMul");
         QCOMPARE(fused.domain, std::string("com.microsoft"));
         QCOMPARE(fused.name, std::string("scores"));
         QCOMPARE(fused.attributes.getInt("transB", 0), int64_t(1));
@@ -70,7 +64,7 @@ private slots:
         const CheckedPass out = runPassChecked(m, "fuse-matmul-scale");
         QVERIFY2(out.verification.passed, out.verification.failure.c_str());
         QCOMPARE(m.graph.nodeCount(), size_t(1));
-        const Node& fused = only(m.graph, "FusedMatMul");
+        const Node& fused = firstOfType(m.graph, "FusedMatMul");
         QCOMPARE(fused.attributes.getInt("transA", 0), int64_t(1));
         QCOMPARE(fused.attributes.getFloat("alpha", 0.f), 2.f);
         QCOMPARE(m.graph.value(fused.inputs[0]).name, std::string("x"));

@@ -29,12 +29,6 @@ Model postNormBlock(bool beta = true) {
     return withShapes(b.model(17));
 }
 
-const Node& only(const Graph& g, const std::string& opType) {
-    for (NodeId id : g.nodeIds())
-        if (g.node(id).opType == opType) return g.node(id);
-    throw std::runtime_error("no " + opType);
-}
-
 } // namespace
 
 class TestFuseSkipLayerNorm : public QObject {
@@ -46,7 +40,7 @@ private slots:
         QVERIFY2(out.verification.passed, out.verification.failure.c_str());
         QCOMPARE(countOps(m.graph, "Add"), 0);
         QCOMPARE(countOps(m.graph, "LayerNormalization"), 0);
-        const Node& fused = only(m.graph, "SkipLayerNormalization");
+        const Node& fused = firstOfType(m.graph, "SkipLayerNormalization");
         QCOMPARE(fused.domain, std::string("com.microsoft"));
         QCOMPARE(fused.name, std::string("norm"));
         QCOMPARE(fused.inputs.size(), size_t(4));

@@ -24,8 +24,8 @@ namespace {
 
 /// Runs in the profile thread.
 ProfileComparison compareOnCpu(const Model& original, const Model& before, const Model& after, const ProfileOptions& options) {
-    const CpuProfile b = profileOnCpu(before, options);
-    const CpuProfile a = profileOnCpu(after, options);
+    const BackendProfile b = profileOnCpu(before, options);
+    const BackendProfile a = profileOnCpu(after, options);
     return compareProfiles(graphWithShapes(original, b.inputShapes), before.graph, b.result, after.graph, a.result);
 }
 
@@ -116,20 +116,11 @@ void ComparePanel::startCompare(CompareSides sides) {
     summary_->setText(tr("Profiling %1 and the current step...").arg(sides.beforeName));
     beforeName_ = sides.beforeName;
     beforeShown_ = sides.beforeShown;
-    QPointer<ComparePanel> self(this);
-    profilePool()->start([self, original = std::move(sides.original), before = std::move(sides.before),
-                          after = std::move(sides.after), options = options_, generation] {
-        auto result = std::make_shared<std::optional<ProfileComparison>>();
-        QString error;
-        try {
-            *result = compareOnCpu(*original, *before, *after, options);
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(qApp, [self, generation, result, error] {
-            if (self) self->finish(generation, result, error);
-        }, Qt::QueuedConnection);
-    });
+    runOnProfileThread<ProfileComparison>(
+        this, generation,
+        [original = std::move(sides.original), before = std::move(sides.before), after = std::move(sides.after),
+         options = options_] { return compareOnCpu(*original, *before, *after, options); },
+        &ComparePanel::finish);
 }
 
 void ComparePanel::finish(int generation, std::shared_ptr<std::optional<ProfileComparison>> result, const QString& error) {

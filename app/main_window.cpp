@@ -3,6 +3,7 @@
 // with the model's figures.
 #include "app/main_window.h"
 
+#include "app/backend_compare_panel.h"
 #include "app/cli/model_report.h"
 #include "app/compare_panel.h"
 #include "app/profile_panel.h"
@@ -178,6 +179,11 @@ void MainWindow::buildDocks() {
     connect(compare, &ComparePanel::beforeFillsChanged, this, [this, compare] { before_->scene()->setNodeFills(compare->beforeFills()); });
     connect(compare, &ComparePanel::nodeActivated, before_, &GraphPane::focusNode);
     connect(compare, &ComparePanel::afterNodeActivated, after_, &GraphPane::focusNode);
+    // Backends: the current step on the CPU and on the Vulkan device, side by side.
+    BackendComparePanel* backends = profilePanel_->backendComparePanel();
+    connect(backends, &BackendComparePanel::compareRequested, this, [this, backends] {
+        if (model_) backends->startCompare(std::make_shared<const Model>(stepper().current()));
+    });
     // The pass flow shows each step it moves to; passes about to run make the profile stale.
     connect(passPanel_, &PassPanel::stepChanged, this, &MainWindow::showStep);
     connect(passPanel_, &PassPanel::applyStarted, profilePanel_, &ProfilePanel::dropProfile);  // the after side will change

@@ -3,6 +3,7 @@
 // table are rebuilt from the kept ProfileResult.
 #include "app/profile_panel.h"
 
+#include "app/backend_compare_panel.h"
 #include "app/background_profile.h"
 #include "app/compare_panel.h"
 #include "profiler/run_timeline.h"
@@ -63,12 +64,14 @@ QTableWidgetItem* numberItem(double value, int decimals) {
 } // namespace
 
 ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
+    backend_ = new QComboBox(this);
     runButton_ = new QPushButton(tr("Profile on CPU"), this);
     busy_ = new QProgressBar(this);
     busy_->setRange(0, 0);  // busy: no known progress
     busy_->setTextVisible(false);
     busy_->hide();
     summary_ = new QLabel(tr("No profile"), this);
+    summary_->setObjectName("profileSummary");
     summary_->setWordWrap(true);
     overlay_ = new QComboBox(this);
     for (const OverlayText& o : kOverlays) overlay_->addItem(tr(o.label));
@@ -86,6 +89,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
     hotspots_->horizontalHeader()->setStretchLastSection(true);
 
     auto* layout = new QVBoxLayout(this);
+    auto* backendForm = new QFormLayout;
+    backendForm->addRow(tr("Backend"), backend_);
+    layout->addLayout(backendForm);
     layout->addWidget(runButton_);
     layout->addWidget(busy_);
     layout->addWidget(summary_);
@@ -97,13 +103,18 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
     timeline_ = new TimelineView(this);
     memoryChart_ = new MemoryChart(this);
     compare_ = new ComparePanel(this);
+    backendCompare_ = new BackendComparePanel(this);
     tabs_ = new QTabWidget(this);
     tabs_->addTab(hotspots_, tr("Hotspots"));
     tabs_->addTab(timeline_, tr("Timeline"));
     tabs_->addTab(memoryChart_, tr("Memory"));
     tabs_->addTab(compare_, tr("Before/After"));
+    tabs_->addTab(backendCompare_, tr("Backends"));
     layout->addWidget(tabs_, 1);
 
+    fillBackends();
+    connect(backend_, &QComboBox::currentIndexChanged, this, &ProfilePanel::backendChosen);
+    connect(backendCompare_, &BackendComparePanel::nodeActivated, this, &ProfilePanel::nodeActivated);
     connect(runButton_, &QPushButton::clicked, this, &ProfilePanel::profileRequested);
     connect(overlay_, &QComboBox::currentIndexChanged, this, &ProfilePanel::updateHeatmap);
     connect(scale_, &QComboBox::currentIndexChanged, this, &ProfilePanel::updateHeatmap);
@@ -116,6 +127,25 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
 void ProfilePanel::setProfileOptions(ProfileOptions options) {
     options_ = options;
     compare_->setProfileOptions(options);
+    backendCompare_->setProfileOptions(options);
+}
+
+void ProfilePanel::fillBackends() {
+    backend_->addItem(tr("CPU"), -1);  // item data: the Vulkan device index, -1 for the CPU
+    const DeviceListing& listing = vulkanDevicesOnce();
+    for (const ComputeDevice& d : listing.devices)
+        backend_->addItem(tr("Vulkan: %1").arg(QString::fromStdString(d.name)), d.index);
+    if (listing.devices.empty())
+        backend_->setToolTip(tr("Only the CPU: %1").arg(QString::fromStdString(listing.problem)));
+    else
+        backend_->setToolTip(tr("The backend profiles run on; Backends compares the CPU with the Vulkan device chosen "
+                                "here (the first one while the CPU is chosen)"));
+}
+
+void ProfilePanel::backendChosen(int index) {
+    runButton_->setText(tr("Profile on %1").arg(backend_->itemText(index)));
+    const int device = backend_->itemData(index).toInt();
+    if (device >= 0) backendCompare_->setVulkanDevice(device);
 }
 
 HeatOverlay ProfilePanel::overlay() const { return HeatOverlay(overlay_->currentIndex()); }
@@ -127,22 +157,14 @@ void ProfilePanel::startProfile(std::shared_ptr<const Model> model) {
     const int generation = ++generation_;
     setBusy(true);
     summary_->setText(tr("Profiling..."));
-    QPointer<ProfilePanel> self(this);
-    profilePool()->start([self, model = std::move(model), options = options_, generation] {
-        auto result = std::make_shared<std::optional<ProfileResult>>();
-        QString error;
-        try {
-            *result = profileOnCpu(*model, options).result;
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(qApp, [self, generation, result, error] {
-            if (self) self->finishProfile(generation, result, error);
-        }, Qt::QueuedConnection);
-    });
+    const int device = backend_->currentData().toInt();
+    const BackendChoice choice = device < 0 ? BackendChoice{"cpu", -1} : BackendChoice{"vulkan", device};
+    runOnProfileThread<BackendProfile>(
+        this, generation, [model = std::move(model), choice, options = options_] { return profileOn(*model, choice, options); },
+        &ProfilePanel::finishProfile);
 }
 
-void ProfilePanel::finishProfile(int generation, std::shared_ptr<std::optional<ProfileResult>> result, const QString& error) {
+void ProfilePanel::finishProfile(int generation, std::shared_ptr<std::optional<BackendProfile>> result, const QString& error) {
     if (generation != generation_) return;  // a newer profile was asked for, or the graph changed
     setBusy(false);
     if (!*result) {
@@ -150,11 +172,13 @@ void ProfilePanel::finishProfile(int generation, std::shared_ptr<std::optional<P
         emit profileFailed(error);
         return;
     }
-    profile_ = std::move(*result);
-    summary_->setText(tr("%1 nodes · run median %2 ms · %3 runs")
+    profileBackend_ = (*result)->backend;
+    profile_ = std::move((*result)->result);
+    summary_->setText(tr("%1 nodes · run median %2 ms · %3 runs on %4")
                           .arg(profile_->nodes.size())
                           .arg(profile_->runMs.median, 0, 'f', 3)
-                          .arg(profile_->runs));
+                          .arg(profile_->runs)
+                          .arg(QString::fromStdString(profileBackend_)));
     fillHotspots();
     fillTimelineAndMemory();
     if (overlay() == HeatOverlay::None) setOverlay(HeatOverlay::Time);  // calls updateHeatmap()
@@ -166,11 +190,13 @@ void ProfilePanel::dropProfile() {
     ++generation_;
     setBusy(false);
     profile_.reset();
+    profileBackend_.clear();
     summary_->setText(tr("No profile"));
     hotspots_->setRowCount(0);
     timeline_->clear();
     memoryChart_->clear();
     compare_->dropComparison();
+    backendCompare_->dropComparison();
     updateHeatmap();
 }
 

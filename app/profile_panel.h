@@ -1,10 +1,11 @@
-// The Profile panel of the main window: profiles the graph after the current step on the CPU in a
-// worker thread, paints a heatmap of one per-node figure (time, output bytes, FLOPs, GFLOP/s) on
+// The Profile panel of the main window: profiles the graph after the current step on the chosen
+// backend (the CPU or a Vulkan device) in a worker thread, paints a heatmap of one per-node figure (time, output bytes, FLOPs, GFLOP/s) on
 // the after side with a legend, and shows in tabs the hotspots, the timeline of one run, the
-// memory chart and the before/after comparison; a row, bar or column focuses its node.
+// memory chart, the before/after comparison and the CPU/Vulkan comparison; a row, bar or column focuses its node.
 #pragma once
 
 #include "core/graph/model.h"
+#include "app/background_profile.h"
 #include "profiler/heat_scale.h"
 #include "profiler/profile_session.h"
 
@@ -13,6 +14,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 
 class QComboBox;
@@ -24,6 +26,7 @@ class QTabWidget;
 
 namespace graphlens {
 
+class BackendComparePanel;
 class ComparePanel;
 class HeatLegendWidget;
 class MemoryChart;
@@ -40,7 +43,7 @@ class ProfilePanel : public QWidget {
 public:
     explicit ProfilePanel(QWidget* parent = nullptr);
 
-    /// Profiles `model` on the CPU backend in a worker thread, on seeded random inputs (as
+    /// Profiles `model` on the chosen backend in a worker thread, on seeded random inputs (as
     /// `graphlens profile` makes them); profileReady() or profileFailed() follows unless the
     /// profile is dropped first.
     void startProfile(std::shared_ptr<const Model> model);
@@ -49,6 +52,10 @@ public:
     bool running() const { return running_; }
     /// The last profile of the graph shown; nullptr when there is none.
     const ProfileResult* profile() const { return profile_ ? &*profile_ : nullptr; }
+    /// Backend::name() of what ran the last profile ("cpu", "vulkan"); empty without one.
+    const std::string& profileBackend() const { return profileBackend_; }
+    /// The backend combo: "CPU", then one "Vulkan: <device>" per device of vulkanDevicesOnce().
+    QComboBox* backendBox() const { return backend_; }
     /// Options of this panel's profiles and of the before/after comparison's.
     void setProfileOptions(ProfileOptions options);
 
@@ -71,13 +78,15 @@ public:
     MemoryChart* memoryChart() const { return memoryChart_; }
     /// The Before/After tab.
     ComparePanel* comparePanel() const { return compare_; }
+    /// The Backends tab.
+    BackendComparePanel* backendComparePanel() const { return backendCompare_; }
     /// The node selected on the after side: its timeline bar is outlined and its memory column
     /// marked, now and in the profiles that come (kNoId: none).
     void selectNode(NodeId node);
     NodeId selectedNode() const { return selectedNode_; }
 
 signals:
-    /// The "Profile on CPU" button was pressed: the window answers with startProfile().
+    /// The "Profile on <backend>" button was pressed: the window answers with startProfile().
     void profileRequested();
     void profileReady();
     void profileFailed(const QString& reason);
@@ -87,13 +96,16 @@ signals:
     void nodeActivated(graphlens::NodeId node);
 
 private:
-    void finishProfile(int generation, std::shared_ptr<std::optional<ProfileResult>> result, const QString& error);
+    void finishProfile(int generation, std::shared_ptr<std::optional<BackendProfile>> result, const QString& error);
+    void fillBackends();
+    void backendChosen(int index);
     void setBusy(bool busy);
     void fillHotspots();
     void fillTimelineAndMemory();
     void updateHeatmap();
     void activateRow(int row);
 
+    QComboBox* backend_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QProgressBar* busy_ = nullptr;
     QLabel* summary_ = nullptr;
@@ -105,8 +117,10 @@ private:
     TimelineView* timeline_ = nullptr;
     MemoryChart* memoryChart_ = nullptr;
     ComparePanel* compare_ = nullptr;
+    BackendComparePanel* backendCompare_ = nullptr;
     ProfileOptions options_{2, 10};
     std::optional<ProfileResult> profile_;
+    std::string profileBackend_;
     std::unordered_map<NodeId, QColor> fills_;
     NodeId selectedNode_ = kNoId;
     int generation_ = 0;  ///< bumped for each profile started or dropped; older results are dropped

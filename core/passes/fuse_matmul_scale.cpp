@@ -8,16 +8,15 @@
 // It runs after fold-scale-into-conv, which moves a scale into a constant operand instead.
 #include "core/passes/graph_query.h"
 #include "core/passes/pattern.h"
+#include "core/passes/subgraph_match.h"
 
 #include <cmath>
-#include <sstream>
 
 namespace graphlens {
 namespace {
 
 bool isFloating(DType t) { return t == DType::Float || t == DType::Double; }
 
-bool isMatMul(const Node& n) { return n.opType == "MatMul" && (n.domain.empty() || n.domain == "ai.onnx"); }
 bool isFusedMatMul(const Node& n) { return n.opType == "FusedMatMul" && n.domain == "com.microsoft"; }
 
 /// True for [0, 1, ..., r-3, r-1, r-2]: only the last two axes trade places.
@@ -27,12 +26,6 @@ bool swapsLastTwoAxes(const std::vector<int64_t>& perm) {
     for (size_t i = 0; i + 2 < r; ++i)
         if (perm[i] != int64_t(i)) return false;
     return perm[r - 2] == int64_t(r - 1) && perm[r - 1] == int64_t(r - 2);
-}
-
-std::string number(double x) {
-    std::ostringstream s;
-    s << x;
-    return s.str();
 }
 
 /// The product's attributes as FusedMatMul's (alpha 1, no transposes for a plain MatMul).
@@ -98,13 +91,13 @@ std::optional<double> scaleOf(const Graph& g, const Node& scaleNode, size_t cons
     }
     if (scaleNode.opType == "Div") {
         if (*x == 0.0 || !std::isfinite(*x)) {
-            why = "kept: dividing by " + number(*x) + " is not a finite scale";
+            why = "kept: dividing by " + formatNumber(*x) + " is not a finite scale";
             return std::nullopt;
         }
         return 1.0 / *x;
     }
     if (!std::isfinite(*x)) {
-        why = "kept: multiplying by " + number(*x) + " is not a finite scale";
+        why = "kept: multiplying by " + formatNumber(*x) + " is not a finite scale";
         return std::nullopt;
     }
     return *x;
@@ -132,7 +125,7 @@ public:
         };
         std::string why;
         const auto found = fusableOperand(
-            g, scale, [](const Node& n) { return isMatMul(n) || isFusedMatMul(n); }, whyNot, why);
+            g, scale, [](const Node& n) { return isOp(n, "MatMul") || isFusedMatMul(n); }, whyNot, why);
         if (!found) {
             if (!why.empty()) rw.decline(root, why);
             return false;
@@ -141,7 +134,7 @@ public:
         Product p = Product::of(product);
         p.alpha *= *s;
         const std::string sentence = "folded " + describe(scale) + " by " + quoted(g, found->other) + " into " +
-                                     describe(product) + ": FusedMatMul with alpha = " + number(p.alpha);
+                                     describe(product) + ": FusedMatMul with alpha = " + formatNumber(p.alpha);
         rw.replaceNodes({product.id, root}, "FusedMatMul", {product.inputs[0], product.inputs[1]}, p.attributes(),
                         "com.microsoft", Rewriter::KeepName::OfFirst);
         rw.useDomain("com.microsoft", 1);
@@ -166,9 +159,8 @@ public:
         for (size_t side : {size_t(0), size_t(1)}) {
             const Node* operand = producerOf(g, product.inputs[side]);
             if (!operand) continue;
-            const bool transpose = operand->opType == "Transpose" && (operand->domain.empty() || operand->domain == "ai.onnx");
-            const bool scale = (operand->opType == "Mul" || operand->opType == "Div") &&
-                               (operand->domain.empty() || operand->domain == "ai.onnx");
+            const bool transpose = isOp(*operand, "Transpose");
+            const bool scale = isOp(*operand, "Mul") || isOp(*operand, "Div");
             if (!transpose && !scale) continue;
             std::string reason = notFusable;
             if (reason.empty())
@@ -195,7 +187,7 @@ public:
                 p.alpha *= *s;
                 inputs[side] = operand->inputs[scaled];
                 sentence = "folded " + describe(*operand) + " of operand " + quoted(g, operand->inputs[scaled]) +
-                           " into " + describe(product) + ": FusedMatMul with alpha = " + number(p.alpha);
+                           " into " + describe(product) + ": FusedMatMul with alpha = " + formatNumber(p.alpha);
             }
             const NodeId nodes[] = {operand->id, root};
             rw.replaceNodes(nodes, "FusedMatMul", inputs, p.attributes(), "com.microsoft", Rewriter::KeepName::OfLast);

@@ -5,11 +5,10 @@
 // written out by an Add and read back.
 #include "core/passes/graph_query.h"
 #include "core/passes/pattern.h"
+#include "core/passes/subgraph_match.h"
 
 namespace graphlens {
 namespace {
-
-bool isDefaultDomain(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
 /// A constant of one value per hidden feature: [hidden] (what SkipLayerNormalization takes).
 bool perFeature(const Graph& g, ValueId v, int64_t hidden) {
@@ -26,7 +25,7 @@ public:
         const Node& norm = g.node(root);
         if (!hasInput(norm, 0)) return false;
         const Node* add = producerOf(g, norm.inputs[0]);
-        if (!add || add->opType != "Add" || !isDefaultDomain(*add)) return false;
+        if (!add || !isOp(*add, "Add")) return false;
         if (const std::string why = whyNot(g, norm, *add); !why.empty()) {
             rw.decline(root, why);
             return false;

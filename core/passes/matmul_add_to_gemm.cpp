@@ -5,6 +5,7 @@
 // (Reshapes that move no data), as ONNX Runtime does.
 #include "core/passes/graph_query.h"
 #include "core/passes/pattern.h"
+#include "core/passes/subgraph_match.h"
 
 namespace graphlens {
 namespace {
@@ -39,7 +40,7 @@ public:
         const Node& add = g.node(root);
         std::string why;
         const auto found = fusableOperand(
-            g, add, [](const Node& n) { return n.opType == "MatMul" && (n.domain.empty() || n.domain == "ai.onnx"); },
+            g, add, [](const Node& n) { return isOp(n, "MatMul"); },
             [&](const Node& mm, ValueId bias) { return whyNot(g, mm, bias); }, why);
         if (!found) {
             if (!why.empty()) rw.decline(root, why);

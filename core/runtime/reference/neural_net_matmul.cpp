@@ -52,17 +52,29 @@ template <typename T>
 using Accumulator = std::conditional_t<std::is_floating_point_v<T>, double,
                                        std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
 
+/// The values of `t` with its last two axes swapped when `transposed` (a 1-D operand stays as it
+/// is, as in ONNX Runtime); `dims` gets the swapped shape.
+std::vector<double> operandValues(const Tensor& t, bool transposed, std::vector<int64_t>& dims) {
+    dims = t.dims();
+    std::vector<double> values = doublesOf(t);
+    if (!transposed || dims.size() < 2) return values;
+    const int64_t rows = dims[dims.size() - 2], cols = dims.back(), matrix = rows * cols;
+    std::vector<double> out(values.size());
+    for (size_t base = 0; base < values.size(); base += size_t(matrix))
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) out[base + size_t(c * rows + r)] = values[base + size_t(r * cols + c)];
+    std::swap(dims[dims.size() - 2], dims.back());
+    return out;
+}
+
 /// A (rank 2, possibly transposed) as a row-major M x K matrix of doubles.
 std::vector<double> gemmOperand(const Tensor& t, bool transposed, int64_t& rows, int64_t& cols) {
     if (t.rank() != 2) throw KernelError("Gemm operands must be matrices, got " + ref::dimsText(t.dims()));
-    rows = t.dims()[transposed ? 1 : 0];
-    cols = t.dims()[transposed ? 0 : 1];
-    std::vector<double> values = doublesOf(t);
-    if (!transposed) return values;
-    std::vector<double> out(values.size());
-    for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < cols; ++c) out[size_t(r * cols + c)] = values[size_t(c * rows + r)];
-    return out;
+    std::vector<int64_t> dims;
+    std::vector<double> values = operandValues(t, transposed, dims);
+    rows = dims[0];
+    cols = dims[1];
+    return values;
 }
 
 /// Zero points (or scales) of a quantized product: one value, or one per row of A / column of B,
@@ -115,21 +127,6 @@ void matMul(KernelContext& ctx) {
         if constexpr (std::is_same_v<T, bool>) throw KernelError("MatMul does not support bool");
         else batchedProduct<T, Accumulator<T>>(s, ref::dataOf<T>(a), ref::dataOf<T>(b), ref::mutableDataOf<T>(out));
     });
-}
-
-/// The values of `t` with its last two axes swapped when `transposed` (a 1-D operand stays as it
-/// is, as in ONNX Runtime); `dims` gets the swapped shape.
-std::vector<double> operandValues(const Tensor& t, bool transposed, std::vector<int64_t>& dims) {
-    dims = t.dims();
-    std::vector<double> values = doublesOf(t);
-    if (!transposed || dims.size() < 2) return values;
-    const int64_t rows = dims[dims.size() - 2], cols = dims.back(), matrix = rows * cols;
-    std::vector<double> out(values.size());
-    for (size_t base = 0; base < values.size(); base += size_t(matrix))
-        for (int64_t r = 0; r < rows; ++r)
-            for (int64_t c = 0; c < cols; ++c) out[base + size_t(c * rows + r)] = values[base + size_t(r * cols + c)];
-    std::swap(dims[dims.size() - 2], dims.back());
-    return out;
 }
 
 void fusedMatMul(KernelContext& ctx) {

@@ -6,6 +6,7 @@
 #include "core/passes/portable.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/executor.h"
+#include "core/runtime/tensor_compare.h"
 #include "support/pass_harness.h"
 
 #include <QtTest>
@@ -68,10 +69,8 @@ private slots:
             for (const auto& node : plan->nodes()) native |= node.kernel == "cpu:skip-layer-norm";
             QVERIFY(native);
             const Tensor got = plan->run(feeds).at(0);
-            QCOMPARE(got.dims(), want.dims());
-            for (int64_t i = 0; i < got.numel(); ++i)
-                QVERIFY2(std::abs(got.span<float>()[size_t(i)] - want.span<float>()[size_t(i)]) <= 1e-5f + 1e-4f * std::abs(want.span<float>()[size_t(i)]),
-                         qPrintable(QString("element %1").arg(i)));
+            const TensorComparison same = compareTensors(got, want, 1e-4, 1e-5);
+            QVERIFY2(same.matches, same.mismatch.c_str());
         }
     }
 
@@ -115,9 +114,8 @@ private slots:
         QCOMPARE(countOps(m.graph, "SkipLayerNormalization"), 0);
         QCOMPARE(countOps(m.graph, "LayerNormalization"), 1);
         QCOMPARE(countOps(m.graph, "Add"), 1);
-        const Tensor got = runReference(m.graph, m.opsetVersion(), feeds).at(0);
-        for (int64_t e = 0; e < got.numel(); ++e)
-            QVERIFY(std::abs(got.span<float>()[size_t(e)] - want.span<float>()[size_t(e)]) <= 1e-5f);
+        const TensorComparison same = compareTensors(runReference(m.graph, m.opsetVersion(), feeds).at(0), want, 0.0, 1e-5);
+        QVERIFY2(same.matches, same.mismatch.c_str());
     }
 };
 

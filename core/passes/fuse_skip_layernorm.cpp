@@ -48,9 +48,7 @@ private:
     /// Why Add + LayerNormalization is not one SkipLayerNormalization (empty when it is).
     static std::string whyNot(const Graph& g, const Node& norm, const Node& add) {
         if (add.inputs.size() != 2 || !hasInput(add, 0) || !hasInput(add, 1)) return {};
-        for (size_t i = 1; i < norm.outputs.size(); ++i)
-            if (norm.outputs[i] != kNoId && (!g.value(norm.outputs[i]).uses.empty() || g.isGraphOutput(norm.outputs[i])))
-                return "kept: the mean or inverse standard deviation of " + describe(norm) + " is read";
+        if (laterOutputIsRead(g, norm)) return "kept: the mean or inverse standard deviation of " + describe(norm) + " is read";
         if (const std::string shared = whyOutputIsShared(g, add); !shared.empty())
             return "kept: " + shared + " (the sum is needed on its own)";
         const Value& a = g.value(add.inputs[0]);

@@ -41,6 +41,13 @@ std::string whyOutputIsShared(const Graph& graph, const Node& producer) {
     return {};
 }
 
+bool laterOutputIsRead(const Graph& graph, const Node& node) {
+    for (size_t i = 1; i < node.outputs.size(); ++i)
+        if (node.outputs[i] != kNoId && (!graph.value(node.outputs[i]).uses.empty() || graph.isGraphOutput(node.outputs[i])))
+            return true;
+    return false;
+}
+
 std::string describe(const Node& node) {
     if (node.name.empty()) return node.opType + " #" + std::to_string(node.id);
     return node.opType + " '" + node.name + "'";

@@ -30,6 +30,9 @@ inline bool hasInput(const Node& node, size_t index) {
 /// Conv 'c' is a graph output", "... is read by 2 nodes" or "a sub-graph reads ..."; empty when
 /// exactly one node reads it.
 std::string whyOutputIsShared(const Graph& graph, const Node& producer);
+/// True when an output of `node` after its first is read by a node or is a graph output
+/// (LayerNormalization's mean and inverse standard deviation, for example).
+bool laterOutputIsRead(const Graph& graph, const Node& node);
 /// "Conv 'conv1'" (or "Conv #12" for an unnamed node), for sentences in rewrites.
 std::string describe(const Node& node);
 /// "'name'" for a value.

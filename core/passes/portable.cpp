@@ -70,6 +70,10 @@ void lowerFusedMatMul(Rewriter& rw, NodeId id, int64_t) {
     const Node n = rw.graph().node(id);  // a copy: the rewrites below change the graph
     if (n.attributes.getInt("transBatchA", 0) != 0 || n.attributes.getInt("transBatchB", 0) != 0)
         throw std::runtime_error("FusedMatMul '" + n.name + "' transposes batch axes, which has no lowering");
+    const Value out = rw.graph().value(n.outputs[0]);
+    const float alpha = n.attributes.getFloat("alpha", 1.f);
+    if (alpha != 1.f && out.dtype != DType::Float && out.dtype != DType::Double)
+        throw std::runtime_error("FusedMatMul '" + n.name + "' scales a product that is neither float32 nor float64");
     const NodeId from[] = {id};
     std::vector<ValueId> operands = {n.inputs.at(0), n.inputs.at(1)};
     for (size_t side : {size_t(0), size_t(1)}) {
@@ -87,17 +91,13 @@ void lowerFusedMatMul(Rewriter& rw, NodeId id, int64_t) {
         std::swap(dims[dims.size() - 2], dims.back());
         rw.setValueInfo(operands[side], in.dtype, Shape(dims));
     }
-    const float alpha = n.attributes.getFloat("alpha", 1.f);
     if (alpha == 1.f) {
         rw.replaceNodes({id}, "MatMul", operands, {});
         return;
     }
-    const Value out = rw.graph().value(n.outputs[0]);
     const ValueId product =
         rw.graph().node(rw.addNode("MatMul", operands, {n.name + "_product"}, {}, from, n.name + "_MatMul")).outputs[0];
     rw.setValueInfo(product, out.dtype, out.shape);
-    if (out.dtype != DType::Float && out.dtype != DType::Double)
-        throw std::runtime_error("FusedMatMul '" + n.name + "' scales a product that is neither float32 nor float64");
     Tensor scale = out.dtype == DType::Double ? Tensor::fromVector(DType::Double, {}, std::vector<double>{alpha})
                                               : Tensor::scalar(alpha);
     rw.replaceNodes({id}, "Mul", {product, rw.addInitializer(n.name + "_alpha", std::move(scale))}, {});
@@ -107,9 +107,8 @@ void lowerFusedMatMul(Rewriter& rw, NodeId id, int64_t) {
 /// gamma, beta) over the last axis; before opset 17 the LayerNormalization is lowered in turn.
 void lowerSkipLayerNorm(Rewriter& rw, NodeId id, int64_t opset) {
     const Node n = rw.graph().node(id);  // a copy: the rewrites below change the graph
-    for (size_t i = 1; i < n.outputs.size(); ++i)
-        if (n.outputs[i] != kNoId && (!rw.graph().value(n.outputs[i]).uses.empty() || rw.graph().isGraphOutput(n.outputs[i])))
-            throw std::runtime_error("SkipLayerNormalization '" + n.name + "' cannot be lowered: an output after the first is read");
+    if (laterOutputIsRead(rw.graph(), n))
+        throw std::runtime_error("SkipLayerNormalization '" + n.name + "' cannot be lowered: an output after the first is read");
     const NodeId from[] = {id};
     const Value out = rw.graph().value(n.outputs[0]);
     ValueId sum = rw.graph().node(rw.addNode("Add", {n.inputs.at(0), n.inputs.at(1)}, {n.name + "_sum"}, {}, from,

@@ -3,8 +3,10 @@
 
 For each model: both run the same seeded inputs once and the outputs are compared (max abs and
 relative error; within 1e-4 relative + 1e-5 absolute passes); then `graphlens bench` and ONNX
-Runtime's session.run are timed in alternating rounds with the same thread count, and the median
-of each side's per-round medians is printed with the ratio GraphLens / ORT.
+Runtime's session.run are timed in alternating rounds with the same thread count. Printed: the
+median of each side's per-round medians, and the ratio GraphLens / ORT as the median of the
+rounds' ratios (each round's pair ran back to back, so a machine whose speed drifts between rounds
+still gives a fair ratio) with its range over the rounds.
 
 usage: compare_ort.py GRAPHLENS MODEL.onnx [MODEL.onnx ...] [--threads T] [--runs N] [--rounds R]
        [--passes LIST] (forwarded to graphlens when given)
@@ -82,7 +84,8 @@ def bench(graphlens, model, spec, threads, runs, rounds, extra):
                               "--threads", str(threads), "--runs", str(runs)],
                              check=True, capture_output=True, text=True).stdout
         theirs.append(json.loads(out)["median_ms"])
-    return statistics.median(ours), statistics.median(theirs)
+    ratios = [a / b for a, b in zip(ours, theirs)]
+    return statistics.median(ours), statistics.median(theirs), statistics.median(ratios), min(ratios), max(ratios)
 
 
 def main():
@@ -94,15 +97,16 @@ def main():
     threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 20)), int(option("--rounds", 3))
     extra = ["--passes", option("--passes", "")] if "--passes" in sys.argv else []
     ensure_ort()
-    print(f"{'model':24} {'max abs err':>12} {'max rel err':>12} {'graphlens ms':>13} {'ORT ms':>9} {'ratio':>7}")
+    print(f"{'model':24} {'max abs err':>12} {'max rel err':>12} {'graphlens ms':>13} {'ORT ms':>9} {'ratio':>7}"
+          f" {'round ratios':>13}")
     failures = 0
     for model in models:
         with tempfile.TemporaryDirectory() as folder:
             ok, (abs_err, rel_err), spec = cross_check(graphlens, model, folder, extra)
-            ours, theirs = bench(graphlens, model, spec, threads, runs, rounds, extra)
+            ours, theirs, ratio, low, high = bench(graphlens, model, spec, threads, runs, rounds, extra)
         failures += not ok
         name = os.path.splitext(os.path.basename(model))[0]
-        print(f"{name:24} {abs_err:12.2e} {rel_err:12.2e} {ours:13.2f} {theirs:9.2f} {ours / theirs:7.2f}"
+        print(f"{name:24} {abs_err:12.2e} {rel_err:12.2e} {ours:13.2f} {theirs:9.2f} {ratio:7.2f} {low:6.2f}-{high:<6.2f}"
               + ("" if ok else "  OUTPUTS DIFFER"))
     return 1 if failures else 0
 

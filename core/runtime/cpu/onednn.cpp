@@ -27,7 +27,7 @@ void* scratchBuffer(int slot, size_t bytes) {
         std::unique_ptr<std::byte, decltype(&std::free)> data{nullptr, &std::free};
         size_t size = 0;
     };
-    thread_local Buffer buffers[2];
+    thread_local Buffer buffers[4];
     Buffer& b = buffers[slot];
     if (b.size < bytes) {
         const size_t size = (bytes + 63) / 64 * 64;

@@ -94,6 +94,29 @@ dnnl::primitive_attr postOpsAttr(const CpuNodeInfo& info, bool residual, bool& o
     return attr;
 }
 
+/// The Winograd form of a 3x3, stride 1, undilated, ungrouped 2-D convolution that oneDNN
+/// computes on nChw8c or nChw16c in and out (so the plan's layout choices stay as they are); else nullptr.
+std::unique_ptr<WinogradConv> winogradForm(const ConvGeometry& g, const dnnl::convolution_forward::primitive_desc& pd,
+                                           const CpuNodeInfo& info) {
+    if (g.src.size() != 4 || g.group != 1 || g.weights != Dims{g.outChannels, g.inChannels, 3, 3}) return nullptr;
+    if (g.strides != Dims{1, 1} || g.dilates != Dims{0, 0}) return nullptr;
+    WinogradShape shape;
+    if (pd.src_desc() == memory::desc(g.src, dt::f32, tag::nChw16c) && pd.dst_desc() == memory::desc(g.dst, dt::f32, tag::nChw16c))
+        shape.block = 16;
+    else if (pd.src_desc() != memory::desc(g.src, dt::f32, tag::nChw8c) || pd.dst_desc() != memory::desc(g.dst, dt::f32, tag::nChw8c))
+        return nullptr;
+    shape.batch = g.src[0];
+    shape.inChannels = g.inChannels;
+    shape.outChannels = g.outChannels;
+    shape.inHeight = g.src[2];
+    shape.inWidth = g.src[3];
+    shape.outHeight = g.dst[2];
+    shape.outWidth = g.dst[3];
+    shape.padTop = g.padL[0];
+    shape.padLeft = g.padL[1];
+    return WinogradConv::make(shape, info);
+}
+
 /// A Conv or FusedConv; with `variant`, its blocked form for chains of blocked kernels (see
 /// prepareBlockedVariant), nullptr unless that differs from the form it takes alone.
 std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info, bool variant) {
@@ -143,8 +166,10 @@ std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info, bool variant) 
                                                    dnnl::algorithm::convolution_direct, d->src, d->weights, d->bias, d->dst,
                                                    g.strides, g.dilates, g.padL, g.padR);
         const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
-        return std::make_unique<ConvKernel>("onednn:conv", pd, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
-                                            info, residual);
+        auto kernel = std::make_unique<ConvKernel>("onednn:conv", pd, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
+                                                   info, residual);
+        if (auto winograd = winogradForm(g, pd, info)) kernel->useWinograd(std::move(winograd));
+        return kernel;
     } catch (const dnnl::error&) {
         return nullptr;
     }

@@ -64,6 +64,14 @@ void ConvKernel::prepareBias(const CpuNodeInfo& info, int64_t outChannels) {
     args_[DNNL_ARG_BIAS] = bias_;
 }
 
+void ConvKernel::useWinograd(std::unique_ptr<WinogradConv> winograd) {
+    winograd_ = std::move(winograd);
+    name_ = "onednn:conv_winograd";
+    primitive_ = dnnl::primitive();
+    weights_ = memory();
+    args_.clear();
+}
+
 std::string ConvKernel::name() const {
     if (!keptSrc_ && !keptResidual_ && !keptDst_) return name_;
     const std::pair<bool, const char*> parts[] = {{keptSrc_, "in"}, {keptResidual_, "residual"}, {keptDst_, "out"}};
@@ -125,7 +133,11 @@ void ConvKernel::run(const std::vector<const Tensor*>& inputs, std::vector<Tenso
     bindSource(*inputs[0], s);
     bindDestination(outputs[0].mutableData());
     if (residual_) prefillResidual(*inputs[3], s);
-    primitive_.execute(s, args_);
+    if (winograd_)
+        winograd_->run(static_cast<const float*>(src_.get_data_handle()), static_cast<float*>(dst_.get_data_handle()),
+                       bias_ ? static_cast<const float*>(bias_.get_data_handle()) : nullptr, bool(residual_));
+    else
+        primitive_.execute(s, args_);
     if (blockedDst_ && !keptDst_) dstOut_.execute(s, dst_, userDst_);
     s.wait();
 }

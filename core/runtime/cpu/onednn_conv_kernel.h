@@ -5,6 +5,9 @@
 
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
+#include "core/runtime/cpu/winograd_conv.h"
+
+#include <memory>
 
 #include <string>
 #include <unordered_map>
@@ -18,6 +21,10 @@ public:
     /// is added to the result before the activation (a sum post-op).
     ConvKernel(std::string name, const dnnl::primitive_desc& pd, const dnnl::memory::desc& userWeights,
                const CpuNodeInfo& info, bool hasResidual);
+
+    /// Computes with `winograd` (same blocked layouts as the primitive) instead of the primitive,
+    /// whose weights it drops.
+    void useWinograd(std::unique_ptr<WinogradConv> winograd);
 
     std::string name() const override;
     void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) override;
@@ -42,6 +49,7 @@ private:
     bool blockedSrc_ = false, blockedDst_ = false;  ///< the primitive computes in a blocked layout
     bool keptSrc_ = false, keptDst_ = false, keptResidual_ = false;  ///< the plan passes them blocked
     bool runtimeBias_ = false;
+    std::unique_ptr<WinogradConv> winograd_;
 };
 
 } // namespace graphlens::onednn

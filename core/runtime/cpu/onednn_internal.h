@@ -18,8 +18,9 @@ const dnnl::engine& engine();
 /// A stream on engine() for the calling thread (kernels of one plan may run on any thread).
 dnnl::stream& stream();
 
-/// A 64-byte aligned buffer of at least `bytes`, one per `slot` (0 or 1) and calling thread,
-/// shared by every kernel: blocked copies of activations that live only inside one run().
+/// A 64-byte aligned buffer of at least `bytes`, one per `slot` (0 to 3) and calling thread,
+/// shared by every kernel: blocked copies of activations that live only inside one run() (slots
+/// 0 and 1), Winograd's transformed tiles and products (2 and 3).
 void* scratchBuffer(int slot, size_t bytes);
 
 /// Sets OpenMP's thread count for the calling thread (oneDNN reads it when it creates and runs

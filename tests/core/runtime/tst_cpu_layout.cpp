@@ -5,6 +5,7 @@
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/cpu/onednn_internal.h"
+#include "core/runtime/cpu/winograd_conv.h"
 #include "core/runtime/executor.h"
 #include "core/runtime/tensor_compare.h"
 
@@ -164,6 +165,10 @@ struct LayoutGuard {
 class TestCpuLayout : public QObject {
     Q_OBJECT
 private slots:
+    // The kernel names below are the direct kernels'; Winograd's are checked where named.
+    void init() { onednn::setConvAlgorithm(onednn::ConvAlgorithm::Direct); }
+    void cleanup() { onednn::setConvAlgorithm(onednn::ConvAlgorithm::Auto); }
+
     /// Conv -> Conv -> MaxPool -> Conv: the three values between them stay blocked, 20 channels
     /// padded to 24 in the arena.
     void convPoolChainStaysBlocked() {
@@ -193,15 +198,24 @@ private slots:
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
     }
 
-    /// FusedConv's residual Z arrives blocked when it has the layout of the conv's output.
+    /// FusedConv's residual Z arrives blocked when it has the layout of the conv's output, for
+    /// the direct kernel and for Winograd, which computes on the same layouts.
+    void fusedConvReadsTheResidualBlocked_data() {
+        QTest::addColumn<bool>("winograd");
+        QTest::newRow("direct") << false;
+        QTest::newRow("winograd") << true;
+    }
     void fusedConvReadsTheResidualBlocked() {
+        QFETCH(bool, winograd);
+        if (winograd) onednn::setConvAlgorithm(onednn::ConvAlgorithm::Winograd);
         Chain c({1, 16, 12, 12});
         const ValueId a = c.conv(c.x, 32, 3, "Relu");
         const ValueId r = c.conv(a, 32, 3, "Relu", a);
         c.b.output(c.conv(r, 32, 1));
         auto plan = optimizedPlan(c.b.model(17));
         QCOMPARE(blockedValues(*plan), 2);
-        QCOMPARE(kernelNames(*plan)[1], std::string("onednn:conv[blocked in,residual,out]"));
+        QCOMPARE(kernelNames(*plan)[1], std::string(winograd ? "onednn:conv_winograd[blocked in,residual,out]"
+                                                              : "onednn:conv[blocked in,residual,out]"));
 
         Chain ref({1, 16, 12, 12});  // the same weights, unfused
         const ValueId ra = ref.unary("Relu", ref.conv(ref.x, 32, 3));

@@ -5,6 +5,7 @@
 #include "core/graph/builder.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
+#include "core/runtime/cpu/winograd_conv.h"
 #include "core/runtime/executor.h"
 
 #include <QtTest>
@@ -153,6 +154,10 @@ struct LayoutGuard {
     ~LayoutGuard() { onednn::setConvLayoutPolicy(onednn::ConvLayout::Auto); }
 };
 
+struct AlgorithmGuard {
+    ~AlgorithmGuard() { onednn::setConvAlgorithm(onednn::ConvAlgorithm::Auto); }
+};
+
 /// Conv operands: x, w (constant), optional bias (constant unless `runtimeBias`).
 std::vector<std::optional<Operand>> convOperands(Dims x, Dims w, bool bias, bool runtimeBias = false) {
     std::vector<std::optional<Operand>> ops{feed(x, 1), weight(w, 2)};
@@ -230,6 +235,8 @@ private slots:
             ops = {feed({1, 4, 6, 6}, 1), feed({6, 2, 3, 3}, 2)}, a = {{"group", 2}, {"strides", {2, 2}}};
         auto g = oneNode("Conv", ops, a);
         const Tensor want = referenceOf(*g);
+        AlgorithmGuard algorithmGuard;  // the direct kernels (Winograd: winogradMatchesReference)
+        onednn::setConvAlgorithm(onednn::ConvAlgorithm::Direct);
         for (onednn::ConvLayout layout : kLayouts) {
             onednn::setConvLayoutPolicy(layout);
             checkAgainst(*g, "onednn:conv", want);
@@ -287,6 +294,80 @@ private slots:
             onednn::setConvLayoutPolicy(layout);
             checkAgainst(*g, "onednn:conv", want);
         }
+    }
+
+    /// Winograd F(2x2,3x3), forced on blocked convolutions: every tile edge case (odd sizes,
+    /// no or asymmetric padding, a batch), bias, residual and the activations it applies itself.
+    void winogradMatchesReference_data() {
+        QTest::addColumn<QString>("what");
+        QTest::newRow("28x28 64->32 pad 1, bias") << "basic";
+        QTest::newRow("odd 7x9, batch 2") << "odd";
+        QTest::newRow("no padding (10x10 -> 8x8)") << "valid";
+        QTest::newRow("asymmetric pads 0,1,2,1") << "asymmetric";
+        QTest::newRow("no bias") << "no_bias";
+        QTest::newRow("runtime bias") << "runtime_bias";
+        QTest::newRow("Relu") << "Relu";
+        QTest::newRow("LeakyRelu") << "LeakyRelu";
+        QTest::newRow("Clip") << "Clip";
+        QTest::newRow("residual, then Relu") << "residual";
+    }
+    void winogradMatchesReference() {
+        QFETCH(QString, what);
+        LayoutGuard layoutGuard;
+        AlgorithmGuard algorithmGuard;
+        const std::string w = what.toStdString();
+        Attributes a{{"pads", {1, 1, 1, 1}}};
+        std::vector<std::optional<Operand>> ops = convOperands({1, 64, 28, 28}, {32, 64, 3, 3}, true);
+        if (w == "odd") ops = convOperands({2, 16, 7, 9}, {24, 16, 3, 3}, true);
+        if (w == "valid") ops = convOperands({1, 16, 10, 10}, {16, 16, 3, 3}, true), a = {};
+        if (w == "asymmetric") ops = convOperands({1, 16, 9, 8}, {32, 16, 3, 3}, true), a = {{"pads", {0, 1, 2, 1}}};
+        if (w == "no_bias") ops = convOperands({1, 32, 12, 12}, {32, 32, 3, 3}, false);
+        if (w == "runtime_bias") ops = convOperands({1, 32, 12, 12}, {32, 32, 3, 3}, true, true);
+        if (w == "Relu" || w == "residual") a.set("activation", std::string("Relu"));
+        if (w == "LeakyRelu") a.set("activation", w), a.set("activation_params", std::vector<float>{0.2f});
+        if (w == "Clip") a.set("activation", w), a.set("activation_params", std::vector<float>{-0.5f, 0.75f});
+        if (w == "residual") ops.push_back(feed({1, 32, 28, 28}, 4));
+        auto g = oneNode("FusedConv", ops, a);
+        g->builder.graph().node(g->node).domain = "com.microsoft";
+        const Tensor want = referenceOf(*g);
+        onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
+        onednn::setConvAlgorithm(onednn::ConvAlgorithm::Winograd);
+        checkAgainst(*g, "onednn:conv_winograd", want);
+        onednn::setConvAlgorithm(onednn::ConvAlgorithm::Direct);
+        checkAgainst(*g, "onednn:conv", want);
+    }
+
+    /// Convolutions Winograd cannot compute keep the direct kernel even when it is forced.
+    void winogradDeclinesWhatItCannotCompute_data() {
+        QTest::addColumn<QString>("what");
+        QTest::newRow("stride 2") << "strided";
+        QTest::newRow("dilated") << "dilated";
+        QTest::newRow("grouped") << "grouped";
+        QTest::newRow("5x5") << "five";
+        QTest::newRow("12 output channels") << "channels";
+        QTest::newRow("Sigmoid activation") << "sigmoid";
+        QTest::newRow("runtime weights") << "runtime_weights";
+        QTest::newRow("NCHW layout") << "plain";
+    }
+    void winogradDeclinesWhatItCannotCompute() {
+        QFETCH(QString, what);
+        LayoutGuard layoutGuard;
+        AlgorithmGuard algorithmGuard;
+        const std::string w = what.toStdString();
+        Attributes a{{"pads", {1, 1, 1, 1}}};
+        std::vector<std::optional<Operand>> ops = convOperands({1, 32, 12, 12}, {32, 32, 3, 3}, true);
+        if (w == "strided") a.set("strides", std::vector<int64_t>{2, 2});
+        if (w == "dilated") a.set("dilations", std::vector<int64_t>{2, 2}), a.set("pads", std::vector<int64_t>{2, 2, 2, 2});
+        if (w == "grouped") ops = convOperands({1, 32, 12, 12}, {32, 16, 3, 3}, true), a.set("group", int64_t(2));
+        if (w == "five") ops = convOperands({1, 32, 12, 12}, {32, 32, 5, 5}, true), a.set("pads", std::vector<int64_t>{2, 2, 2, 2});
+        if (w == "channels") ops = convOperands({1, 32, 12, 12}, {12, 32, 3, 3}, true);
+        if (w == "sigmoid") a.set("activation", std::string("Sigmoid"));
+        if (w == "runtime_weights") ops = {feed({1, 32, 12, 12}, 1), feed({32, 32, 3, 3}, 2), feed({32}, 3)};
+        auto g = oneNode("FusedConv", ops, a);
+        g->builder.graph().node(g->node).domain = "com.microsoft";
+        onednn::setConvLayoutPolicy(w == "plain" ? onednn::ConvLayout::Plain : onednn::ConvLayout::Blocked);
+        onednn::setConvAlgorithm(onednn::ConvAlgorithm::Winograd);
+        checkAgainst(*g, "onednn:conv", referenceOf(*g));
     }
 
     void convTransposeMatchesReference_data() {
@@ -556,6 +637,8 @@ private slots:
         if (!qEnvironmentVariableIsSet("GRAPHLENS_BENCH_RUNS"))
             QSKIP("timing only: set GRAPHLENS_BENCH_RUNS (e.g. 20) to measure");
         const int runs = std::max(1, qEnvironmentVariableIntValue("GRAPHLENS_BENCH_RUNS"));
+        AlgorithmGuard algorithmGuard;  // the direct kernels (Winograd: winogradSpeed)
+        onednn::setConvAlgorithm(onednn::ConvAlgorithm::Direct);
         for (const Layer& l : layers) {
             auto g = oneNode("Conv", {feed(l.x, 1), weight(l.w, 2), weight({l.w[0]}, 3)}, l.a);
             const int64_t stride = l.a.getInts("strides", {1, 1})[0];
@@ -572,6 +655,34 @@ private slots:
                 line += QString(" %1 %2 GFLOP/s (%3 ms)").arg(names[int(layout)]).arg(flops / s * 1e-9, 0, 'f', 1).arg(s * 1e3, 0, 'f', 3);
             }
             qInfo().noquote() << line;
+        }
+    }
+
+    /// ResNet's 3x3 stride-1 convolutions, blocked, direct against Winograd F(2x2,3x3), 2 threads
+    /// (GFLOP/s counted as the direct convolution's, so the figures compare time).
+    void winogradSpeed() {
+        LayoutGuard layoutGuard;
+        AlgorithmGuard algorithmGuard;
+        if (!qEnvironmentVariableIsSet("GRAPHLENS_BENCH_RUNS"))
+            QSKIP("timing only: set GRAPHLENS_BENCH_RUNS (e.g. 20) to measure");
+        const int runs = std::max(1, qEnvironmentVariableIntValue("GRAPHLENS_BENCH_RUNS"));
+        onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
+        for (const auto& [channels, size] : std::vector<std::pair<int64_t, int64_t>>{{16, 112}, {32, 56}, {64, 56}, {128, 28}, {256, 14}, {512, 7}, {1024, 4}}) {
+            const Dims x{1, channels, size, size}, w{channels, channels, 3, 3};
+            auto g = oneNode("Conv", {feed(x, 1), weight(w, 2), weight({channels}, 3)}, {{"pads", {1, 1, 1, 1}}});
+            const double flops = 2.0 * double(channels * size * size) * double(channels * 9);
+            QString line = QString("1x%1x%2x%2 3x3 %1->%1:").arg(channels).arg(size);
+            double seconds[2] = {};
+            for (int k = 0; k < 2; ++k) {
+                onednn::setConvAlgorithm(k == 0 ? onednn::ConvAlgorithm::Direct : onednn::ConvAlgorithm::Winograd);
+                auto kernel = cpuKernels().prepare(describe(*g, {x}, 2));
+                QVERIFY(kernel);
+                std::vector<Tensor> outputs{Tensor::allocate(DType::Float, x)};
+                seconds[k] = secondsPerRun(*kernel, g->inputs, outputs, runs);
+                line += QString(" %1 %2 GFLOP/s (%3 ms)").arg(k == 0 ? "direct" : "winograd")
+                            .arg(flops / seconds[k] * 1e-9, 0, 'f', 1).arg(seconds[k] * 1e3, 0, 'f', 3);
+            }
+            qInfo().noquote() << line << QString(" speedup %1x").arg(seconds[0] / seconds[1], 0, 'f', 2);
         }
     }
 

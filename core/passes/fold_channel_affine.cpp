@@ -53,16 +53,16 @@ std::string describeChannels(const Graph& g, const Node& p, const Tensor& w, Val
 
 /// ConvTranspose weights are [C_in, C_out/group, k...]: element (c, j) feeds output channel
 /// (c / (C_in/group)) * (C_out/group) + j.
-FloatTensor scaleTransposedWeights(const FloatTensor& w, const FloatTensor& scale, int64_t group) {
-    if (group == 1) return math::scaleByAxis(w, scale, 1);
-    const int64_t inPerGroup = w.dims[0] / group, outPerGroup = w.dims[1];
-    const int64_t kernel = int64_t(w.size()) / (w.dims[0] * outPerGroup);
-    FloatTensor out = w;
+Tensor scaleTransposedWeights(const Tensor& weights, const FloatTensor& scale, int64_t group) {
+    if (group == 1) return math::scaleByAxis(weights, scale, 1);
+    FloatTensor out = *FloatTensor::from(weights);
+    const int64_t inPerGroup = out.dims[0] / group, outPerGroup = out.dims[1];
+    const int64_t kernel = int64_t(out.size()) / (out.dims[0] * outPerGroup);
     for (size_t i = 0; i < out.values.size(); ++i) {
         const int64_t c = int64_t(i) / (outPerGroup * kernel), j = (int64_t(i) / kernel) % outPerGroup;
         out.values[i] *= scale[size_t((c / inPerGroup) * outPerGroup + j)];
     }
-    return out;
+    return out.toTensor();
 }
 
 bool allZero(const FloatTensor& t) {
@@ -70,8 +70,8 @@ bool allZero(const FloatTensor& t) {
 }
 
 /// W with each output channel's weights multiplied by its scale.
-FloatTensor scaledWeights(const Graph& g, const Node& p, const FloatTensor& scale) {
-    const FloatTensor w = *FloatTensor::from(*constantInput(g, p, 1));
+Tensor scaledWeights(const Graph& g, const Node& p, const FloatTensor& scale) {
+    const Tensor& w = *constantInput(g, p, 1);
     if (p.opType == "Conv") return math::scaleByAxis(w, scale, 0);
     if (p.opType == "ConvTranspose") return scaleTransposedWeights(w, scale, p.attributes.getInt("group", 1));
     if (p.opType == "Gemm") return math::scaleByAxis(w, scale, p.attributes.getInt("transB", 0) ? 0 : 1);
@@ -116,16 +116,15 @@ NodeId foldIntoTarget(Rewriter& rw, const FoldTarget& t, NodeId consumer, const 
         why = "MatMul input has rank " + std::to_string(t.outputRank) + "; Gemm takes 2-D";
         return kNoId;
     }
-    const FloatTensor w = scaledWeights(g, p, scale);
+    const bool scales = !std::all_of(scale.values.begin(), scale.values.end(), [](float v) { return v == 1.0f; });
     const std::optional<FloatTensor> bias = foldedBias(g, p, scale, shift, t.channels);
     std::string op = p.opType;
     Attributes attributes = p.attributes;
     if (op == "Gemm" && bias) attributes.set("beta", 1.0f);  // its beta went into the bias
     if (op == "MatMul" && bias) op = "Gemm";
     const std::string weightName = g.value(p.inputs[1]).name;
-    const bool scales = !std::all_of(scale.values.begin(), scale.values.end(), [](float v) { return v == 1.0f; });
-    std::vector<ValueId> inputs{p.inputs[0],
-                                scales ? rw.addInitializer(weightName + "_folded", w.toTensor()) : p.inputs[1]};
+    std::vector<ValueId> inputs{p.inputs[0], scales ? rw.addInitializer(weightName + "_folded", scaledWeights(g, p, scale))
+                                                    : p.inputs[1]};
     if (bias) {
         const std::string hint = hasInput(p, 2) ? g.value(p.inputs[2]).name : weightName + "_bias";
         inputs.push_back(rw.addInitializer(hint + "_folded", bias->toTensor()));

@@ -1,6 +1,8 @@
 // Folding math on small float tensors.
 #include "core/passes/tensor_math.h"
 
+#include <span>
+
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -48,18 +50,40 @@ FloatTensor sqrt(const FloatTensor& a) {
     return out;
 }
 
-FloatTensor scaleByAxis(const FloatTensor& t, const FloatTensor& scale, size_t axis) {
-    if (axis >= t.dims.size()) throw std::invalid_argument("scaleByAxis: axis out of range");
-    const int64_t count = t.dims[axis];
+namespace {
+
+/// out = in with each run of `inner` values along `axis` (of `count`) multiplied by its scale.
+void scaleRuns(std::span<const float> in, std::span<float> out, const std::vector<int64_t>& dims,
+               const FloatTensor& scale, size_t axis) {
+    if (axis >= dims.size()) throw std::invalid_argument("scaleByAxis: axis out of range");
+    const int64_t count = dims[axis];
     if (int64_t(scale.size()) != count && scale.size() != 1)
         throw std::invalid_argument("scaleByAxis: scale does not match the axis");
     int64_t inner = 1;
-    for (size_t i = axis + 1; i < t.dims.size(); ++i) inner *= t.dims[i];
-    FloatTensor out = t;
-    for (size_t i = 0; i < out.values.size(); ++i) {
-        const size_t k = scale.size() == 1 ? 0 : size_t((int64_t(i) / inner) % count);
-        out.values[i] *= scale[k];
+    for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+    const float* from = in.data();
+    float* to = out.data();
+    const int64_t outer = count * inner == 0 ? 0 : int64_t(in.size()) / (count * inner);
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t k = 0; k < count; ++k, from += inner, to += inner) {
+            const float f = scale[scale.size() == 1 ? 0 : size_t(k)];
+            for (int64_t i = 0; i < inner; ++i) to[i] = from[i] * f;
+        }
     }
+}
+
+} // namespace
+
+FloatTensor scaleByAxis(const FloatTensor& t, const FloatTensor& scale, size_t axis) {
+    FloatTensor out{t.dims, std::vector<float>(t.values.size())};
+    scaleRuns(t.values, out.values, t.dims, scale, axis);
+    return out;
+}
+
+Tensor scaleByAxis(const Tensor& t, const FloatTensor& scale, size_t axis) {
+    if (t.dtype() != DType::Float) throw std::invalid_argument("scaleByAxis: the tensor is not float32");
+    Tensor out = Tensor::allocate(DType::Float, t.dims());
+    scaleRuns(t.span<float>(), out.mutableSpan<float>(), t.dims(), scale, axis);
     return out;
 }
 

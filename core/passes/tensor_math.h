@@ -30,6 +30,9 @@ FloatTensor operator+(const FloatTensor& a, float b);
 FloatTensor sqrt(const FloatTensor& a);
 /// Multiplies slice k of `t` along `axis` by scale[k] (scale has t.dims[axis] elements, or 1).
 FloatTensor scaleByAxis(const FloatTensor& t, const FloatTensor& scale, size_t axis);
+/// The same for a float32 tensor, written straight into a new tensor (weights of a whole model
+/// pass through here: one copy, no index arithmetic per element).
+Tensor scaleByAxis(const Tensor& t, const FloatTensor& scale, size_t axis);
 /// The values as a vector of length n: itself when it has n elements, repeated when it has 1.
 FloatTensor broadcastTo(const FloatTensor& t, int64_t n);
 

@@ -50,6 +50,10 @@ Dims toDims(const std::vector<int64_t>& dims);
 dnnl::memory::format_tag plainTag(size_t rank);
 /// A float32 memory descriptor of `dims` in row-major order.
 dnnl::memory::desc plainDesc(const std::vector<int64_t>& dims);
+/// The row length (in floats) to store a matrix of `columns` columns with, for oneDNN's gemm: 16
+/// floats more where rows of a multiple of 1 KiB would make its reads of successive rows compete
+/// for the same cache sets (see constantWeightsDesc in onednn_matmul.cpp for the figures).
+inline int64_t paddedRowLength(int64_t columns) { return columns % 256 == 0 ? columns + 16 : columns; }
 /// Row-major strides of `dims`.
 Dims plainStrides(const Dims& dims);
 

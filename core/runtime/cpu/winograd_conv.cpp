@@ -33,8 +33,8 @@ std::atomic<ConvAlgorithm>& algorithmPolicy() {
 }
 
 /// Where the products beat oneDNN's direct AVX2 kernel (8-channel blocks), measured with 2
-/// threads (tst_cpu_onednn winogradSpeed): 1.1-2.5x from 32 channels on 56x56 to 512 on 7x7;
-/// slower with 16 channels (0.85x, the transforms dominate) and on 4x4 planes (0.8x, the
+/// threads (tst_cpu_onednn winogradSpeed): 1.2-2.1x from 32 channels on 56x56 to 512 on 7x7;
+/// slower with 16 channels (0.8x, the transforms dominate) and on 4x4 planes (0.6-0.9x, the
 /// products have 4 rows and read 16/9 the direct kernel's weight bytes).
 bool winogradPays(const WinogradShape& s) {
     return s.block == 8 && s.outHeight * s.outWidth >= 49 && s.inChannels >= 32 && s.outChannels >= 32;
@@ -198,14 +198,19 @@ WinogradConv::WinogradConv(const WinogradShape& shape, const float* weights, flo
       tilesHigh_((shape.outHeight + 1) / 2),
       tilesWide_((shape.outWidth + 1) / 2),
       tiles_(shape.batch * tilesHigh_ * tilesWide_),
+      inRow_(paddedRowLength(shape.inChannels)),
+      outRow_(paddedRowLength(shape.outChannels)),
       slope_(slope),
       low_(low),
       high_(high) {
     const dnnl::engine& eng = engine();
-    const memory::desc tilesDesc({kPoints, tiles_, shape.inChannels}, dt::f32, tag::abc);
-    const memory::desc productsDesc({kPoints, tiles_, shape.outChannels}, dt::f32, tag::abc);
+    // Rows padded as paddedRowLength says: 256 -> 256 channels on 14x14 took 0.67 ms unpadded.
+    const int64_t weightRow = paddedRowLength(shape.outChannels);
+    const memory::desc tilesDesc({kPoints, tiles_, shape.inChannels}, dt::f32, Dims{tiles_ * inRow_, inRow_, 1});
+    const memory::desc productsDesc({kPoints, tiles_, shape.outChannels}, dt::f32, Dims{tiles_ * outRow_, outRow_, 1});
     const memory::desc userWeights({kPoints, shape.inChannels, shape.outChannels}, dt::f32, tag::abc);
-    const dnnl::matmul::desc desc(tilesDesc, memory::desc(userWeights.dims(), dt::f32, tag::any), productsDesc);
+    const memory::desc packed(userWeights.dims(), dt::f32, Dims{shape.inChannels * weightRow, weightRow, 1});
+    const dnnl::matmul::desc desc(tilesDesc, packed, productsDesc);
     const dnnl::matmul::primitive_desc pd(desc, eng);
     product_ = dnnl::matmul(pd);
     std::vector<float> u = transformWeights(weights, shape.outChannels, shape.inChannels);
@@ -219,20 +224,20 @@ WinogradConv::WinogradConv(const WinogradShape& shape, const float* weights, flo
 }
 
 size_t WinogradConv::scratchBytes() const {
-    return size_t(kPoints * tiles_ * (shape_.inChannels + shape_.outChannels)) * sizeof(float);
+    return size_t(kPoints * tiles_ * (inRow_ + outRow_)) * sizeof(float);
 }
 
 void WinogradConv::transformInput(const float* src, float* tiles) const {
     const WinogradShape& s = shape_;
     const int64_t blocks = s.inChannels / s.block, rows = s.batch * tilesHigh_;
-    const int64_t plane = s.inHeight * s.inWidth * s.block, pointStride = tiles_ * s.inChannels;
+    const int64_t plane = s.inHeight * s.inWidth * s.block, pointStride = tiles_ * inRow_;
     const auto transform = s.block == 8 ? inputTiles8 : inputTiles16;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t row = 0; row < rows; ++row) {
         for (int64_t b = 0; b < blocks; ++b) {
             const int64_t n = row / tilesHigh_, ty = row % tilesHigh_;
             transform(src + (n * blocks + b) * plane, s.inHeight, s.inWidth, 2 * ty - s.padTop, s.padLeft, tilesWide_,
-                      tiles + row * tilesWide_ * s.inChannels + b * s.block, s.inChannels, pointStride);
+                      tiles + row * tilesWide_ * inRow_ + b * s.block, inRow_, pointStride);
         }
     }
 }
@@ -240,14 +245,14 @@ void WinogradConv::transformInput(const float* src, float* tiles) const {
 void WinogradConv::transformOutput(const float* products, float* dst, const float* bias, bool residual) const {
     const WinogradShape& s = shape_;
     const int64_t blocks = s.outChannels / s.block, rows = s.batch * tilesHigh_;
-    const int64_t plane = s.outHeight * s.outWidth * s.block, pointStride = tiles_ * s.outChannels;
+    const int64_t plane = s.outHeight * s.outWidth * s.block, pointStride = tiles_ * outRow_;
     const auto transform = s.block == 8 ? outputTiles8 : outputTiles16;
     static const float zeros[16] = {};
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t row = 0; row < rows; ++row) {
         for (int64_t b = 0; b < blocks; ++b) {
             const int64_t n = row / tilesHigh_, ty = row % tilesHigh_;
-            transform(products + row * tilesWide_ * s.outChannels + b * s.block, s.outChannels, pointStride,
+            transform(products + row * tilesWide_ * outRow_ + b * s.block, outRow_, pointStride,
                       bias ? bias + b * s.block : zeros, residual, slope_, low_, high_, dst + (n * blocks + b) * plane,
                       s.outHeight, s.outWidth, 2 * ty, tilesWide_);
         }
@@ -255,8 +260,8 @@ void WinogradConv::transformOutput(const float* products, float* dst, const floa
 }
 
 void WinogradConv::run(const float* src, float* dst, const float* bias, bool residual) {
-    const size_t tileBytes = size_t(kPoints * tiles_ * shape_.inChannels) * sizeof(float);
-    const size_t productBytes = size_t(kPoints * tiles_ * shape_.outChannels) * sizeof(float);
+    const size_t tileBytes = size_t(kPoints * tiles_ * inRow_) * sizeof(float);
+    const size_t productBytes = size_t(kPoints * tiles_ * outRow_) * sizeof(float);
     float* tiles = static_cast<float*>(scratchBuffer(2, tileBytes));
     float* products = static_cast<float*>(scratchBuffer(3, productBytes));
     transformInput(src, tiles);

@@ -56,6 +56,7 @@ private:
 
     WinogradShape shape_;
     int64_t tilesHigh_ = 0, tilesWide_ = 0, tiles_ = 0;
+    int64_t inRow_ = 0, outRow_ = 0;  ///< row lengths of the transformed tiles and the products
     float slope_ = 1.f, low_, high_;  ///< activation: max(v,0) + slope*min(v,0), clamped to [low, high]
     dnnl::matmul product_;
     dnnl::memory tilesMem_, weightsMem_, productsMem_;

@@ -429,6 +429,7 @@ private slots:
         QTest::newRow("no C") << "no_c";
         QTest::newRow("runtime bias over N") << "runtime_bias";
         QTest::newRow("both transposed, beta 0") << "beta0";
+        QTest::newRow("transB, 256 columns (B stored with padded rows)") << "padded";
     }
     void gemmMatchesReference() {
         QFETCH(QString, what);
@@ -446,6 +447,8 @@ private slots:
         if (what == "beta0")
             check("Gemm", {feed({17, 3}, 1), feed({11, 17}, 2), feed({3, 11}, 3)},
                   {{"transA", 1}, {"transB", 1}, {"beta", 0.0f}}, "onednn:gemm");
+        if (what == "padded")
+            check("Gemm", {feed({4, 64}, 1), weight({256, 64}, 2), weight({256}, 3)}, {{"transB", 1}}, "onednn:gemm");
     }
 
     void matMulMatchesReference_data() {
@@ -457,6 +460,7 @@ private slots:
         QTest::newRow("vector B") << "vector_b";
         QTest::newRow("constant 3-D B") << "constant_3d";
         QTest::newRow("runtime 2-D B") << "runtime_2d";
+        QTest::newRow("constant 2-D B of 512 columns (stored with padded rows)") << "padded";
     }
     void matMulMatchesReference() {
         QFETCH(QString, what);
@@ -467,6 +471,7 @@ private slots:
         if (what == "vector_b") check("MatMul", {feed({2, 3, 8}, 1), feed({8}, 2)}, {}, "onednn:matmul");
         if (what == "constant_3d") check("MatMul", {feed({2, 5, 8}, 1), weight({2, 8, 6}, 2)}, {}, "onednn:matmul");
         if (what == "runtime_2d") check("MatMul", {feed({7, 64}, 1), feed({64, 33}, 2)}, {}, "onednn:matmul");
+        if (what == "padded") check("MatMul", {feed({2, 8, 32}, 1), weight({32, 512}, 2)}, {}, "onednn:matmul");
     }
 
     /// com.microsoft FusedMatMul against the standard ops it stands for: Transpose of the last

@@ -337,6 +337,53 @@ private slots:
         checkAgainst(*g, "onednn:conv", want);
     }
 
+    /// The transforms on both block widths, whatever layout this machine's oneDNN prefers
+    /// (AVX2 machines compute on 8-channel blocks, AVX-512 ones on 16): the input is reordered
+    /// into the blocked layout here, and the result back, with bias, residual and Clip.
+    void winogradComputesOnEitherBlockWidth_data() {
+        QTest::addColumn<int>("block");
+        QTest::newRow("nChw8c") << 8;
+        QTest::newRow("nChw16c") << 16;
+    }
+    void winogradComputesOnEitherBlockWidth() {
+        QFETCH(int, block);
+        AlgorithmGuard algorithmGuard;
+        onednn::setConvAlgorithm(onednn::ConvAlgorithm::Winograd);
+        const Dims x{2, 32, 9, 11}, y{2, 48, 9, 11};
+        std::vector<std::optional<Operand>> ops = convOperands(x, {48, 32, 3, 3}, true);
+        ops.push_back(feed(y, 4));
+        auto g = oneNode("FusedConv", ops,
+                         {{"pads", {1, 1, 1, 1}}, {"activation", "Clip"}, {"activation_params", std::vector<float>{-0.5f, 1.f}}});
+        g->builder.graph().node(g->node).domain = "com.microsoft";
+        const Tensor want = referenceOf(*g);
+
+        onednn::WinogradShape shape;
+        shape.block = block;
+        shape.batch = 2, shape.inChannels = 32, shape.outChannels = 48;
+        shape.inHeight = shape.outHeight = 9, shape.inWidth = shape.outWidth = 11;
+        shape.padTop = shape.padLeft = 1;
+        auto winograd = onednn::WinogradConv::make(shape, describe(*g, {y}));
+        QVERIFY(winograd);
+        using tag = dnnl::memory::format_tag;
+        const tag blocked = block == 8 ? tag::nChw8c : tag::nChw16c;
+        const auto desc = [](const Dims& d, tag t) { return dnnl::memory::desc(onednn::toDims(d), dnnl::memory::data_type::f32, t); };
+        dnnl::memory src(desc(x, blocked), onednn::engine()), dst(desc(y, blocked), onednn::engine());
+        dnnl::memory plainX(desc(x, tag::nchw), onednn::engine(), onednn::handleOf(*g->inputs[0]));
+        dnnl::memory plainZ(desc(y, tag::nchw), onednn::engine(), onednn::handleOf(*g->inputs[3]));
+        Tensor got = Tensor::allocate(DType::Float, y);
+        dnnl::memory plainY(desc(y, tag::nchw), onednn::engine(), got.mutableData());
+        dnnl::stream& s = onednn::stream();
+        dnnl::reorder(plainX, src).execute(s, plainX, src);
+        dnnl::reorder(plainZ, dst).execute(s, plainZ, dst);  // the residual, added in place
+        s.wait();
+        winograd->run(static_cast<const float*>(src.get_data_handle()), static_cast<float*>(dst.get_data_handle()),
+                      g->inputs[2]->span<float>().data(), true);
+        dnnl::reorder(dst, plainY).execute(s, dst, plainY);
+        s.wait();
+        const QString problem = compare(got, want);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
     /// Convolutions Winograd cannot compute keep the direct kernel even when it is forced.
     void winogradDeclinesWhatItCannotCompute_data() {
         QTest::addColumn<QString>("what");

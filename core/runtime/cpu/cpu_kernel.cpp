@@ -27,7 +27,7 @@ const CpuKernelRegistry& cpuKernels() {
     static const CpuKernelRegistry registry = [] {
         CpuKernelRegistry r;
         registerCpuElementwiseKernels(r);  // first: its GlobalAveragePool beats oneDNN's plain-layout one
-        registerCpuPoolKernels(r);         // and so does the separable MaxPool
+        registerCpuPoolKernels(r);         // and so do the separable MaxPool and AveragePool
         registerOneDnnKernels(r);
         registerCpuLayoutKernels(r);
         registerCpuSoftmaxKernels(r);

@@ -48,7 +48,7 @@ const CpuKernelRegistry& cpuKernels();
 void registerOneDnnKernels(CpuKernelRegistry& registry);      ///< Conv, ConvTranspose, Gemm, MatMul, pooling
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry);  ///< vectorized, multi-threaded
 void registerCpuLayoutKernels(CpuKernelRegistry& registry);       ///< Transpose, Slice, Concat, Split, Reshape...
-void registerCpuPoolKernels(CpuKernelRegistry& registry);         ///< separable 2-D MaxPool
+void registerCpuPoolKernels(CpuKernelRegistry& registry);         ///< separable 2-D MaxPool, AveragePool
 void registerCpuSoftmaxKernels(CpuKernelRegistry& registry);      ///< Softmax, LayerNorm on the last axis
 void registerCpuArithmeticKernels(CpuKernelRegistry& registry);   ///< Add ... Min, general broadcasting
 void registerCpuLogicKernels(CpuKernelRegistry& registry);        ///< comparisons, And/Or/Xor/Not, Where

@@ -1,6 +1,7 @@
-// An optimized 2-D MaxPool for the NCHW layout the graph keeps: separable, so the row pass runs
-// along contiguous memory (vectorized) and the column pass takes a few strided maxima per output.
-// oneDNN's plain-layout pooling is a simple loop nest, several times slower on such shapes.
+// Optimized 2-D MaxPool and AveragePool for the NCHW layout the graph keeps: separable, so the row
+// pass runs along contiguous memory (vectorized) and the column pass takes a few strided maxima or
+// sums per output. oneDNN's plain-layout pooling is a simple loop nest, several times slower on
+// such shapes (DenseNet's 2x2 average pools: 1.8 ms for 128 channels of 56x56).
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/vector_math.h"
 
@@ -23,10 +24,19 @@ void rowMax(const float* const* rows, int count, float* out, int64_t width) {
         for (int64_t x = 0; x < width; ++x) out[x] = std::max(out[x], rows[r][x]);
 }
 
-class MaxPool2dKernel final : public PreparedKernel {
+GRAPHLENS_VECTOR_CLONES
+void rowSum(const float* const* rows, int count, float* out, int64_t width) {
+    for (int64_t x = 0; x < width; ++x) out[x] = rows[0][x];
+    for (int r = 1; r < count; ++r)
+        for (int64_t x = 0; x < width; ++x) out[x] += rows[r][x];
+}
+
+/// MaxPool, or AveragePool dividing by the elements of each window inside the input (padding
+/// excluded; the factory takes count_include_pad only where no window reaches padding).
+class Pool2dKernel final : public PreparedKernel {
 public:
-    explicit MaxPool2dKernel(PoolGeometry g) : g_(g) {}
-    std::string name() const override { return "cpu:maxpool"; }
+    Pool2dKernel(PoolGeometry g, bool average) : g_(g), average_(average) {}
+    std::string name() const override { return average_ ? "cpu:averagepool" : "cpu:maxpool"; }
     void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
         const float* x = in[0]->span<float>().data();
         float* y = out[0].mutableSpan<float>().data();
@@ -44,16 +54,22 @@ public:
                 for (int64_t r = top; r < bottom; ++r) rows[size_t(count++)] = src + r * g_.inW;
                 float* dst = y + (plane * g_.outH + oy) * g_.outW;
                 if (count == 0) {
-                    std::fill(dst, dst + g_.outW, -INFINITY);
+                    std::fill(dst, dst + g_.outW, average_ ? 0.f : -INFINITY);  // as the reference kernel
                     continue;
                 }
-                rowMax(rows.data(), count, band.data(), g_.inW);
+                (average_ ? rowSum : rowMax)(rows.data(), count, band.data(), g_.inW);
                 for (int64_t ox = 0; ox < g_.outW; ++ox) {
                     const int64_t left = std::max<int64_t>(ox * g_.strideW - g_.padLeft, 0);
                     const int64_t right = std::min(ox * g_.strideW - g_.padLeft + g_.kernelW, g_.inW);
-                    float m = -INFINITY;
-                    for (int64_t c = left; c < right; ++c) m = std::max(m, band[size_t(c)]);
-                    dst[ox] = m;
+                    if (average_) {
+                        float sum = 0.f;
+                        for (int64_t c = left; c < right; ++c) sum += band[size_t(c)];
+                        dst[ox] = sum / float(count * (right - left));
+                    } else {
+                        float m = -INFINITY;
+                        for (int64_t c = left; c < right; ++c) m = std::max(m, band[size_t(c)]);
+                        dst[ox] = m;
+                    }
                 }
             }
         }
@@ -61,6 +77,7 @@ public:
 
 private:
     PoolGeometry g_;
+    bool average_;
 };
 
 /// Leading padding of one axis, from `pads` or from auto_pad and the planned output size.
@@ -74,7 +91,8 @@ int64_t leadingPad(const std::string& autoPad, const std::vector<int64_t>& pads,
     return pads[axis];
 }
 
-std::unique_ptr<PreparedKernel> prepareMaxPool(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> preparePool(const CpuNodeInfo& info) {
+    const bool average = info.node.opType == "AveragePool";
     if (info.inputTypes.size() != 1 || info.inputTypes[0] != DType::Float || info.outputDims.size() != 1)
         return nullptr;  // an Indices output is the reference kernel's (or oneDNN's) job
     const auto& in = info.inputDims[0];
@@ -96,11 +114,20 @@ std::unique_ptr<PreparedKernel> prepareMaxPool(const CpuNodeInfo& info) {
     const auto pads = a.getInts("pads");
     g.padTop = leadingPad(autoPad, pads, 0, 2, g.inH, g.outH, g.kernelH, g.strideH);
     g.padLeft = leadingPad(autoPad, pads, 1, 2, g.inW, g.outW, g.kernelW, g.strideW);
-    return std::make_unique<MaxPool2dKernel>(g);
+    if (average && a.getInt("count_include_pad", 0) != 0) {
+        // Padding counts: the same divisor only where every window lies inside the input.
+        const bool inside = g.padTop == 0 && g.padLeft == 0 && (g.outH - 1) * g.strideH + g.kernelH <= g.inH &&
+                            (g.outW - 1) * g.strideW + g.kernelW <= g.inW;
+        if (!inside) return nullptr;
+    }
+    return std::make_unique<Pool2dKernel>(g, average);
 }
 
 } // namespace
 
-void registerCpuPoolKernels(CpuKernelRegistry& registry) { registry.add("MaxPool", prepareMaxPool); }
+void registerCpuPoolKernels(CpuKernelRegistry& registry) {
+    registry.add("MaxPool", preparePool);
+    registry.add("AveragePool", preparePool);
+}
 
 } // namespace graphlens

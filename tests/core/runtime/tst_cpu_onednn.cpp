@@ -572,6 +572,9 @@ private slots:
         QTest::newRow("AveragePool count_include_pad") << "avg_include";
         QTest::newRow("AveragePool count_include_pad, ceil_mode within pads") << "avg_include_ceil";
         QTest::newRow("AveragePool 3-D") << "avg_3d";
+        QTest::newRow("AveragePool 2x2 s2 (DenseNet transition)") << "avg_transition";
+        QTest::newRow("AveragePool count_include_pad, no padding") << "avg_include_inside";
+        QTest::newRow("AveragePool SAME_LOWER, odd size") << "avg_same";
         QTest::newRow("GlobalAveragePool") << "global_avg";
         QTest::newRow("GlobalMaxPool") << "global_max";
     }
@@ -592,7 +595,7 @@ private slots:
             check("MaxPool", {feed({1, 4, 20}, 1)}, {{"kernel_shape", {3}}, {"strides", {2}}, {"pads", {1, 1}}}, "onednn:pool");
         if (what == "avg_ceil")
             check("AveragePool", {feed({1, 8, 12, 12}, 1)},
-                  {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"ceil_mode", 1}}, "onednn:pool");
+                  {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"ceil_mode", 1}}, "cpu:averagepool");
         if (what == "avg_include")
             check("AveragePool", {feed({1, 8, 9, 9}, 1)},
                   {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}, {"count_include_pad", 1}}, "onednn:pool");
@@ -604,6 +607,13 @@ private slots:
         if (what == "avg_3d")
             check("AveragePool", {feed({1, 4, 6, 6, 6}, 1)}, {{"kernel_shape", {2, 2, 2}}, {"strides", {2, 2, 2}}},
                   "onednn:pool");
+        if (what == "avg_transition")
+            check("AveragePool", {feed({1, 32, 14, 14}, 1)}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}, "cpu:averagepool");
+        if (what == "avg_include_inside")
+            check("AveragePool", {feed({2, 8, 9, 9}, 1)}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"count_include_pad", 1}},
+                  "cpu:averagepool");
+        if (what == "avg_same")
+            check("AveragePool", {feed({1, 8, 7, 9}, 1)}, {{"kernel_shape", {3, 2}}, {"auto_pad", "SAME_LOWER"}}, "cpu:averagepool");
         if (what == "global_avg") check("GlobalAveragePool", {feed({2, 32, 7, 7}, 1)}, {}, "cpu:global-average-pool");
         if (what == "global_max") check("GlobalMaxPool", {feed({1, 16, 5, 5}, 1)}, {}, "onednn:pool");
     }

@@ -37,17 +37,13 @@ class WinogradConv {
 public:
     /// A Winograd form of the node in `info`, a 3x3 convolution with stride 1, no dilation and
     /// one group (the caller checks these) of `shape`: nullptr unless its weights are constant,
-    /// both channel counts a multiple of 8 and the activation none, Relu, LeakyRelu or Clip, or
+    /// both channel counts a multiple of the block and the activation none, Relu, LeakyRelu or Clip, or
     /// when the shape is one where the direct kernel is faster (unless forced).
     static std::unique_ptr<WinogradConv> make(const WinogradShape& shape, const CpuNodeInfo& info);
 
     /// `src` and `dst` in the blocked layout; `bias` (out channels) may be null; with `residual`, dst
     /// already holds the tensor to add before the activation.
     void run(const float* src, float* dst, const float* bias, bool residual);
-
-    const WinogradShape& shape() const { return shape_; }
-    /// Scratch bytes a run uses (transformed input and products).
-    size_t scratchBytes() const;
 
 private:
     WinogradConv(const WinogradShape& shape, const float* weights, float slope, float low, float high);

@@ -68,8 +68,9 @@ std::vector<float> transformWeights(const float* w, int64_t outChannels, int64_t
 /// input, `y0` the row of the tiles' first input line (may be negative: padding), tile `t`
 /// goes to out + t * tileStride + point * pointStride.
 template <int64_t kBlock>
-[[gnu::always_inline]] inline void inputTiles(const float* __restrict plane, int64_t height, int64_t width, int64_t y0, int64_t padLeft,
-                int64_t tilesWide, float* __restrict out, int64_t tileStride, int64_t pointStride) {
+[[gnu::always_inline]] inline void inputTiles(const float* __restrict plane, int64_t height, int64_t width, int64_t y0,
+                                              int64_t padLeft, int64_t tilesWide, float* __restrict out,
+                                              int64_t tileStride, int64_t pointStride) {
     for (int64_t tx = 0; tx < tilesWide; ++tx) {
         const int64_t x0 = 2 * tx - padLeft;
         float d[4][4][kBlock];
@@ -108,9 +109,10 @@ template <int64_t kBlock>
 /// Y = A^T m A for one row of tiles of one output channel block, plus bias, plus what `plane`
 /// holds (with `residual`), through the activation, written where inside the output.
 template <int64_t kBlock>
-[[gnu::always_inline]] inline void outputTiles(const float* __restrict products, int64_t tileStride, int64_t pointStride, const float* __restrict bias,
-                 bool residual, float slope, float low, float high, float* __restrict plane, int64_t height,
-                 int64_t width, int64_t y0, int64_t tilesWide) {
+[[gnu::always_inline]] inline void outputTiles(const float* __restrict products, int64_t tileStride,
+                                               int64_t pointStride, const float* __restrict bias, bool residual,
+                                               float slope, float low, float high, float* __restrict plane,
+                                               int64_t height, int64_t width, int64_t y0, int64_t tilesWide) {
     for (int64_t tx = 0; tx < tilesWide; ++tx) {
         const float* m = products + tx * tileStride;
         float s[2][4][kBlock];  // A^T m
@@ -142,23 +144,29 @@ template <int64_t kBlock>
 }
 
 // The transforms compiled for each vector width (see GRAPHLENS_VECTOR_CLONES), per block size.
-GRAPHLENS_VECTOR_CLONES void inputTiles8(const float* plane, int64_t height, int64_t width, int64_t y0, int64_t padLeft,
-                                         int64_t tilesWide, float* out, int64_t tileStride, int64_t pointStride) {
+GRAPHLENS_VECTOR_CLONES void inputTiles8(const float* plane, int64_t height, int64_t width, int64_t y0,
+                                         int64_t padLeft, int64_t tilesWide, float* out, int64_t tileStride,
+                                         int64_t pointStride) {
     inputTiles<8>(plane, height, width, y0, padLeft, tilesWide, out, tileStride, pointStride);
 }
-GRAPHLENS_VECTOR_CLONES void inputTiles16(const float* plane, int64_t height, int64_t width, int64_t y0, int64_t padLeft,
-                                          int64_t tilesWide, float* out, int64_t tileStride, int64_t pointStride) {
+GRAPHLENS_VECTOR_CLONES void inputTiles16(const float* plane, int64_t height, int64_t width, int64_t y0,
+                                          int64_t padLeft, int64_t tilesWide, float* out, int64_t tileStride,
+                                          int64_t pointStride) {
     inputTiles<16>(plane, height, width, y0, padLeft, tilesWide, out, tileStride, pointStride);
 }
-GRAPHLENS_VECTOR_CLONES void outputTiles8(const float* products, int64_t tileStride, int64_t pointStride, const float* bias,
-                                          bool residual, float slope, float low, float high, float* plane, int64_t height,
-                                          int64_t width, int64_t y0, int64_t tilesWide) {
-    outputTiles<8>(products, tileStride, pointStride, bias, residual, slope, low, high, plane, height, width, y0, tilesWide);
+GRAPHLENS_VECTOR_CLONES void outputTiles8(const float* products, int64_t tileStride, int64_t pointStride,
+                                          const float* bias, bool residual, float slope, float low, float high,
+                                          float* plane, int64_t height, int64_t width, int64_t y0,
+                                          int64_t tilesWide) {
+    outputTiles<8>(products, tileStride, pointStride, bias, residual, slope, low, high, plane, height, width, y0,
+                   tilesWide);
 }
-GRAPHLENS_VECTOR_CLONES void outputTiles16(const float* products, int64_t tileStride, int64_t pointStride, const float* bias,
-                                           bool residual, float slope, float low, float high, float* plane, int64_t height,
-                                           int64_t width, int64_t y0, int64_t tilesWide) {
-    outputTiles<16>(products, tileStride, pointStride, bias, residual, slope, low, high, plane, height, width, y0, tilesWide);
+GRAPHLENS_VECTOR_CLONES void outputTiles16(const float* products, int64_t tileStride, int64_t pointStride,
+                                           const float* bias, bool residual, float slope, float low, float high,
+                                           float* plane, int64_t height, int64_t width, int64_t y0,
+                                           int64_t tilesWide) {
+    outputTiles<16>(products, tileStride, pointStride, bias, residual, slope, low, high, plane, height, width, y0,
+                    tilesWide);
 }
 
 } // namespace

@@ -114,6 +114,7 @@ void PassPanel::commitSteps(AppliedSteps applied) {
     if (kept > 0) emit stepChanged();
     if (applied.cancelled) emit statusMessage(tr("Cancelled: %1 of %2 passes applied.").arg(kept).arg(applied.asked), 10000);
     else if (!applied.verifyError.isEmpty()) emit statusMessage(applied.verifyError, 10000);
+    else if (!applied.verifyNote.isEmpty()) emit statusMessage(applied.verifyNote, 10000);
     emit passesApplied(kept);
     if (!applied.error.isEmpty()) QMessageBox::critical(window(), tr("Pass failed"), applied.error);
 }

@@ -9,6 +9,7 @@
 #include <QObject>
 
 #include <optional>
+#include <set>
 
 namespace graphlens {
 
@@ -20,15 +21,35 @@ LoadedModel loadForWindow(const QString& path) {
 
 namespace {
 
-/// A checker whose baseline is `from`, on seeded random inputs; nullopt with `why` set when the
-/// model cannot be run (an unsupported op, a symbolic input size).
-std::optional<NumericChecker> checkerFor(const Model& from, QString& why) {
+/// "NAME=1" for each symbolic dimension of the graph's inputs: a model exported with a dynamic
+/// batch or sequence length is verified on one image or one token.
+QStringList unitSymbolicSizes(const Graph& graph) {
+    std::set<std::string> names;
+    for (ValueId id : graph.inputs()) {
+        const Value& v = graph.value(id);
+        if (v.initializer || !v.shape.rankKnown()) continue;
+        for (const Dim& d : v.shape.dims())
+            if (d.isSymbolic()) names.insert(d.symbol());
+    }
+    QStringList specs;
+    for (const std::string& name : names) specs << QString::fromStdString(name) + "=1";
+    return specs;
+}
+
+/// A checker whose baseline is `from`, on seeded random inputs (symbolic sizes 1, named in
+/// `note`); nullopt with `why` set when the model cannot be run (an unsupported op, an input
+/// of unknown shape).
+std::optional<NumericChecker> checkerFor(const Model& from, QString& why, QString& note) {
     try {
-        NumericChecker checker(cli::makeFeeds(from.graph, {}, {}, /*seed=*/1), VerifyOptions{});
+        const QStringList sizes = unitSymbolicSizes(from.graph);
+        if (!sizes.isEmpty())
+            note = QObject::tr("Steps verified with %1 for the model's symbolic sizes.").arg(sizes.join(", ").replace("=", " = "));
+        NumericChecker checker(cli::makeFeeds(from.graph, {}, sizes, /*seed=*/1), VerifyOptions{});
         checker.setBaseline(from);
         return checker;
     } catch (const std::exception& e) {
         why = QObject::tr("The steps were not verified: %1").arg(QString::fromUtf8(e.what()));
+        note.clear();
         return std::nullopt;
     }
 }
@@ -41,7 +62,7 @@ AppliedSteps applyPasses(const Model& from, const std::vector<PassToRun>& passes
     std::optional<NumericChecker> checker;
     if (verify) {
         control.report(0, int(passes.size()), QObject::tr("Running the model for verification"));
-        checker = checkerFor(from, applied.verifyError);
+        checker = checkerFor(from, applied.verifyError, applied.verifyNote);
     }
     for (size_t k = 0; k < passes.size(); ++k) {
         control.report(int(k), int(passes.size()),

@@ -34,6 +34,7 @@ struct AppliedSteps {
     bool cancelled = false;       ///< stopped early on a cancel request
     QString error;                ///< the pass that threw and why; the steps before it are kept
     QString verifyError;          ///< why the steps could not be verified (they ran anyway)
+    QString verifyNote;           ///< the sizes verification gave symbolic dimensions, if any
 };
 
 /// Runs `passes` in order starting from `from`, each on the result of the one before. Before

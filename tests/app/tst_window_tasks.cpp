@@ -6,6 +6,8 @@
 #include "app/main_window.h"
 #include "app/task_progress.h"
 #include "app/task_runner.h"
+#include "core/onnx/exporter.h"
+#include "core/onnx/loader.h"
 #include "viewer/graph_pane.h"
 #include "viewer/model_overview.h"
 
@@ -257,6 +259,29 @@ private slots:
         QVERIFY(waitForLayout(w));
         QVERIFY(w.stepper().currentVerification() == nullptr);
         QVERIFY(w.rewriteLog()->findItems("verified", Qt::MatchContains).isEmpty());
+    }
+
+    /// A model whose input has a symbolic batch size verifies on a batch of one, and the status
+    /// bar says so.
+    void symbolicInputSizesVerifyWithOne() {
+        Model m = loadModel(kSample.toStdString());
+        Value& input = m.graph.value(m.graph.inputs().front());
+        std::vector<Dim> dims = input.shape.dims();
+        dims[0] = Dim("batch");
+        input.shape = Shape(dims);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("symbolic.onnx");
+        saveModel(m, path.toStdString());
+
+        MainWindow w;
+        QVERIFY(openAndWait(w, path));
+        w.setVerifySteps(true);
+        w.applyNextPass();
+        QVERIFY(waitForLayout(w));
+        QVERIFY(QTest::qWaitFor([&w] { return w.stepper().currentVerification() != nullptr; }, 20000));
+        QVERIFY(w.stepper().currentVerification()->passed);
+        const QString message = w.statusBar()->currentMessage();
+        QVERIFY2(message.contains("batch = 1"), qPrintable(message));
     }
 
     void passPanelSkipsUncheckedPassesAndResetEnablesThemAgain() {

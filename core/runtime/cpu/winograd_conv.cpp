@@ -33,11 +33,14 @@ std::atomic<ConvAlgorithm>& algorithmPolicy() {
 }
 
 /// Where the products beat oneDNN's direct AVX2 kernel (8-channel blocks), measured with 2
-/// threads (tst_cpu_onednn winogradSpeed): 1.2-2.1x from 32 channels on 56x56 to 512 on 7x7;
-/// slower with 16 channels (0.8x, the transforms dominate) and on 4x4 planes (0.6-0.9x, the
-/// products have 4 rows and read 16/9 the direct kernel's weight bytes).
+/// threads (tst_cpu_onednn winogradSpeed): 1.1-2.2x from 32 channels on 56x56 to 512 on 7x7.
+/// Slower with 16 channels (0.8x, the transforms dominate), and on small planes unless the
+/// products are wide: 7x7 with 32 output channels (DenseNet) 0.8-0.9x, 4x4 with 1024 0.6-0.9x
+/// (products of 4 rows that read 16/9 the direct kernel's weight bytes).
 bool winogradPays(const WinogradShape& s) {
-    return s.block == 8 && s.outHeight * s.outWidth >= 49 && s.inChannels >= 32 && s.outChannels >= 32;
+    const int64_t plane = s.outHeight * s.outWidth;
+    if (s.block != 8 || s.inChannels < 32 || s.outChannels < 32) return false;
+    return plane >= 196 || (plane >= 49 && s.outChannels >= 256);
 }
 
 /// U = G g G^T for every (output, input) channel pair, stored as 16 matrices [C_in][C_out].

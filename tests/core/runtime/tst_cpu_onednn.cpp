@@ -729,17 +729,22 @@ private slots:
             QSKIP("timing only: set GRAPHLENS_BENCH_RUNS (e.g. 20) to measure");
         const int runs = std::max(1, qEnvironmentVariableIntValue("GRAPHLENS_BENCH_RUNS"));
         onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
-        for (const auto& [channels, size] : std::vector<std::pair<int64_t, int64_t>>{{16, 112}, {32, 56}, {64, 56}, {128, 28}, {256, 14}, {512, 7}, {1024, 4}}) {
-            const Dims x{1, channels, size, size}, w{channels, channels, 3, 3};
-            auto g = oneNode("Conv", {feed(x, 1), weight(w, 2), weight({channels}, 3)}, {{"pads", {1, 1, 1, 1}}});
-            const double flops = 2.0 * double(channels * size * size) * double(channels * 9);
-            QString line = QString("1x%1x%2x%2 3x3 %1->%1:").arg(channels).arg(size);
+        struct Layer {
+            int64_t in, out, size;
+        };
+        const Layer layers[] = {{16, 16, 112}, {32, 32, 56},  {64, 64, 56},   {128, 128, 28},  {256, 256, 14},
+                                {512, 512, 7}, {1024, 1024, 4}, {128, 32, 56}, {128, 32, 28}, {128, 32, 14}, {128, 32, 7}};  // DenseNet: 128 -> 32
+        for (const auto& [in, out, size] : layers) {
+            const Dims x{1, in, size, size}, y{1, out, size, size}, w{out, in, 3, 3};
+            auto g = oneNode("Conv", {feed(x, 1), weight(w, 2), weight({out}, 3)}, {{"pads", {1, 1, 1, 1}}});
+            const double flops = 2.0 * double(out * size * size) * double(in * 9);
+            QString line = QString("1x%1x%2x%2 3x3 %1->%3:").arg(in).arg(size).arg(out);
             double seconds[2] = {};
             for (int k = 0; k < 2; ++k) {
                 onednn::setConvAlgorithm(k == 0 ? onednn::ConvAlgorithm::Direct : onednn::ConvAlgorithm::Winograd);
-                auto kernel = cpuKernels().prepare(describe(*g, {x}, 2));
+                auto kernel = cpuKernels().prepare(describe(*g, {y}, 2));
                 QVERIFY(kernel);
-                std::vector<Tensor> outputs{Tensor::allocate(DType::Float, x)};
+                std::vector<Tensor> outputs{Tensor::allocate(DType::Float, y)};
                 seconds[k] = secondsPerRun(*kernel, g->inputs, outputs, runs);
                 line += QString(" %1 %2 GFLOP/s (%3 ms)").arg(k == 0 ? "direct" : "winograd")
                             .arg(flops / seconds[k] * 1e-9, 0, 'f', 1).arg(seconds[k] * 1e3, 0, 'f', 3);

@@ -19,6 +19,8 @@
 #include <QThreadPool>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace graphlens {
 namespace {
 
@@ -74,6 +76,9 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
                              "bought) or the step before it (what the last pass bought)"));
     overlay_ = new QCheckBox(tr("Speedup on the before side (green faster, red slower)"), this);
     overlay_->setChecked(true);
+    perNode_ = new QCheckBox(tr("Per original node"), this);
+    perNode_->setToolTip(tr("One row per node of the original graph with its share of each side's time, "
+                            "instead of one row per group"));
     legend_ = new SpeedupLegend(this);
     colors_ = new QLabel(this);
     colors_->setWordWrap(true);
@@ -94,9 +99,13 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(overlay_);
     layout->addWidget(legend_);
     layout->addWidget(colors_);
+    layout->addWidget(perNode_);
     layout->addWidget(table_, 1);
     connect(button_, &QPushButton::clicked, this, &ComparePanel::compareRequested);
     connect(overlay_, &QCheckBox::toggled, this, &ComparePanel::updateFills);
+    connect(perNode_, &QCheckBox::toggled, this, [this] {
+        if (comparison_) fillTable();
+    });
     connect(overlay_, &QCheckBox::toggled, legend_, &QWidget::setVisible);  // the legend of the overlay
     connect(baseline_, &QComboBox::currentIndexChanged, this, &ComparePanel::dropComparison);  // another comparison
     updateColorsText();
@@ -106,6 +115,9 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
 
 void ComparePanel::setSpeedupOverlay(bool on) { overlay_->setChecked(on); }
 bool ComparePanel::speedupOverlay() const { return overlay_->isChecked(); }
+void ComparePanel::setPerNodeRows(bool on) { perNode_->setChecked(on); }
+bool ComparePanel::perNodeRows() const { return perNode_->isChecked(); }
+size_t ComparePanel::groupOfRow(int row) const { return rowGroups_.at(size_t(row)); }
 CompareBaseline ComparePanel::baseline() const { return CompareBaseline(baseline_->currentIndex()); }
 void ComparePanel::setBaseline(CompareBaseline baseline) { baseline_->setCurrentIndex(int(baseline)); }
 
@@ -172,18 +184,42 @@ void ComparePanel::updateFills() {
 
 void ComparePanel::fillTable() {
     const ProfileComparison& c = *comparison_;
-    table_->setRowCount(int(c.groups.size()));
-    for (int row = 0; row < int(c.groups.size()); ++row) {
-        const CostGroup& g = c.groups[size_t(row)];
-        auto* names = new QTableWidgetItem(originNames(c, size_t(row)));
+    const bool perNode = perNode_->isChecked();
+    rowGroups_.clear();
+    rowFocus_.clear();
+    if (perNode) {
+        for (const OriginCost& o : c.origins) {
+            rowGroups_.push_back(o.group);
+            const auto& before = c.groups[o.group].beforeNodes;
+            const bool shown = std::find(before.begin(), before.end(), o.origin) != before.end();
+            rowFocus_.push_back(shown ? o.origin : kNoId);
+        }
+    } else {
+        for (size_t g = 0; g < c.groups.size(); ++g) rowGroups_.push_back(g);
+        rowFocus_.assign(c.groups.size(), kNoId);
+    }
+    table_->setRowCount(int(rowGroups_.size()));
+    for (int row = 0; row < int(rowGroups_.size()); ++row) {
+        const size_t group = rowGroups_[size_t(row)];
+        const CostGroup& g = c.groups[group];
+        // Per node, the group's figures go on its first row only (as the CLI prints them).
+        const bool groupRow = !perNode || row == 0 || rowGroups_[size_t(row) - 1] != group;
+        QString original = originNames(c, group);
+        double beforeMs = g.beforeMs, afterMs = g.afterMs;
+        if (perNode) {
+            const OriginCost& o = c.origins[size_t(row)];
+            original = QStringLiteral("%1 (%2)").arg(QString::fromStdString(o.name), QString::fromStdString(o.op));
+            beforeMs = o.beforeMs, afterMs = o.afterMs;
+        }
+        auto* names = new QTableWidgetItem(original);
         names->setData(Qt::UserRole, g.beforeNodes.empty() ? kNoId : g.beforeNodes.front());
         table_->setItem(row, kOriginalColumn, names);
         QString now = g.afterLabels.empty() ? tr("(gone)") : QString::fromStdString(g.afterLabels.front());
         if (g.afterLabels.size() > 1) now += tr(" +%1 more").arg(g.afterLabels.size() - 1);
-        table_->setItem(row, kNowColumn, new QTableWidgetItem(now));
-        table_->setItem(row, kBeforeMsColumn, numberItem(g.beforeMs, 4));
-        table_->setItem(row, kAfterMsColumn, numberItem(g.afterMs, 4));
-        auto* speedup = new QTableWidgetItem(QString::fromStdString(speedupText(g.speedup())));
+        table_->setItem(row, kNowColumn, new QTableWidgetItem(groupRow ? now : QString()));
+        table_->setItem(row, kBeforeMsColumn, numberItem(beforeMs, 4));
+        table_->setItem(row, kAfterMsColumn, numberItem(afterMs, 4));
+        auto* speedup = new QTableWidgetItem(groupRow ? QString::fromStdString(speedupText(g.speedup())) : QString());
         speedup->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         table_->setItem(row, kSpeedupColumn, speedup);
     }
@@ -191,9 +227,11 @@ void ComparePanel::fillTable() {
 }
 
 void ComparePanel::activateRow(int row) {
-    if (!comparison_ || row < 0 || row >= int(comparison_->groups.size())) return;
-    const CostGroup& g = comparison_->groups[size_t(row)];
-    if (beforeShown_ && !g.beforeNodes.empty()) emit nodeActivated(g.beforeNodes.front());
+    if (!comparison_ || row < 0 || row >= int(rowGroups_.size())) return;
+    const CostGroup& g = comparison_->groups[rowGroups_[size_t(row)]];
+    const NodeId focus = rowFocus_[size_t(row)];
+    if (beforeShown_ && focus != kNoId) emit nodeActivated(focus);
+    else if (beforeShown_ && !g.beforeNodes.empty()) emit nodeActivated(g.beforeNodes.front());
     else if (!beforeShown_ && !g.afterNodes.empty()) emit afterNodeActivated(g.afterNodes.front());
 }
 

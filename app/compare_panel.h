@@ -1,7 +1,8 @@
 // The Before/After tab of the Profile dock: profiles a baseline (the model as loaded, or the step
 // before the current one) and the current step in the background, folds the current step's time
 // onto the original nodes through provenance (profiler/profile_compare.h), shows the summary
-// (total speedup, arena change) and one row per group of original nodes, and colors the
+// (total speedup, arena change) and one row per group of original nodes (or, with "Per original
+// node", one row per original node with its share of each side's time), and colors the
 // baseline's nodes by each group's speedup on the window's before side, when that side shows the
 // baseline; the panel says which graph the colors are for.
 #pragma once
@@ -71,6 +72,13 @@ public:
     const std::unordered_map<NodeId, QColor>& beforeFills() const { return fills_; }
     void setSpeedupOverlay(bool on);
     bool speedupOverlay() const;
+    /// One table row per original node (its folded before and after ms; the group's speedup and
+    /// what it became on the group's first row, as `graphlens profile --compare` prints them)
+    /// instead of one per group.
+    void setPerNodeRows(bool on);
+    bool perNodeRows() const;
+    /// The group a table row belongs to (rows are groups, or original nodes in group order).
+    size_t groupOfRow(int row) const;
 
     QPushButton* compareButton() const { return button_; }
     QLabel* summaryLabel() const { return summary_; }
@@ -103,6 +111,7 @@ private:
     QLabel* summary_ = nullptr;
     QComboBox* baseline_ = nullptr;
     QCheckBox* overlay_ = nullptr;
+    QCheckBox* perNode_ = nullptr;
     SpeedupLegend* legend_ = nullptr;
     QLabel* colors_ = nullptr;
     QTableWidget* table_ = nullptr;
@@ -111,6 +120,8 @@ private:
     QString beforeName_;       ///< of the comparison shown
     bool beforeShown_ = true;  ///< of the comparison shown
     std::unordered_map<NodeId, QColor> fills_;
+    std::vector<size_t> rowGroups_;     ///< group of each table row
+    std::vector<NodeId> rowFocus_;      ///< before-side node a row focuses (kNoId: the group's first)
     int generation_ = 0;
     bool running_ = false;
 };

@@ -323,6 +323,53 @@ private slots:
         QCOMPARE(compare->table()->rowCount(), 0);
     }
 
+    /// "Per original node": one row per original node with its folded times, the group's
+    /// speedup on the group's first row only, and a row focusing its own node where the before
+    /// side has it.
+    void perNodeRowsListEveryOriginalNode() {
+        MainWindow w;
+        QVERIFY(w.openModel(kSample));
+        QVERIFY(waitForLayout(w));
+        while (!w.stepper().currentResult() || w.stepper().currentResult()->passId != "fold-batchnorm") {
+            QVERIFY(!w.stepper().pendingPasses().empty());
+            w.applyNextPass();
+            QVERIFY(waitForLayout(w));
+        }
+        ComparePanel* compare = w.profilePanel()->comparePanel();
+        compare->setBaseline(CompareBaseline::PreviousStep);  // what the before side shows
+        QVERIFY(compareNow(w));
+        const ProfileComparison& c = *compare->comparison();
+        QCOMPARE(compare->table()->rowCount(), int(c.groups.size()));
+        compare->setPerNodeRows(true);
+        QCOMPARE(compare->table()->rowCount(), int(c.origins.size()));
+        QVERIFY(c.origins.size() > c.groups.size());  // each Conv and its BatchNorm are one group
+        double afterSum = 0;
+        for (int row = 0; row < int(c.origins.size()); ++row) {
+            const OriginCost& o = c.origins[size_t(row)];
+            QCOMPARE(compare->groupOfRow(row), o.group);
+            QCOMPARE(compare->table()->item(row, kOriginalColumn)->text(), QString::fromStdString(o.name + " (" + o.op + ")"));
+            QCOMPARE(compare->table()->item(row, kBeforeMsColumn)->data(Qt::DisplayRole).toDouble(),
+                     QString::number(o.beforeMs, 'f', 4).toDouble());
+            afterSum += compare->table()->item(row, kAfterMsColumn)->data(Qt::DisplayRole).toDouble();
+            const bool first = row == 0 || c.origins[size_t(row) - 1].group != o.group;
+            QCOMPARE(compare->table()->item(row, kSpeedupColumn)->text(),
+                     first ? QString::fromStdString(speedupText(c.groups[o.group].speedup())) : QString());
+        }
+        QVERIFY(std::abs(afterSum - c.afterNodeSumMs) < 1e-4 * double(c.origins.size()) + 1e-9);
+        // A row whose node the before side shows focuses that node, not the group's first.
+        const auto row = std::find_if(c.origins.begin(), c.origins.end(), [&c](const OriginCost& o) {
+            const auto& before = c.groups[o.group].beforeNodes;
+            return before.size() > 1 && before.back() == o.origin;
+        });
+        QVERIFY(row != c.origins.end());
+        QSignalSpy focus(compare, &ComparePanel::nodeActivated);
+        emit compare->table()->cellClicked(int(row - c.origins.begin()), kOriginalColumn);
+        QCOMPARE(focus.count(), 1);
+        QCOMPARE(focus.at(0).at(0).value<NodeId>(), row->origin);
+        compare->setPerNodeRows(false);
+        QCOMPARE(compare->table()->rowCount(), int(c.groups.size()));
+    }
+
     void selectingANodeMarksItsTimelineBarAndMemoryColumn() {
         MainWindow w;
         w.show();

@@ -166,10 +166,8 @@ std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info, bool variant) 
                                                    dnnl::algorithm::convolution_direct, d->src, d->weights, d->bias, d->dst,
                                                    g.strides, g.dilates, g.padL, g.padR);
         const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
-        auto kernel = std::make_unique<ConvKernel>("onednn:conv", pd, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
-                                                   info, residual);
-        if (auto winograd = winogradForm(g, pd, info)) kernel->useWinograd(std::move(winograd));
-        return kernel;
+        return std::make_unique<ConvKernel>("onednn:conv", pd, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
+                                            info, residual, winogradForm(g, pd, info));
     } catch (const dnnl::error&) {
         return nullptr;
     }

@@ -10,8 +10,8 @@ using memory = dnnl::memory;
 using dt = memory::data_type;
 
 ConvKernel::ConvKernel(std::string name, const dnnl::primitive_desc& pd, const memory::desc& userWeights,
-                       const CpuNodeInfo& info, bool hasResidual)
-    : name_(std::move(name)), threads_(info.threads), primitive_(pd) {
+                       const CpuNodeInfo& info, bool hasResidual, std::unique_ptr<WinogradConv> winograd)
+    : name_(winograd ? "onednn:conv_winograd" : std::move(name)), threads_(info.threads), winograd_(std::move(winograd)) {
     const dnnl::engine& eng = engine();
     const memory::desc userSrc(pd.src_desc(0).dims(), dt::f32, plainTag(pd.src_desc(0).dims().size()));
     const memory::desc userDst(pd.dst_desc(0).dims(), dt::f32, plainTag(pd.dst_desc(0).dims().size()));
@@ -27,9 +27,13 @@ ConvKernel::ConvKernel(std::string name, const dnnl::primitive_desc& pd, const m
         residual_ = memory(userDst, eng, DNNL_MEMORY_NONE);
         if (blockedDst_) residualIn_ = dnnl::reorder(residual_, dst_);
     }
-    prepareWeights(pd, userWeights, info.constants[1]);
-    args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}};
     if (info.hasInput(2)) prepareBias(info, userDst.dims()[1]);
+    if (winograd_) return;
+    primitive_ = dnnl::primitive(pd);
+    prepareWeights(pd, userWeights, info.constants[1]);
+    args_[DNNL_ARG_SRC] = src_;
+    args_[DNNL_ARG_WEIGHTS] = weights_;
+    args_[DNNL_ARG_DST] = dst_;
 }
 
 /// Constant weights: once, in the primitive's layout; others on every run.
@@ -62,14 +66,6 @@ void ConvKernel::prepareBias(const CpuNodeInfo& info, int64_t outChannels) {
         runtimeBias_ = true;
     }
     args_[DNNL_ARG_BIAS] = bias_;
-}
-
-void ConvKernel::useWinograd(std::unique_ptr<WinogradConv> winograd) {
-    winograd_ = std::move(winograd);
-    name_ = "onednn:conv_winograd";
-    primitive_ = dnnl::primitive();
-    weights_ = memory();
-    args_.clear();
 }
 
 std::string ConvKernel::name() const {

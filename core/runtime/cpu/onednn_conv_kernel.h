@@ -18,13 +18,11 @@ class ConvKernel final : public PreparedKernel, public BlockedLayoutKernel {
 public:
     /// `pd`: a (de)convolution; `userWeights`: the ONNX weights as oneDNN reads them, reordered
     /// now when constant (info.constants[1]), on every run otherwise. `hasResidual`: input 3 (Z)
-    /// is added to the result before the activation (a sum post-op).
+    /// is added to the result before the activation (a sum post-op). With `winograd`, that
+    /// computes on pd's layouts instead of the primitive, which is then never created, and the
+    /// weights are Winograd's own.
     ConvKernel(std::string name, const dnnl::primitive_desc& pd, const dnnl::memory::desc& userWeights,
-               const CpuNodeInfo& info, bool hasResidual);
-
-    /// Computes with `winograd` (same blocked layouts as the primitive) instead of the primitive,
-    /// whose weights it drops.
-    void useWinograd(std::unique_ptr<WinogradConv> winograd);
+               const CpuNodeInfo& info, bool hasResidual, std::unique_ptr<WinogradConv> winograd = nullptr);
 
     std::string name() const override;
     void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) override;

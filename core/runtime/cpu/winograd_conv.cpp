@@ -146,30 +146,24 @@ template <int64_t kBlock>
     }
 }
 
-// The transforms compiled for each vector width (see GRAPHLENS_VECTOR_CLONES), per block size.
-GRAPHLENS_VECTOR_CLONES void inputTiles8(const float* plane, int64_t height, int64_t width, int64_t y0,
-                                         int64_t padLeft, int64_t tilesWide, float* out, int64_t tileStride,
-                                         int64_t pointStride) {
-    inputTiles<8>(plane, height, width, y0, padLeft, tilesWide, out, tileStride, pointStride);
-}
-GRAPHLENS_VECTOR_CLONES void inputTiles16(const float* plane, int64_t height, int64_t width, int64_t y0,
+// The transforms compiled for each vector width (see GRAPHLENS_VECTOR_CLONES), for 8- or 16-channel
+// blocks.
+GRAPHLENS_VECTOR_CLONES void inputTileRow(int64_t block, const float* plane, int64_t height, int64_t width, int64_t y0,
                                           int64_t padLeft, int64_t tilesWide, float* out, int64_t tileStride,
                                           int64_t pointStride) {
-    inputTiles<16>(plane, height, width, y0, padLeft, tilesWide, out, tileStride, pointStride);
+    if (block == 8) inputTiles<8>(plane, height, width, y0, padLeft, tilesWide, out, tileStride, pointStride);
+    else inputTiles<16>(plane, height, width, y0, padLeft, tilesWide, out, tileStride, pointStride);
 }
-GRAPHLENS_VECTOR_CLONES void outputTiles8(const float* products, int64_t tileStride, int64_t pointStride,
-                                          const float* bias, bool residual, float slope, float low, float high,
-                                          float* plane, int64_t height, int64_t width, int64_t y0,
-                                          int64_t tilesWide) {
-    outputTiles<8>(products, tileStride, pointStride, bias, residual, slope, low, high, plane, height, width, y0,
-                   tilesWide);
-}
-GRAPHLENS_VECTOR_CLONES void outputTiles16(const float* products, int64_t tileStride, int64_t pointStride,
-                                           const float* bias, bool residual, float slope, float low, float high,
-                                           float* plane, int64_t height, int64_t width, int64_t y0,
-                                           int64_t tilesWide) {
-    outputTiles<16>(products, tileStride, pointStride, bias, residual, slope, low, high, plane, height, width, y0,
-                    tilesWide);
+GRAPHLENS_VECTOR_CLONES void outputTileRow(int64_t block, const float* products, int64_t tileStride,
+                                           int64_t pointStride, const float* bias, bool residual, float slope,
+                                           float low, float high, float* plane, int64_t height, int64_t width,
+                                           int64_t y0, int64_t tilesWide) {
+    if (block == 8)
+        outputTiles<8>(products, tileStride, pointStride, bias, residual, slope, low, high, plane, height, width, y0,
+                       tilesWide);
+    else
+        outputTiles<16>(products, tileStride, pointStride, bias, residual, slope, low, high, plane, height, width, y0,
+                        tilesWide);
 }
 
 } // namespace
@@ -184,8 +178,7 @@ std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradShape& shape, con
     if (shape.block != 8 && shape.block != 16) return nullptr;
     if (shape.inChannels % shape.block != 0 || shape.outChannels % shape.block != 0) return nullptr;
     const Tensor* weights = info.constants.size() > 1 ? info.constants[1] : nullptr;
-    if (!weights || weights->dims() != std::vector<int64_t>{shape.outChannels, shape.inChannels, 3, 3}) return nullptr;
-    if (info.hasInput(2) && (info.inputDims[2] != std::vector<int64_t>{shape.outChannels})) return nullptr;
+    if (!weights) return nullptr;
     const float inf = std::numeric_limits<float>::infinity();
     float slope = 1.f, low = -inf, high = inf;
     if (const Attribute* a = info.attributes().find("activation")) {
@@ -238,13 +231,12 @@ void WinogradConv::transformInput(const float* src, float* tiles) const {
     const WinogradShape& s = shape_;
     const int64_t blocks = s.inChannels / s.block, rows = s.batch * tilesHigh_;
     const int64_t plane = s.inHeight * s.inWidth * s.block, pointStride = tiles_ * inRow_;
-    const auto transform = s.block == 8 ? inputTiles8 : inputTiles16;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t row = 0; row < rows; ++row) {
         for (int64_t b = 0; b < blocks; ++b) {
             const int64_t n = row / tilesHigh_, ty = row % tilesHigh_;
-            transform(src + (n * blocks + b) * plane, s.inHeight, s.inWidth, 2 * ty - s.padTop, s.padLeft, tilesWide_,
-                      tiles + row * tilesWide_ * inRow_ + b * s.block, inRow_, pointStride);
+            inputTileRow(s.block, src + (n * blocks + b) * plane, s.inHeight, s.inWidth, 2 * ty - s.padTop, s.padLeft,
+                         tilesWide_, tiles + row * tilesWide_ * inRow_ + b * s.block, inRow_, pointStride);
         }
     }
 }
@@ -253,15 +245,14 @@ void WinogradConv::transformOutput(const float* products, float* dst, const floa
     const WinogradShape& s = shape_;
     const int64_t blocks = s.outChannels / s.block, rows = s.batch * tilesHigh_;
     const int64_t plane = s.outHeight * s.outWidth * s.block, pointStride = tiles_ * outRow_;
-    const auto transform = s.block == 8 ? outputTiles8 : outputTiles16;
     static const float zeros[16] = {};
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t row = 0; row < rows; ++row) {
         for (int64_t b = 0; b < blocks; ++b) {
             const int64_t n = row / tilesHigh_, ty = row % tilesHigh_;
-            transform(products + row * tilesWide_ * outRow_ + b * s.block, outRow_, pointStride,
-                      bias ? bias + b * s.block : zeros, residual, slope_, low_, high_, dst + (n * blocks + b) * plane,
-                      s.outHeight, s.outWidth, 2 * ty, tilesWide_);
+            outputTileRow(s.block, products + row * tilesWide_ * outRow_ + b * s.block, outRow_, pointStride,
+                          bias ? bias + b * s.block : zeros, residual, slope_, low_, high_,
+                          dst + (n * blocks + b) * plane, s.outHeight, s.outWidth, 2 * ty, tilesWide_);
         }
     }
 }

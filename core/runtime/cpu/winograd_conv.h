@@ -36,7 +36,7 @@ struct WinogradShape {
 class WinogradConv {
 public:
     /// A Winograd form of the node in `info`, a 3x3 convolution with stride 1, no dilation and
-    /// one group (the caller checks these) of `shape`: nullptr unless its weights are constant,
+    /// one group of `shape` (the caller checks these, and the weight and bias shapes): nullptr unless its weights are constant,
     /// both channel counts a multiple of the block and the activation none, Relu, LeakyRelu or Clip, or
     /// when the shape is one where the direct kernel is faster (unless forced).
     static std::unique_ptr<WinogradConv> make(const WinogradShape& shape, const CpuNodeInfo& info);

@@ -23,12 +23,11 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_ort import forwarded_passes, option, positional  # noqa: E402
+
 RTOL, ATOL = 1e-3, 1e-4
 SKIP = 77
-
-
-def option(name, default):
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
 def numbered(folder, prefix):
@@ -77,13 +76,12 @@ def bench(graphlens, model, threads, runs, rounds, extra):
 
 
 def main():
-    args = [a for i, a in enumerate(sys.argv[1:], 1)
-            if not a.startswith("--") and not sys.argv[i - 1].startswith("--")]
+    args = positional()
     if len(args) < 2:
         sys.exit(__doc__)
     graphlens, models = args[0], args[1:]
     threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 10)), int(option("--rounds", 3))
-    extra = ["--passes", option("--passes", "")] if "--passes" in sys.argv else []
+    extra = forwarded_passes()
     timed = "--no-bench" not in sys.argv
     print(f"{'model':24} {'max abs err':>12} {'err/max|y|':>11} {'cpu ms':>9} {'vulkan ms':>10} {'ratio':>7} {'fallbacks':>9}")
     failures = 0

@@ -33,6 +33,16 @@ def option(name, default):
     return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
+def positional():
+    """The command line's arguments that are neither an option nor an option's value."""
+    return [a for i, a in enumerate(sys.argv[1:], 1) if not a.startswith("--") and not sys.argv[i - 1].startswith("--")]
+
+
+def forwarded_passes():
+    """--passes LIST for graphlens when the command line gives it."""
+    return ["--passes", option("--passes", "")] if "--passes" in sys.argv else []
+
+
 def ensure_ort():
     if not os.path.isdir(os.path.join(HERE, "node_modules", "onnxruntime-node")):
         subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund", "onnxruntime-node"],
@@ -89,13 +99,12 @@ def bench(graphlens, model, spec, threads, runs, rounds, extra):
 
 
 def main():
-    args = [a for i, a in enumerate(sys.argv[1:], 1)
-            if not a.startswith("--") and not sys.argv[i - 1].startswith("--")]
+    args = positional()
     if len(args) < 2:
         sys.exit(__doc__)
     graphlens, models = args[0], args[1:]
     threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 20)), int(option("--rounds", 3))
-    extra = ["--passes", option("--passes", "")] if "--passes" in sys.argv else []
+    extra = forwarded_passes()
     ensure_ort()
     print(f"{'model':24} {'max abs err':>12} {'max rel err':>12} {'graphlens ms':>13} {'ORT ms':>9} {'ratio':>7}"
           f" {'round ratios':>13}")

@@ -117,7 +117,9 @@ void ComparePanel::setSpeedupOverlay(bool on) { overlay_->setChecked(on); }
 bool ComparePanel::speedupOverlay() const { return overlay_->isChecked(); }
 void ComparePanel::setPerNodeRows(bool on) { perNode_->setChecked(on); }
 bool ComparePanel::perNodeRows() const { return perNode_->isChecked(); }
-size_t ComparePanel::groupOfRow(int row) const { return rowGroups_.at(size_t(row)); }
+size_t ComparePanel::groupOfRow(int row) const {
+    return perNode_->isChecked() ? comparison_->origins.at(size_t(row)).group : size_t(row);
+}
 CompareBaseline ComparePanel::baseline() const { return CompareBaseline(baseline_->currentIndex()); }
 void ComparePanel::setBaseline(CompareBaseline baseline) { baseline_->setCurrentIndex(int(baseline)); }
 
@@ -185,25 +187,12 @@ void ComparePanel::updateFills() {
 void ComparePanel::fillTable() {
     const ProfileComparison& c = *comparison_;
     const bool perNode = perNode_->isChecked();
-    rowGroups_.clear();
-    rowFocus_.clear();
-    if (perNode) {
-        for (const OriginCost& o : c.origins) {
-            rowGroups_.push_back(o.group);
-            const auto& before = c.groups[o.group].beforeNodes;
-            const bool shown = std::find(before.begin(), before.end(), o.origin) != before.end();
-            rowFocus_.push_back(shown ? o.origin : kNoId);
-        }
-    } else {
-        for (size_t g = 0; g < c.groups.size(); ++g) rowGroups_.push_back(g);
-        rowFocus_.assign(c.groups.size(), kNoId);
-    }
-    table_->setRowCount(int(rowGroups_.size()));
-    for (int row = 0; row < int(rowGroups_.size()); ++row) {
-        const size_t group = rowGroups_[size_t(row)];
+    table_->setRowCount(int(perNode ? c.origins.size() : c.groups.size()));
+    for (int row = 0; row < table_->rowCount(); ++row) {
+        const size_t group = groupOfRow(row);
         const CostGroup& g = c.groups[group];
         // Per node, the group's figures go on its first row only (as the CLI prints them).
-        const bool groupRow = !perNode || row == 0 || rowGroups_[size_t(row) - 1] != group;
+        const bool groupRow = !perNode || row == 0 || groupOfRow(row - 1) != group;
         QString original = originNames(c, group);
         double beforeMs = g.beforeMs, afterMs = g.afterMs;
         if (perNode) {
@@ -227,10 +216,12 @@ void ComparePanel::fillTable() {
 }
 
 void ComparePanel::activateRow(int row) {
-    if (!comparison_ || row < 0 || row >= int(rowGroups_.size())) return;
-    const CostGroup& g = comparison_->groups[rowGroups_[size_t(row)]];
-    const NodeId focus = rowFocus_[size_t(row)];
-    if (beforeShown_ && focus != kNoId) emit nodeActivated(focus);
+    if (!comparison_ || row < 0 || row >= table_->rowCount()) return;
+    const CostGroup& g = comparison_->groups[groupOfRow(row)];
+    // A per-node row focuses its own node where the before side has it.
+    const NodeId own = perNode_->isChecked() ? comparison_->origins[size_t(row)].origin : kNoId;
+    if (beforeShown_ && std::find(g.beforeNodes.begin(), g.beforeNodes.end(), own) != g.beforeNodes.end())
+        emit nodeActivated(own);
     else if (beforeShown_ && !g.beforeNodes.empty()) emit nodeActivated(g.beforeNodes.front());
     else if (!beforeShown_ && !g.afterNodes.empty()) emit afterNodeActivated(g.afterNodes.front());
 }

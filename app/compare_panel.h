@@ -77,7 +77,8 @@ public:
     /// instead of one per group.
     void setPerNodeRows(bool on);
     bool perNodeRows() const;
-    /// The group a table row belongs to (rows are groups, or original nodes in group order).
+    /// The group a table row of the current comparison belongs to (rows are groups, or original
+    /// nodes in group order).
     size_t groupOfRow(int row) const;
 
     QPushButton* compareButton() const { return button_; }
@@ -120,8 +121,6 @@ private:
     QString beforeName_;       ///< of the comparison shown
     bool beforeShown_ = true;  ///< of the comparison shown
     std::unordered_map<NodeId, QColor> fills_;
-    std::vector<size_t> rowGroups_;     ///< group of each table row
-    std::vector<NodeId> rowFocus_;      ///< before-side node a row focuses (kNoId: the group's first)
     int generation_ = 0;
     bool running_ = false;
 };

@@ -1,10 +1,9 @@
 // Folding math on small float tensors.
 #include "core/passes/tensor_math.h"
 
-#include <span>
-
 #include <cmath>
 #include <functional>
+#include <span>
 #include <stdexcept>
 
 namespace graphlens::math {

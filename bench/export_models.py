@@ -9,7 +9,10 @@ Pass --keep-batchnorm to export with training=PRESERVE, which keeps BatchNorm an
 
 Besides the torchvision models: bert_like (a BERT-style encoder, 12 layers, hidden 256, 4 heads,
 sequence 128, token ids as input; nn.GELU and nn.LayerNorm export as their primitive ops at
-opset 13) and bert_like_deep (the same with 66 layers, about 6,000 nodes).
+opset 13), bert_like_deep (the same with 66 layers, about 6,000 nodes) and transformer_15k (169
+layers, about 15,000 nodes, the size of a large export for the window's overview).
+Pass --dynamic to export the transformers with symbolic batch and sequence dims, as exports for
+serving usually are.
 """
 import os
 import sys
@@ -48,11 +51,11 @@ class BertLike(torch.nn.Module):
         self.pool = torch.nn.Linear(hidden, hidden)
 
     def forward(self, ids):
-        x = self.layers(self.embed(ids) + self.position)
+        x = self.layers(self.embed(ids) + self.position[:, : ids.shape[1]])
         return torch.tanh(self.pool(x[:, 0]))
 
 
-TRANSFORMERS = {"bert_like": 12, "bert_like_deep": 66}
+TRANSFORMERS = {"bert_like": 12, "bert_like_deep": 66, "transformer_15k": 169}
 
 MODELS = {
     "resnet18": torchvision.models.resnet18,
@@ -66,7 +69,7 @@ MODELS = {
 }
 
 
-def export(name, out_dir, keep_batchnorm):
+def export(name, out_dir, keep_batchnorm, dynamic):
     torch.manual_seed(0)
     if name in TRANSFORMERS:
         model, example = BertLike(TRANSFORMERS[name]).eval(), torch.randint(0, 1000, (1, 128))
@@ -74,10 +77,11 @@ def export(name, out_dir, keep_batchnorm):
         model, example = MODELS[name](weights=None).eval(), torch.randn(1, 3, 224, 224)
     path = os.path.join(out_dir, f"{name}{'_bn' if keep_batchnorm else ''}.onnx")
     mode = torch.onnx.TrainingMode.PRESERVE if keep_batchnorm else torch.onnx.TrainingMode.EVAL
+    axes = {"input": {0: "batch", 1: "sequence"}} if dynamic and name in TRANSFORMERS else None
     with torch.no_grad():
         torch.onnx.export(model, example, path, opset_version=13,
                           input_names=["input"], output_names=["logits"], training=mode,
-                          do_constant_folding=not keep_batchnorm)
+                          do_constant_folding=not keep_batchnorm, dynamic_axes=axes)
     print(f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
 
 
@@ -90,7 +94,7 @@ def main():
     for name in names:
         if name not in MODELS and name not in TRANSFORMERS:
             sys.exit(f"unknown model '{name}'; known: {', '.join(list(MODELS) + list(TRANSFORMERS))}")
-        export(name, out_dir, "--keep-batchnorm" in sys.argv)
+        export(name, out_dir, "--keep-batchnorm" in sys.argv, "--dynamic" in sys.argv)
 
 
 if __name__ == "__main__":

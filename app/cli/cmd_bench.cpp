@@ -103,6 +103,7 @@ int runBench(const QStringList& args) {
                                    {"mean_ms", s.mean}, {"samples_ms", all}, {"compile_ms", compileMs},
                                    {"nodes", qint64(plan->nodes().size())}, {"optimized_nodes", optimized},
                                    {"cpu_fallback_nodes", fallbacks},
+                                   {"cpu", QString::fromStdString(cpuBackendMachine())},
                                    {"arena_bytes", qint64(memory.arenaBytes)},
                                    {"naive_bytes", qint64(memory.naiveBytes)},
                                    {"lower_bound_bytes", qint64(memory.lowerBoundBytes)}};
@@ -114,8 +115,8 @@ int runBench(const QStringList& args) {
                 std::printf("plan: %zu nodes on vulkan, %d of them CPU fallbacks; compiled in %.1f ms\n",
                             plan->nodes().size(), fallbacks, compileMs);
             else
-                std::printf("plan: %zu nodes, %d with optimized kernels; compiled in %.1f ms\n", plan->nodes().size(),
-                            optimized, compileMs);
+                std::printf("plan: %zu nodes, %d with optimized kernels (%s); compiled in %.1f ms\n",
+                            plan->nodes().size(), optimized, cpuBackendMachine().c_str(), compileMs);
             if (parser.isSet("by-op")) {
                 OpTimes times(model->graph, *plan);
                 for (int i = 0; i < runs; ++i) plan->run(feeds, &times);

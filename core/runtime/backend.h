@@ -47,5 +47,9 @@ public:
 };
 
 std::unique_ptr<Backend> makeCpuBackend();
+/// What the CPU backend's optimized kernels compute with on this machine, for benchmark reports:
+/// "AVX-512 with VNNI, activations blocked by 16 channels" (oneDNN's ISA limit, ONEDNN_MAX_CPU_ISA,
+/// counts).
+std::string cpuBackendMachine();
 
 } // namespace graphlens

@@ -3,6 +3,7 @@
 // memory planner. Threads are OpenMP's, shared with oneDNN.
 #include "core/runtime/backend.h"
 #include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/executor.h"
 #include "core/onnx/shape_inference.h"
@@ -368,5 +369,9 @@ public:
 } // namespace
 
 std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+std::string cpuBackendMachine() {
+    return onednn::cpuIsaName() + ", activations blocked by " + std::to_string(onednn::channelBlock()) + " channels";
+}
 
 } // namespace graphlens

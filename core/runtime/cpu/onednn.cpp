@@ -57,6 +57,40 @@ std::atomic<ConvLayout> layoutPolicy{ConvLayout::Auto};
 void setConvLayoutPolicy(ConvLayout layout) { layoutPolicy = layout; }
 ConvLayout convLayoutPolicy() { return layoutPolicy; }
 
+int64_t channelBlock() {
+    // AVX-512 machines: oneDNN's direct kernels compute on 16-channel blocks (one zmm register).
+    // cpu_isa values are bit sets: a machine with avx512_core has all of its bits.
+    static const auto core = unsigned(dnnl::cpu_isa::avx512_core);
+    static const int64_t block = (unsigned(dnnl::get_effective_cpu_isa()) & core) == core ? 16 : 8;
+    return block;
+}
+
+std::string cpuIsaName() {
+    using isa = dnnl::cpu_isa;
+    switch (dnnl::get_effective_cpu_isa()) {
+    case isa::sse41: return "SSE4.1";
+    case isa::avx: return "AVX";
+    case isa::avx2: return "AVX2";
+    case isa::avx2_vnni: return "AVX2 with VNNI";
+    case isa::avx512_core: return "AVX-512";
+    case isa::avx512_core_vnni: return "AVX-512 with VNNI";
+    case isa::avx512_core_bf16: return "AVX-512 with VNNI and BF16";
+    case isa::avx512_core_amx: return "AVX-512 with AMX";
+    default: return "x86-64";
+    }
+}
+
+dnnl::memory::format_tag channelBlockedTag(size_t rank) {
+    using tag = dnnl::memory::format_tag;
+    const bool wide = channelBlock() == 16;
+    switch (rank) {
+    case 3: return wide ? tag::nCw16c : tag::nCw8c;
+    case 4: return wide ? tag::nChw16c : tag::nChw8c;
+    case 5: return wide ? tag::nCdhw16c : tag::nCdhw8c;
+    default: return tag::undef;
+    }
+}
+
 Dims toDims(const std::vector<int64_t>& dims) { return Dims(dims.begin(), dims.end()); }
 
 dnnl::memory::format_tag plainTag(size_t rank) {

@@ -55,10 +55,15 @@ LayoutChoice chooseLayout(const ConvGeometry& g) {
     return LayoutChoice::Blocked;
 }
 
-/// The memory descriptors a (transposed) convolution is created with: activations plain, or left
-/// to oneDNN (tag::any) where the layout choice, or a chained variant, wants them blocked.
+/// The memory descriptors a (transposed) convolution is created with: activations plain, or in
+/// this machine's channel-blocked layout (channelBlockedTag) where the layout choice, or a
+/// chained variant, wants them blocked. An image's first conv (4 channels or fewer) reads its
+/// input as oneDNN chooses (its "flat" kernel reads NCHW). Left to oneDNN alone, AVX-512 machines
+/// get channels-last (nhwc) activations, which the Winograd, pooling and channel-wise kernels
+/// that keep chains blocked do not read.
 struct ConvDescs {
     memory::desc src, dst, weights, bias;
+    bool blocked = false;
 };
 
 /// Nullopt when `variant` (the blocked form used only inside chains) does not apply to `g`.
@@ -66,10 +71,32 @@ std::optional<ConvDescs> convDescs(const ConvGeometry& g, const CpuNodeInfo& inf
     const LayoutChoice choice = chooseLayout(g);
     if (variant && choice != LayoutChoice::BlockedWhenChained) return std::nullopt;
     const bool blocked = variant || choice == LayoutChoice::Blocked;
-    return ConvDescs{memory::desc(g.src, dt::f32, blocked ? tag::any : plainTag(g.src.size())),
-                     memory::desc(g.dst, dt::f32, blocked ? tag::any : plainTag(g.dst.size())),
+    const bool flatInput = g.inChannels <= 4 && g.group == 1;
+    const tag srcTag = !blocked ? plainTag(g.src.size()) : flatInput ? tag::any : channelBlockedTag(g.src.size());
+    return ConvDescs{memory::desc(g.src, dt::f32, srcTag),
+                     memory::desc(g.dst, dt::f32, blocked ? channelBlockedTag(g.dst.size()) : plainTag(g.dst.size())),
                      memory::desc(g.weights, dt::f32, tag::any),
-                     info.hasInput(2) ? memory::desc({g.outChannels}, dt::f32, tag::a) : memory::desc()};
+                     info.hasInput(2) ? memory::desc({g.outChannels}, dt::f32, tag::a) : memory::desc(), blocked};
+}
+
+/// The primitive descriptor of a (de)convolution `Primitive` on `d`; where oneDNN has no kernel
+/// for the channel-blocked layout, the blocked activations in the layout it chooses itself.
+template <class Primitive>
+typename Primitive::primitive_desc convPrimitive(dnnl::algorithm algorithm, const ConvGeometry& g, ConvDescs d,
+                                                 const dnnl::primitive_attr& attr) {
+    const auto create = [&] {
+        const typename Primitive::desc desc(dnnl::prop_kind::forward_inference, algorithm, d.src, d.weights, d.bias,
+                                            d.dst, g.strides, g.dilates, g.padL, g.padR);
+        return typename Primitive::primitive_desc(desc, attr, engine());
+    };
+    try {
+        return create();
+    } catch (const dnnl::error&) {
+        if (!d.blocked) throw;
+    }
+    d.src = memory::desc(g.src, dt::f32, tag::any);
+    d.dst = memory::desc(g.dst, dt::f32, tag::any);
+    return create();
 }
 
 /// Inputs every convolution factory checks: float32, weights of the input's rank,
@@ -162,10 +189,7 @@ std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info, bool variant) 
         const std::optional<ConvDescs> d = convDescs(g, info, variant);
         if (!d) return nullptr;
         ThreadScope threads(info.threads);
-        const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                                   dnnl::algorithm::convolution_direct, d->src, d->weights, d->bias, d->dst,
-                                                   g.strides, g.dilates, g.padL, g.padR);
-        const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine());
+        const auto pd = convPrimitive<dnnl::convolution_forward>(dnnl::algorithm::convolution_direct, g, *d, attr);
         return std::make_unique<ConvKernel>("onednn:conv", pd, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
                                             info, residual, winogradForm(g, pd, info));
     } catch (const dnnl::error&) {
@@ -258,10 +282,7 @@ std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info, bool 
         const std::optional<ConvDescs> d = convDescs(g, info, variant);
         if (!d) return nullptr;
         ThreadScope threads(info.threads);
-        const dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::deconvolution_direct, d->src, d->weights, d->bias, d->dst,
-                                                     g.strides, g.dilates, g.padL, g.padR);
-        const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, engine());
+        const auto pd = convPrimitive<dnnl::deconvolution_forward>(dnnl::algorithm::deconvolution_direct, g, *d, attr);
         return std::make_unique<ConvKernel>("onednn:conv_transpose", pd, memory::desc(userDims, dt::f32, userStrides),
                                             info, false);
     } catch (const dnnl::error&) {

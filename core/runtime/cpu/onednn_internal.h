@@ -44,6 +44,17 @@ enum class ConvLayout { Auto, Plain, Blocked };
 void setConvLayoutPolicy(ConvLayout layout);
 ConvLayout convLayoutPolicy();
 
+/// Channels per block of the blocked activations the CPU plan passes between kernels: 16 where
+/// oneDNN runs AVX-512 kernels (nChw16c), else 8 (nChw8c). oneDNN's ISA limit
+/// (ONEDNN_MAX_CPU_ISA=AVX2) counts, so both kinds of machine can be tested on one.
+int64_t channelBlock();
+/// The instruction set oneDNN's kernels use here ("AVX2", "AVX-512 with VNNI", ...), after
+/// oneDNN's ISA limit.
+std::string cpuIsaName();
+/// The channel-blocked format tag (nCw8c, nChw8c, nCdhw8c or their 16c forms, per channelBlock())
+/// of an activation of `rank` 3 to 5.
+dnnl::memory::format_tag channelBlockedTag(size_t rank);
+
 using Dims = dnnl::memory::dims;
 Dims toDims(const std::vector<int64_t>& dims);
 /// The row-major ("a", "ab", "abc", ...) format tag of `rank`, e.g. nchw for rank 4.

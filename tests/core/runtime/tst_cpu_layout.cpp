@@ -108,6 +108,13 @@ private:
     int count_ = 0;
 };
 
+/// `channels` padded to this machine's channel block (8 on AVX2, 16 on AVX-512): what a blocked
+/// activation holds per pixel.
+int64_t paddedChannels(int64_t channels) {
+    const int64_t block = onednn::channelBlock();
+    return (channels + block - 1) / block * block;
+}
+
 /// Values the plan keeps blocked: each has one producer whose kernel says it writes "out" blocked.
 int blockedValues(const Plan& plan) {
     int count = 0;
@@ -170,7 +177,7 @@ private slots:
     void cleanup() { onednn::setConvAlgorithm(onednn::ConvAlgorithm::Auto); }
 
     /// Conv -> Conv -> MaxPool -> Conv: the three values between them stay blocked, 20 channels
-    /// padded to 24 in the arena.
+    /// padded to the block in the arena (24 on AVX2, 32 on AVX-512).
     void convPoolChainStaysBlocked() {
         Chain c({1, 16, 20, 20});
         const ValueId a = c.conv(c.x, 20, 3), d = c.conv(a, 20, 3), p = c.maxPool(d);
@@ -180,12 +187,12 @@ private slots:
         QCOMPARE(blockedValues(*plan), 3);
         QCOMPARE(kernelNames(*plan), (std::vector<std::string>{"onednn:conv[blocked out]", "onednn:conv[blocked in,out]",
                                                                 "onednn:pool[blocked in,out]", "onednn:conv[blocked in]"}));
-        // nChw8c: 24 channel slots of 20x20, 20x20 and 10x10 floats
-        QCOMPARE(plan->memoryPlan().naiveBytes, uint64_t(4 * 24 * (400 + 400 + 100)));
+        // nChw8c or nChw16c: 24 or 32 channel slots of 20x20, 20x20 and 10x10 floats
+        QCOMPARE(plan->memoryPlan().naiveBytes, uint64_t(4 * paddedChannels(20) * (400 + 400 + 100)));
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
     }
 
-    /// With every convolution blocked, 12 and 20 channels (padded to 16 and 24) chain as well.
+    /// With every convolution blocked, 12 and 20 channels (padded to 16 and 24, or 16 and 32 on AVX-512) chain as well.
     void channelsOffTheBlockChainBlocked() {
         LayoutGuard guard;
         onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
@@ -299,7 +306,7 @@ private slots:
     /// Squeeze-and-excitation between blocked convolutions keeps the feature map blocked: the
     /// pool reads it blocked (its [N, C, 1, 1] output plain, for the 1x1 convs on it), the Mul
     /// reads it blocked with one plain scale per channel and writes blocked for the next conv.
-    /// 20 channels: padded to 24.
+    /// 20 channels: padded to the block.
     void squeezeExciteStaysBlocked() {
         Chain c({1, 16, 10, 10});
         const ValueId a = c.conv(c.x, 20, 3, "Relu");

@@ -5,6 +5,7 @@
 #include "core/graph/builder.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
+#include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/cpu/winograd_conv.h"
 #include "core/runtime/executor.h"
 
@@ -382,6 +383,39 @@ private slots:
         s.wait();
         const QString problem = compare(got, want);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    /// Left to itself (Auto layout and algorithm), a ResNet-shaped 3x3 convolution computes
+    /// blocked in this machine's channel block (8 on AVX2, 16 on AVX-512) and takes Winograd on
+    /// both kinds of machine; shapes where it measured slower on both keep the direct kernel.
+    void winogradTakenWhereItPays_data() {
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<int>("size");
+        QTest::addColumn<int>("outChannels");
+        QTest::addColumn<bool>("winograd");
+        QTest::newRow("64 on 56x56") << 64 << 56 << 64 << true;
+        QTest::newRow("256 on 14x14") << 256 << 14 << 256 << true;
+        QTest::newRow("512 on 7x7") << 512 << 7 << 512 << true;
+        QTest::newRow("16 on 112x112: transforms dominate") << 16 << 112 << 16 << false;
+        QTest::newRow("128 -> 32 on 7x7: small plane, narrow products") << 128 << 7 << 32 << false;
+    }
+    void winogradTakenWhereItPays() {
+        QFETCH(int, channels);
+        QFETCH(int, size);
+        QFETCH(int, outChannels);
+        QFETCH(bool, winograd);
+        const Dims x{1, channels, size, size}, y{1, outChannels, size, size};
+        auto g = oneNode("FusedConv", convOperands(x, {outChannels, channels, 3, 3}, true),
+                         {{"pads", {1, 1, 1, 1}}, {"activation", "Relu"}});
+        g->builder.graph().node(g->node).domain = "com.microsoft";
+        auto kernel = cpuKernels().prepare(describe(*g, {y}));
+        QVERIFY(kernel);
+        QCOMPARE(kernel->name(), std::string(winograd ? "onednn:conv_winograd" : "onednn:conv"));
+        auto* layout = dynamic_cast<onednn::BlockedLayoutKernel*>(kernel.get());
+        QVERIFY(layout && layout->blockedOutput());
+        using tag = dnnl::memory::format_tag;
+        const tag blocked = onednn::channelBlock() == 16 ? tag::nChw16c : tag::nChw8c;
+        QVERIFY(*layout->blockedOutput() == dnnl::memory::desc(onednn::toDims(y), dnnl::memory::data_type::f32, blocked));
     }
 
     /// Convolutions Winograd cannot compute keep the direct kernel even when it is forced.

@@ -1,14 +1,17 @@
 // MainWindow: menus and shortcuts, the split before/after canvas, docks for the pass pipeline,
 // the rewrite log, the inspector, search, the model overview and the profile, and a status bar
-// with the model's figures.
+// with the model's figures. The start page stands in the central area until a model is open.
 #include "app/main_window.h"
 
 #include "app/backend_compare_panel.h"
 #include "app/cli/model_report.h"
 #include "app/compare_panel.h"
+#include "app/dock_layout.h"
 #include "app/profile_panel.h"
+#include "app/start_page.h"
 #include "app/task_progress.h"
 #include "app/task_runner.h"
+#include "app/window_files.h"
 #include "core/graph/model_summary.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
@@ -25,14 +28,21 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
+#include <QLayout>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 
+#include <algorithm>
 #include <utility>
 
 namespace graphlens {
@@ -41,6 +51,9 @@ namespace {
 /// Rewrite log rows keep the node to focus on each side (kNoId for none).
 constexpr int kBeforeNodeRole = Qt::UserRole;
 constexpr int kAfterNodeRole = Qt::UserRole + 1;
+
+/// Bumped when the docks change so much that a layout saved before would not fit.
+constexpr int kLayoutVersion = 2;
 
 /// The first of `nodes` that `graph` draws as a box; kNoId when none is.
 NodeId firstDrawn(const Graph& graph, const std::vector<NodeRef>& nodes) {
@@ -65,10 +78,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     resize(1400, 860);
     before_ = new GraphPane;
     after_ = new GraphPane;
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(before_);
-    split->addWidget(after_);
-    setCentralWidget(split);
+    split_ = new QSplitter(Qt::Horizontal, this);
+    split_->addWidget(before_);
+    split_->addWidget(after_);
+    split_->setChildrenCollapsible(false);
+    split_->setStretchFactor(0, 1);  // both panes grow and shrink alike
+    split_->setStretchFactor(1, 1);
+    startPage_ = new StartPage(this);
+    connect(startPage_, &StartPage::openRequested, this, &MainWindow::chooseAndOpen);
+    connect(startPage_, &StartPage::recentRequested, this, &MainWindow::openRecent);
+    central_ = new QStackedWidget(this);
+    central_->addWidget(startPage_);
+    central_->addWidget(split_);
+    setCentralWidget(central_);
     for (auto [side, other] : {std::pair{before_, after_}, std::pair{after_, before_}}) {
         // Pan and zoom follow each other, so the same region of both graphs stays in view.
         connect(side->view(), &GraphView::viewChanged, this, [this, from = side->view(), to = other->view()] {
@@ -95,6 +117,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addPermanentWidget(statusLabel_);
     buildDocks();
     buildMenus();
+    arrangeDefaultDocks(*this);
+    startPage_->setRecentFiles(recent_.paths());
+    updateActions();
 }
 
 void MainWindow::buildMenus() {
@@ -106,9 +131,22 @@ void MainWindow::buildMenus() {
     workActions_.push_back(recent->menuAction());
     connect(recent, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addSeparator();
+    QAction* save = file->addAction(tr("&Save optimized model..."), QKeySequence::Save, this, [this] { chooseAndSave(false); });
+    save->setObjectName("saveAction");
+    QAction* savePortable = file->addAction(tr("Save optimized model, standard ONNX ops &only..."), this, [this] { chooseAndSave(true); });
+    savePortable->setObjectName("savePortableAction");
+    savePortable->setStatusTip(tr("Fused operators rewritten as standard ONNX operators, as 'graphlens optimize --portable' writes them"));
+    QAction* exportView = file->addAction(tr("&Export view..."), this, [this] { chooseAndExport(false); });
+    exportView->setObjectName("exportViewAction");
+    QAction* exportGraph = file->addAction(tr("Export &whole graph..."), this, [this] { chooseAndExport(true); });
+    exportGraph->setObjectName("exportGraphAction");
+    workActions_.insert(workActions_.end(), {save, savePortable});
+    modelActions_.insert(modelActions_.end(), {save, savePortable, exportView, exportGraph});
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(tr("&Find..."), QKeySequence::Find, this, &MainWindow::find);
+    modelActions_.push_back(edit->addAction(tr("&Find..."), QKeySequence::Find, this, &MainWindow::find));
+    modelActions_.back()->setObjectName("findAction");
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit to window"), QKeySequence(Qt::Key_F), this, [this] { focusedPane()->view()->fitToWindow(); });
     QAction* zoomIn = view->addAction(tr("Zoom &in"), this, [this] { focusedPane()->view()->zoomIn(); });
@@ -117,14 +155,21 @@ void MainWindow::buildMenus() {
     zoomOut->setShortcuts({QKeySequence(Qt::Key_Minus), QKeySequence::ZoomOut});
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout)->setObjectName("resetLayoutAction");
     QMenu* passes = menuBar()->addMenu(tr("&Passes"));
     workActions_.push_back(passes->addAction(tr("Apply &next"), QKeySequence(Qt::Key_N), this, &MainWindow::applyNextPass));
     workActions_.back()->setObjectName("applyNextAction");
     workActions_.push_back(passes->addAction(tr("Apply &all"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::applyAllPasses));
     workActions_.back()->setObjectName("applyAllAction");
     workActions_.push_back(passes->addAction(tr("Step &back"), QKeySequence::Undo, this, &MainWindow::stepBack));
+    workActions_.back()->setObjectName("stepBackAction");
     workActions_.push_back(passes->addAction(tr("Step &forward"), QKeySequence::Redo, this, &MainWindow::stepForward));
+    workActions_.back()->setObjectName("stepForwardAction");
     workActions_.push_back(passes->addAction(tr("&Reset"), this, &MainWindow::resetPasses));
+    workActions_.back()->setObjectName("resetPassesAction");
+    const auto passActions = workActions_.end() - 5;  // Apply next to Reset
+    modelActions_.insert(modelActions_.end(), passActions, workActions_.end());
     passes->addSeparator();
     QAction* cancel = passes->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelWork);
     cancel->setObjectName("cancelAction");
@@ -132,41 +177,45 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::buildDocks() {
+    // Each dock is placed by arrangeDefaultDocks() and saved by its objectName.
     auto* passDock = new QDockWidget(tr("Passes"), this);
+    passDock->setObjectName(kPassesDock);
     passPanel_ = new PassPanel(tasks_, passDock);
     passDock->setWidget(passPanel_);
-    addDockWidget(Qt::LeftDockWidgetArea, passDock);
 
     searchDock_ = new QDockWidget(tr("Search"), this);
+    searchDock_->setObjectName(kSearchDock);
     searchPanel_ = new SearchPanel(searchDock_);
     searchDock_->setWidget(searchPanel_);
-    addDockWidget(Qt::LeftDockWidgetArea, searchDock_);
     connect(searchPanel_, &SearchPanel::nodeActivated, this, &MainWindow::searchHitActivated);
 
     auto* logDock = new QDockWidget(tr("Rewrite log"), this);
+    logDock->setObjectName(kRewriteLogDock);
     rewriteLog_ = new QListWidget(logDock);
     logDock->setWidget(rewriteLog_);
-    addDockWidget(Qt::BottomDockWidgetArea, logDock);
     connect(rewriteLog_, &QListWidget::itemClicked, this, &MainWindow::focusRewrite);
     connect(rewriteLog_, &QListWidget::itemActivated, this, &MainWindow::focusRewrite);
 
     auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
+    inspectorDock->setObjectName(kInspectorDock);
     inspector_ = new NodeInspector(inspectorDock);
     inspectorDock->setWidget(inspector_);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
 
     auto* overviewDock = new QDockWidget(tr("Model"), this);
+    overviewDock->setObjectName(kModelDock);
     overview_ = new ModelOverview(overviewDock);
     overviewDock->setWidget(overview_);
-    addDockWidget(Qt::RightDockWidgetArea, overviewDock);
-    tabifyDockWidget(inspectorDock, overviewDock);
-    inspectorDock->raise();
 
     auto* profileDock = new QDockWidget(tr("Profile"), this);
-    profileDock->setObjectName("profileDock");
+    profileDock->setObjectName(kProfileDock);
     profilePanel_ = new ProfilePanel(profileDock);
-    profileDock->setWidget(profilePanel_);
-    addDockWidget(Qt::RightDockWidgetArea, profileDock);
+    // Below the panes the dock is wide and low: the panel scrolls rather than push the panes up.
+    auto* profileScroll = new QScrollArea(profileDock);
+    profileScroll->setObjectName("profileScroll");
+    profileScroll->setWidgetResizable(true);
+    profileScroll->setFrameShape(QFrame::NoFrame);
+    profileScroll->setWidget(profilePanel_);
+    profileDock->setWidget(profileScroll);
     connect(profilePanel_, &ProfilePanel::profileRequested, this, &MainWindow::profileCurrentStep);
     connect(profilePanel_, &ProfilePanel::nodeFillsChanged, this, [this] { after_->scene()->setNodeFills(profilePanel_->nodeFills()); });
     connect(profilePanel_, &ProfilePanel::nodeActivated, after_, &GraphPane::focusNode);
@@ -192,6 +241,7 @@ void MainWindow::buildDocks() {
 }
 
 void MainWindow::profileCurrentStep() {
+    findChild<QDockWidget*>(kProfileDock)->raise();  // its tab, where the results come
     profileWhenIdle_ = busy();  // the step is about to change: profile the one that comes
     if (model_ && !profileWhenIdle_) profilePanel_->startProfile(std::make_shared<const Model>(stepper().current()));
 }
@@ -215,6 +265,60 @@ void MainWindow::chooseAndOpen() {
     if (!path.isEmpty()) openModel(path);
 }
 
+void MainWindow::chooseAndSave(bool standardOpsOnly) {
+    if (!model_) return;
+    const QString title = standardOpsOnly ? tr("Save optimized model (standard ONNX operators only)") : tr("Save optimized model");
+    QString path = QFileDialog::getSaveFileName(this, title, suggestedModelPath(modelPath_), tr("ONNX models (*.onnx)"));
+    if (path.isEmpty()) return;
+    if (!path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive)) path += QLatin1String(".onnx");
+    saveOptimizedModel(path, standardOpsOnly);
+}
+
+bool MainWindow::saveOptimizedModel(const QString& path, bool standardOpsOnly, bool quiet) {
+    if (!model_ || busy()) return false;
+    auto model = std::make_shared<const Model>(stepper().current());  // shares the tensors
+    const QString title = tr("Saving %1").arg(QFileInfo(path).fileName());
+    return tasks_->start(title, [this, model, path, standardOpsOnly, quiet, title](const TaskRunner::Control& control) -> TaskRunner::Completion {
+        control.report(0, 0, title);
+        try {
+            writeOptimizedModel(*model, path, standardOpsOnly);
+        } catch (const std::exception& e) {
+            return [this, quiet, error = tr("Cannot save %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what()))] {
+                emit saveFailed(error);
+                if (!quiet) QMessageBox::critical(this, tr("Cannot save the model"), error);
+            };
+        }
+        return [this, path] {
+            statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 10000);
+            emit modelSaved(path);
+        };
+    });
+}
+
+void MainWindow::chooseAndExport(bool wholeGraph) {
+    if (!model_) return;
+    const QFileInfo model(modelPath_);
+    const QString suggested = model.dir().filePath(model.completeBaseName() + (wholeGraph ? "-graph.svg" : "-view.svg"));
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(this, wholeGraph ? tr("Export whole graph") : tr("Export view"), suggested,
+                                                      tr("SVG images (*.svg);;PNG images (*.png)"), &filter);
+    if (path.isEmpty()) return;
+    const QString error = exportImage(withImageSuffix(path, filter), wholeGraph);
+    if (!error.isEmpty()) QMessageBox::critical(this, tr("Cannot export"), error);
+}
+
+QString MainWindow::exportImage(const QString& path, bool wholeGraph) {
+    if (!model_) return tr("No model is open.");
+    GraphPane* pane = focusedPane();
+    try {
+        exportPaneImage(*pane, path, wholeGraph, QFileInfo(modelPath_).fileName());
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 10000);
+    return {};
+}
+
 void MainWindow::fillRecentMenu() {
     auto* menu = qobject_cast<QMenu*>(sender());
     menu->clear();
@@ -229,6 +333,7 @@ void MainWindow::fillRecentMenu() {
 bool MainWindow::openRecent(const QString& path) {
     if (QFileInfo::exists(path)) return openModel(path);
     recent_.remove(path);
+    startPage_->setRecentFiles(recent_.paths());
     statusBar()->showMessage(tr("%1 no longer exists; it was removed from the recent files.").arg(path), 10000);
     return false;
 }
@@ -246,8 +351,43 @@ void MainWindow::dropEvent(QDropEvent* event) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     tasks_->cancel();
+    saveLayout();
     QMainWindow::closeEvent(event);
 }
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (!std::exchange(docksSized_, true) && !layoutRestored_) sizeDefaultDocks(*this);
+}
+
+void MainWindow::fitToScreen() {
+    if (const QScreen* screen = this->screen()) setGeometry(screen->availableGeometry());
+}
+
+bool MainWindow::restoreLayout() {
+    const QSettings settings;
+    const QByteArray geometry = settings.value("window/geometry").toByteArray();
+    const QByteArray state = settings.value("window/state").toByteArray();
+    if (geometry.isEmpty() || state.isEmpty() || !restoreState(state, kLayoutVersion)) return false;
+    restoreGeometry(geometry);
+    layoutRestored_ = true;
+    return true;
+}
+
+void MainWindow::saveLayout() const {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState(kLayoutVersion));
+}
+
+void MainWindow::resetLayout() {
+    arrangeDefaultDocks(*this);
+    layout()->activate();  // the docks' new places first: resizeDocks() sizes what is laid out
+    sizeDefaultDocks(*this);
+    split_->setSizes({1, 1});  // equal halves
+}
+
+bool MainWindow::startPageShown() const { return central_->currentWidget() == startPage_; }
 
 bool MainWindow::openModel(const QString& path, bool quiet) {
     if (busy()) return false;
@@ -274,8 +414,10 @@ bool MainWindow::openModel(const QString& path, bool quiet) {
 
 void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     model_ = std::move(loaded.model);
+    modelPath_ = path;
     lastError_.clear();
     recent_.add(path);
+    updateActions();
     overview_->showModel(*model_, loaded.summary);
     setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
     passPanel_->startOver(*model_);
@@ -284,6 +426,7 @@ void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
 
 void MainWindow::failLoad(const QString& path, const QString& reason, bool quiet) {
     lastError_ = tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), reason);
+    startPage_->setRecentFiles(recent_.paths());
     emit loadFailed(lastError_);
     if (!quiet) QMessageBox::critical(this, tr("Cannot open model"), lastError_);
 }
@@ -291,12 +434,24 @@ void MainWindow::failLoad(const QString& path, const QString& reason, bool quiet
 void MainWindow::cancelWork() { taskProgress_->cancel(); }
 
 void MainWindow::setWorking(bool working) {
-    for (QAction* action : workActions_) action->setEnabled(!working);
-    passPanel_->setEnabled(!working);
+    updateActions();
     findChild<QAction*>("cancelAction")->setEnabled(working);
     // After the task's completion has shown its step (it runs right after this).
     if (!working && std::exchange(profileWhenIdle_, false))
         QMetaObject::invokeMethod(this, &MainWindow::profileCurrentStep, Qt::QueuedConnection);
+}
+
+void MainWindow::updateActions() {
+    const bool working = busy();
+    const auto contains = [](const std::vector<QAction*>& list, QAction* action) { return std::ranges::find(list, action) != list.end(); };
+    for (const std::vector<QAction*>* list : {&workActions_, &modelActions_})
+        for (QAction* action : *list)
+            action->setEnabled(!(working && contains(workActions_, action)) && (model_ || !contains(modelActions_, action)));
+    passPanel_->setEnabled(model_ && !working);
+    searchPanel_->setEnabled(bool(model_));
+    profilePanel_->setEnabled(bool(model_));
+    startPage_->setEnabled(!working);
+    central_->setCurrentWidget(model_ ? static_cast<QWidget*>(split_) : startPage_);
 }
 
 void MainWindow::applyNextPass() { passPanel_->applyNext(); }

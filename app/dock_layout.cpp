@@ -69,7 +69,7 @@ void sizeDefaultDocks(QMainWindow& window) {
     const auto resize = [&window](Qt::DockWidgetArea area, int extent, Qt::Orientation orientation) {
         if (QDockWidget* dock = firstDockOf(window, area)) window.resizeDocks({dock}, {extent}, orientation);
     };
-    resize(Qt::LeftDockWidgetArea, clampedShare(size.width(), 0.15, 220, 300), Qt::Horizontal);
+    resize(Qt::LeftDockWidgetArea, clampedShare(size.width(), 0.16, 220, 300), Qt::Horizontal);
     resize(Qt::RightDockWidgetArea, clampedShare(size.width(), 0.21, 280, 400), Qt::Horizontal);
     resize(Qt::BottomDockWidgetArea, clampedShare(size.height(), 0.30, 200, 340), Qt::Vertical);
 }

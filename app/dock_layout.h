@@ -22,9 +22,9 @@ inline constexpr const char* kProfileDock = "profileDock";
 /// the window's full height, the bottom area sits below the central widget only.
 void arrangeDefaultDocks(QMainWindow& window);
 
-/// Gives the docks their default sizes for the window's current size: left about 15% of the
+/// Gives the docks their default sizes for the window's current size: left about 16% of the
 /// width (220-300 px), right about 21% (280-400 px), the bottom about 30% of the height
-/// (200-340 px). At 1600x1000 the central widget keeps about 63% of the width.
+/// (200-340 px). At 1600x1000 the central widget keeps about 62% of the width.
 void sizeDefaultDocks(QMainWindow& window);
 
 } // namespace graphlens

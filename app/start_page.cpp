@@ -44,14 +44,19 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent) {
     recent_ = new QListWidget(column);
     recent_->setObjectName("startRecentList");
     recent_->setCursor(Qt::PointingHandCursor);
-    recent_->setMinimumHeight(120);
+    recent_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);  // as tall as its rows
+    recent_->setMaximumHeight(360);
+    recent_->setSpacing(2);
     layout->addWidget(recent_);
-    layout->addStretch(1);
 
-    auto* outer = new QHBoxLayout(this);
+    auto* row = new QHBoxLayout;
+    row->addStretch(1);
+    row->addWidget(column, 3);
+    row->addStretch(1);
+    auto* outer = new QVBoxLayout(this);
     outer->addStretch(1);
-    outer->addWidget(column, 3);
-    outer->addStretch(1);
+    outer->addLayout(row);
+    outer->addStretch(3);
     connect(open_, &QPushButton::clicked, this, &StartPage::openRequested);
     connect(recent_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) { emit recentRequested(item->data(Qt::UserRole).toString()); });
     connect(recent_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) { emit recentRequested(item->data(Qt::UserRole).toString()); });

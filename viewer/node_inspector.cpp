@@ -80,6 +80,13 @@ public:
         return QStyledItemDelegate::sizeHint(wrapped, index);
     }
 
+protected:
+    /// Keys and values start on the first line of a wrapped row.
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->displayAlignment = Qt::AlignLeft | Qt::AlignTop;
+    }
+
 private:
     QTreeView* tree_;
 };

@@ -370,6 +370,7 @@ bool MainWindow::restoreLayout() {
     const QByteArray state = settings.value("window/state").toByteArray();
     if (geometry.isEmpty() || state.isEmpty() || !restoreState(state, kLayoutVersion)) return false;
     restoreGeometry(geometry);
+    split_->restoreState(settings.value("window/panes").toByteArray());
     layoutRestored_ = true;
     return true;
 }
@@ -378,6 +379,7 @@ void MainWindow::saveLayout() const {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState(kLayoutVersion));
+    settings.setValue("window/panes", split_->saveState());
 }
 
 void MainWindow::resetLayout() {

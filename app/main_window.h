@@ -63,10 +63,11 @@ public:
 
     /// Sizes the window to the available geometry of its screen.
     void fitToScreen();
-    /// Restores the geometry and dock layout saveLayout() stored; false (and the default layout
+    /// Restores the geometry, dock layout and split saveLayout() stored; false (and the default layout
     /// kept) when there is none or it is from another version of the layout.
     bool restoreLayout();
-    /// Stores the geometry and dock layout in QSettings (also done when the window closes).
+    /// Stores the geometry, the dock layout and the panes' split in QSettings (also done when
+    /// the window closes).
     void saveLayout() const;
     /// View > Reset layout: every dock back in its default place and size, shown and docked.
     void resetLayout();

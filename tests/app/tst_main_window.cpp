@@ -552,12 +552,17 @@ private slots:
     }
 
     void layoutIsSavedAndRestored() {
+        QList<int> split;
         {
             MainWindow w;
             w.resize(1500, 950);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             w.addDockWidget(Qt::LeftDockWidgetArea, dock(w, kInspectorDock));
+            QVERIFY(openAndWait(w));
+            w.paneSplitter()->setSizes({300, 600});
+            split = w.paneSplitter()->sizes();
+            QVERIFY(split[1] > 3 * split[0] / 2);  // no longer equal halves
             w.close();  // saves the layout
         }
         MainWindow w;
@@ -566,6 +571,8 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QCOMPARE(w.dockWidgetArea(dock(w, kInspectorDock)), Qt::LeftDockWidgetArea);
         QCOMPARE(w.size(), QSize(1500, 950));
+        QVERIFY(openAndWait(w));
+        QCOMPARE(w.paneSplitter()->sizes(), split);
         QSettings().clear();
         MainWindow fresh;
         QVERIFY(!fresh.restoreLayout());  // nothing saved: the default layout stays

@@ -21,6 +21,8 @@ namespace {
 
 constexpr int kMinSide = 320;
 constexpr int kMaxSide = 8192;
+/// A window that is still not drawn after this long is reported rather than waited for.
+constexpr int kGiveUpSeconds = 600;
 
 QSize parseSize(const QString& text) {
     static const QRegularExpression pattern(QStringLiteral("^(\\d{1,5})x(\\d{1,5})$"));
@@ -97,6 +99,10 @@ int runScreenshot(const ScreenshotRequest& request) {
     QObject::connect(&window, &MainWindow::passesApplied, &window, grabWhenReady);
     QObject::connect(&window, &MainWindow::loadFailed, &window, [&](const QString& error) {
         status = cli::fail(error.toStdString());
+        QApplication::exit(status);
+    });
+    QTimer::singleShot(kGiveUpSeconds * 1000, &window, [&] {
+        status = cli::fail(QStringLiteral("the window was not drawn within %1 s; nothing was written").arg(kGiveUpSeconds).toStdString());
         QApplication::exit(status);
     });
     if (request.applyAll)

@@ -1,6 +1,7 @@
 // MainWindow: menus and shortcuts, the split before/after canvas, docks for the pass pipeline,
 // the rewrite log, the inspector, search, the model overview and the profile, and a status bar
-// with the model's figures. The start page stands in the central area until a model is open.
+// with the model's figures. The start page stands in the central area until a model is open;
+// the layout, the action states and the file actions are in main_window_state.cpp.
 #include "app/main_window.h"
 
 #include "app/backend_compare_panel.h"
@@ -11,7 +12,6 @@
 #include "app/start_page.h"
 #include "app/task_progress.h"
 #include "app/task_runner.h"
-#include "app/window_files.h"
 #include "core/graph/model_summary.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
@@ -28,21 +28,16 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
-#include <QDir>
 #include <QFileInfo>
-#include <QLayout>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QScreen>
 #include <QScrollArea>
-#include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 
-#include <algorithm>
 #include <utility>
 
 namespace graphlens {
@@ -51,9 +46,6 @@ namespace {
 /// Rewrite log rows keep the node to focus on each side (kNoId for none).
 constexpr int kBeforeNodeRole = Qt::UserRole;
 constexpr int kAfterNodeRole = Qt::UserRole + 1;
-
-/// Bumped when the docks change so much that a layout saved before would not fit.
-constexpr int kLayoutVersion = 2;
 
 /// The first of `nodes` that `graph` draws as a box; kNoId when none is.
 NodeId firstDrawn(const Graph& graph, const std::vector<NodeRef>& nodes) {
@@ -265,60 +257,6 @@ void MainWindow::chooseAndOpen() {
     if (!path.isEmpty()) openModel(path);
 }
 
-void MainWindow::chooseAndSave(bool standardOpsOnly) {
-    if (!model_) return;
-    const QString title = standardOpsOnly ? tr("Save optimized model (standard ONNX operators only)") : tr("Save optimized model");
-    QString path = QFileDialog::getSaveFileName(this, title, suggestedModelPath(modelPath_), tr("ONNX models (*.onnx)"));
-    if (path.isEmpty()) return;
-    if (!path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive)) path += QLatin1String(".onnx");
-    saveOptimizedModel(path, standardOpsOnly);
-}
-
-bool MainWindow::saveOptimizedModel(const QString& path, bool standardOpsOnly, bool quiet) {
-    if (!model_ || busy()) return false;
-    auto model = std::make_shared<const Model>(stepper().current());  // shares the tensors
-    const QString title = tr("Saving %1").arg(QFileInfo(path).fileName());
-    return tasks_->start(title, [this, model, path, standardOpsOnly, quiet, title](const TaskRunner::Control& control) -> TaskRunner::Completion {
-        control.report(0, 0, title);
-        try {
-            writeOptimizedModel(*model, path, standardOpsOnly);
-        } catch (const std::exception& e) {
-            return [this, quiet, error = tr("Cannot save %1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what()))] {
-                emit saveFailed(error);
-                if (!quiet) QMessageBox::critical(this, tr("Cannot save the model"), error);
-            };
-        }
-        return [this, path] {
-            statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 10000);
-            emit modelSaved(path);
-        };
-    });
-}
-
-void MainWindow::chooseAndExport(bool wholeGraph) {
-    if (!model_) return;
-    const QFileInfo model(modelPath_);
-    const QString suggested = model.dir().filePath(model.completeBaseName() + (wholeGraph ? "-graph.svg" : "-view.svg"));
-    QString filter;
-    const QString path = QFileDialog::getSaveFileName(this, wholeGraph ? tr("Export whole graph") : tr("Export view"), suggested,
-                                                      tr("SVG images (*.svg);;PNG images (*.png)"), &filter);
-    if (path.isEmpty()) return;
-    const QString error = exportImage(withImageSuffix(path, filter), wholeGraph);
-    if (!error.isEmpty()) QMessageBox::critical(this, tr("Cannot export"), error);
-}
-
-QString MainWindow::exportImage(const QString& path, bool wholeGraph) {
-    if (!model_) return tr("No model is open.");
-    GraphPane* pane = focusedPane();
-    try {
-        exportPaneImage(*pane, path, wholeGraph, QFileInfo(modelPath_).fileName());
-    } catch (const std::exception& e) {
-        return QString::fromUtf8(e.what());
-    }
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 10000);
-    return {};
-}
-
 void MainWindow::fillRecentMenu() {
     auto* menu = qobject_cast<QMenu*>(sender());
     menu->clear();
@@ -354,42 +292,6 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     saveLayout();
     QMainWindow::closeEvent(event);
 }
-
-void MainWindow::showEvent(QShowEvent* event) {
-    QMainWindow::showEvent(event);
-    if (!std::exchange(docksSized_, true) && !layoutRestored_) sizeDefaultDocks(*this);
-}
-
-void MainWindow::fitToScreen() {
-    if (const QScreen* screen = this->screen()) setGeometry(screen->availableGeometry());
-}
-
-bool MainWindow::restoreLayout() {
-    const QSettings settings;
-    const QByteArray geometry = settings.value("window/geometry").toByteArray();
-    const QByteArray state = settings.value("window/state").toByteArray();
-    if (geometry.isEmpty() || state.isEmpty() || !restoreState(state, kLayoutVersion)) return false;
-    restoreGeometry(geometry);
-    split_->restoreState(settings.value("window/panes").toByteArray());
-    layoutRestored_ = true;
-    return true;
-}
-
-void MainWindow::saveLayout() const {
-    QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState(kLayoutVersion));
-    settings.setValue("window/panes", split_->saveState());
-}
-
-void MainWindow::resetLayout() {
-    arrangeDefaultDocks(*this);
-    layout()->activate();  // the docks' new places first: resizeDocks() sizes what is laid out
-    sizeDefaultDocks(*this);
-    split_->setSizes({1, 1});  // equal halves
-}
-
-bool MainWindow::startPageShown() const { return central_->currentWidget() == startPage_; }
 
 bool MainWindow::openModel(const QString& path, bool quiet) {
     if (busy()) return false;
@@ -441,19 +343,6 @@ void MainWindow::setWorking(bool working) {
     // After the task's completion has shown its step (it runs right after this).
     if (!working && std::exchange(profileWhenIdle_, false))
         QMetaObject::invokeMethod(this, &MainWindow::profileCurrentStep, Qt::QueuedConnection);
-}
-
-void MainWindow::updateActions() {
-    const bool working = busy();
-    const auto contains = [](const std::vector<QAction*>& list, QAction* action) { return std::ranges::find(list, action) != list.end(); };
-    for (const std::vector<QAction*>* list : {&workActions_, &modelActions_})
-        for (QAction* action : *list)
-            action->setEnabled(!(working && contains(workActions_, action)) && (model_ || !contains(modelActions_, action)));
-    passPanel_->setEnabled(model_ && !working);
-    searchPanel_->setEnabled(bool(model_));
-    profilePanel_->setEnabled(bool(model_));
-    startPage_->setEnabled(!working);
-    central_->setCurrentWidget(model_ ? static_cast<QWidget*>(split_) : startPage_);
 }
 
 void MainWindow::applyNextPass() { passPanel_->applyNext(); }

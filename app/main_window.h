@@ -63,8 +63,8 @@ public:
 
     /// Sizes the window to the available geometry of its screen.
     void fitToScreen();
-    /// Restores the geometry, dock layout and split saveLayout() stored; false (and the default layout
-    /// kept) when there is none or it is from another version of the layout.
+    /// Restores the geometry, dock layout and split saveLayout() stored; false (and the default
+    /// layout kept) when there is none or it is from another version of the layout.
     bool restoreLayout();
     /// Stores the geometry, the dock layout and the panes' split in QSettings (also done when
     /// the window closes).

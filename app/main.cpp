@@ -1,6 +1,7 @@
 // graphlens: with a subcommand (info, optimize, ...) it runs headless; otherwise it opens the window.
 #include "app/cli/cli.h"
 #include "app/main_window.h"
+#include "app/window_screenshot.h"
 
 #include <QApplication>
 #include <QIcon>
@@ -42,6 +43,22 @@ int main(int argc, char** argv) {
         args.removeFirst();
         return graphlens::cli::run(args);
     }
+    // graphlens MODEL --screenshot FILE.png [--apply-all] [--size WxH] needs no display.
+    QStringList windowArgs;
+    for (int i = 1; i < argc; ++i) windowArgs << QString::fromLocal8Bit(argv[i]);
+    if (graphlens::wantsScreenshot(windowArgs)) {
+        // Like the painting subcommands: off screen unless a platform is asked for.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+        keepErrorsOnOneLine();
+        QApplication app(argc, argv);
+        QApplication::setOrganizationName("GraphLens");  // the recent files of screenshots stay apart
+        QApplication::setApplicationName("GraphLens-screenshot");
+        try {
+            return graphlens::runScreenshot(graphlens::parseScreenshotRequest(windowArgs));
+        } catch (const std::exception& e) {
+            return graphlens::cli::fail(e.what());
+        }
+    }
     const bool haveDisplay = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") ||
                              std::getenv("QT_QPA_PLATFORM");
     if (!haveDisplay) {
@@ -58,7 +75,13 @@ int main(int argc, char** argv) {
     QApplication::setWindowIcon(QIcon(":/graphlens.svg"));
     QGuiApplication::setDesktopFileName("graphlens");  // ties the window to graphlens.desktop
     graphlens::MainWindow window;
-    window.show();
+    // The layout the user left, or the whole screen (maximized where a window manager does it).
+    if (window.restoreLayout()) {
+        window.show();
+    } else {
+        window.fitToScreen();
+        window.showMaximized();
+    }
     // graphlens [MODEL] [--apply-all] [--quit-after-first-paint]: --apply-all runs the whole
     // default pipeline after opening; --quit-after-first-paint prints "first paint: N ms" (from
     // process start to the first frame with the graph drawn) and exits.

@@ -1,12 +1,15 @@
 // MainWindow: menus and shortcuts, the split before/after canvas, docks for the pass pipeline,
 // the rewrite log, the inspector, search, the model overview and the profile, and a status bar
-// with the model's figures.
+// with the model's figures. The start page stands in the central area until a model is open;
+// the layout, the action states and the file actions are in main_window_state.cpp.
 #include "app/main_window.h"
 
 #include "app/backend_compare_panel.h"
 #include "app/cli/model_report.h"
 #include "app/compare_panel.h"
+#include "app/dock_layout.h"
 #include "app/profile_panel.h"
+#include "app/start_page.h"
 #include "app/task_progress.h"
 #include "app/task_runner.h"
 #include "core/graph/model_summary.h"
@@ -30,7 +33,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScrollArea>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 
 #include <utility>
@@ -65,10 +70,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     resize(1400, 860);
     before_ = new GraphPane;
     after_ = new GraphPane;
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(before_);
-    split->addWidget(after_);
-    setCentralWidget(split);
+    split_ = new QSplitter(Qt::Horizontal, this);
+    split_->addWidget(before_);
+    split_->addWidget(after_);
+    split_->setChildrenCollapsible(false);
+    split_->setStretchFactor(0, 1);  // both panes grow and shrink alike
+    split_->setStretchFactor(1, 1);
+    startPage_ = new StartPage(this);
+    connect(startPage_, &StartPage::openRequested, this, &MainWindow::chooseAndOpen);
+    connect(startPage_, &StartPage::recentRequested, this, &MainWindow::openRecent);
+    central_ = new QStackedWidget(this);
+    central_->addWidget(startPage_);
+    central_->addWidget(split_);
+    setCentralWidget(central_);
     for (auto [side, other] : {std::pair{before_, after_}, std::pair{after_, before_}}) {
         // Pan and zoom follow each other, so the same region of both graphs stays in view.
         connect(side->view(), &GraphView::viewChanged, this, [this, from = side->view(), to = other->view()] {
@@ -95,6 +109,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->addPermanentWidget(statusLabel_);
     buildDocks();
     buildMenus();
+    arrangeDefaultDocks(*this);
+    startPage_->setRecentFiles(recent_.paths());
+    updateActions();
 }
 
 void MainWindow::buildMenus() {
@@ -106,9 +123,22 @@ void MainWindow::buildMenus() {
     workActions_.push_back(recent->menuAction());
     connect(recent, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addSeparator();
+    QAction* save = file->addAction(tr("&Save optimized model..."), QKeySequence::Save, this, [this] { chooseAndSave(false); });
+    save->setObjectName("saveAction");
+    QAction* savePortable = file->addAction(tr("Save optimized model, standard ONNX ops &only..."), this, [this] { chooseAndSave(true); });
+    savePortable->setObjectName("savePortableAction");
+    savePortable->setStatusTip(tr("Fused operators rewritten as standard ONNX operators, as 'graphlens optimize --portable' writes them"));
+    QAction* exportView = file->addAction(tr("&Export view..."), this, [this] { chooseAndExport(false); });
+    exportView->setObjectName("exportViewAction");
+    QAction* exportGraph = file->addAction(tr("Export &whole graph..."), this, [this] { chooseAndExport(true); });
+    exportGraph->setObjectName("exportGraphAction");
+    workActions_.insert(workActions_.end(), {save, savePortable});
+    modelActions_.insert(modelActions_.end(), {save, savePortable, exportView, exportGraph});
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(tr("&Find..."), QKeySequence::Find, this, &MainWindow::find);
+    modelActions_.push_back(edit->addAction(tr("&Find..."), QKeySequence::Find, this, &MainWindow::find));
+    modelActions_.back()->setObjectName("findAction");
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit to window"), QKeySequence(Qt::Key_F), this, [this] { focusedPane()->view()->fitToWindow(); });
     QAction* zoomIn = view->addAction(tr("Zoom &in"), this, [this] { focusedPane()->view()->zoomIn(); });
@@ -117,14 +147,21 @@ void MainWindow::buildMenus() {
     zoomOut->setShortcuts({QKeySequence(Qt::Key_Minus), QKeySequence::ZoomOut});
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout)->setObjectName("resetLayoutAction");
     QMenu* passes = menuBar()->addMenu(tr("&Passes"));
     workActions_.push_back(passes->addAction(tr("Apply &next"), QKeySequence(Qt::Key_N), this, &MainWindow::applyNextPass));
     workActions_.back()->setObjectName("applyNextAction");
     workActions_.push_back(passes->addAction(tr("Apply &all"), QKeySequence(Qt::CTRL | Qt::Key_Return), this, &MainWindow::applyAllPasses));
     workActions_.back()->setObjectName("applyAllAction");
     workActions_.push_back(passes->addAction(tr("Step &back"), QKeySequence::Undo, this, &MainWindow::stepBack));
+    workActions_.back()->setObjectName("stepBackAction");
     workActions_.push_back(passes->addAction(tr("Step &forward"), QKeySequence::Redo, this, &MainWindow::stepForward));
+    workActions_.back()->setObjectName("stepForwardAction");
     workActions_.push_back(passes->addAction(tr("&Reset"), this, &MainWindow::resetPasses));
+    workActions_.back()->setObjectName("resetPassesAction");
+    const auto passActions = workActions_.end() - 5;  // Apply next to Reset
+    modelActions_.insert(modelActions_.end(), passActions, workActions_.end());
     passes->addSeparator();
     QAction* cancel = passes->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelWork);
     cancel->setObjectName("cancelAction");
@@ -132,41 +169,45 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::buildDocks() {
+    // Each dock is placed by arrangeDefaultDocks() and saved by its objectName.
     auto* passDock = new QDockWidget(tr("Passes"), this);
+    passDock->setObjectName(kPassesDock);
     passPanel_ = new PassPanel(tasks_, passDock);
     passDock->setWidget(passPanel_);
-    addDockWidget(Qt::LeftDockWidgetArea, passDock);
 
     searchDock_ = new QDockWidget(tr("Search"), this);
+    searchDock_->setObjectName(kSearchDock);
     searchPanel_ = new SearchPanel(searchDock_);
     searchDock_->setWidget(searchPanel_);
-    addDockWidget(Qt::LeftDockWidgetArea, searchDock_);
     connect(searchPanel_, &SearchPanel::nodeActivated, this, &MainWindow::searchHitActivated);
 
     auto* logDock = new QDockWidget(tr("Rewrite log"), this);
+    logDock->setObjectName(kRewriteLogDock);
     rewriteLog_ = new QListWidget(logDock);
     logDock->setWidget(rewriteLog_);
-    addDockWidget(Qt::BottomDockWidgetArea, logDock);
     connect(rewriteLog_, &QListWidget::itemClicked, this, &MainWindow::focusRewrite);
     connect(rewriteLog_, &QListWidget::itemActivated, this, &MainWindow::focusRewrite);
 
     auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
+    inspectorDock->setObjectName(kInspectorDock);
     inspector_ = new NodeInspector(inspectorDock);
     inspectorDock->setWidget(inspector_);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
 
     auto* overviewDock = new QDockWidget(tr("Model"), this);
+    overviewDock->setObjectName(kModelDock);
     overview_ = new ModelOverview(overviewDock);
     overviewDock->setWidget(overview_);
-    addDockWidget(Qt::RightDockWidgetArea, overviewDock);
-    tabifyDockWidget(inspectorDock, overviewDock);
-    inspectorDock->raise();
 
     auto* profileDock = new QDockWidget(tr("Profile"), this);
-    profileDock->setObjectName("profileDock");
+    profileDock->setObjectName(kProfileDock);
     profilePanel_ = new ProfilePanel(profileDock);
-    profileDock->setWidget(profilePanel_);
-    addDockWidget(Qt::RightDockWidgetArea, profileDock);
+    // Below the panes the dock is wide and low: the panel scrolls rather than push the panes up.
+    auto* profileScroll = new QScrollArea(profileDock);
+    profileScroll->setObjectName("profileScroll");
+    profileScroll->setWidgetResizable(true);
+    profileScroll->setFrameShape(QFrame::NoFrame);
+    profileScroll->setWidget(profilePanel_);
+    profileDock->setWidget(profileScroll);
     connect(profilePanel_, &ProfilePanel::profileRequested, this, &MainWindow::profileCurrentStep);
     connect(profilePanel_, &ProfilePanel::nodeFillsChanged, this, [this] { after_->scene()->setNodeFills(profilePanel_->nodeFills()); });
     connect(profilePanel_, &ProfilePanel::nodeActivated, after_, &GraphPane::focusNode);
@@ -192,6 +233,7 @@ void MainWindow::buildDocks() {
 }
 
 void MainWindow::profileCurrentStep() {
+    findChild<QDockWidget*>(kProfileDock)->raise();  // its tab, where the results come
     profileWhenIdle_ = busy();  // the step is about to change: profile the one that comes
     if (model_ && !profileWhenIdle_) profilePanel_->startProfile(std::make_shared<const Model>(stepper().current()));
 }
@@ -229,6 +271,7 @@ void MainWindow::fillRecentMenu() {
 bool MainWindow::openRecent(const QString& path) {
     if (QFileInfo::exists(path)) return openModel(path);
     recent_.remove(path);
+    startPage_->setRecentFiles(recent_.paths());
     statusBar()->showMessage(tr("%1 no longer exists; it was removed from the recent files.").arg(path), 10000);
     return false;
 }
@@ -246,6 +289,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     tasks_->cancel();
+    saveLayout();
     QMainWindow::closeEvent(event);
 }
 
@@ -274,8 +318,10 @@ bool MainWindow::openModel(const QString& path, bool quiet) {
 
 void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     model_ = std::move(loaded.model);
+    modelPath_ = path;
     lastError_.clear();
     recent_.add(path);
+    updateActions();
     overview_->showModel(*model_, loaded.summary);
     setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
     passPanel_->startOver(*model_);
@@ -284,6 +330,7 @@ void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
 
 void MainWindow::failLoad(const QString& path, const QString& reason, bool quiet) {
     lastError_ = tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), reason);
+    startPage_->setRecentFiles(recent_.paths());
     emit loadFailed(lastError_);
     if (!quiet) QMessageBox::critical(this, tr("Cannot open model"), lastError_);
 }
@@ -291,8 +338,7 @@ void MainWindow::failLoad(const QString& path, const QString& reason, bool quiet
 void MainWindow::cancelWork() { taskProgress_->cancel(); }
 
 void MainWindow::setWorking(bool working) {
-    for (QAction* action : workActions_) action->setEnabled(!working);
-    passPanel_->setEnabled(!working);
+    updateActions();
     findChild<QAction*>("cancelAction")->setEnabled(working);
     // After the task's completion has shown its step (it runs right after this).
     if (!working && std::exchange(profileWhenIdle_, false))

@@ -1,6 +1,9 @@
 // The main window: the graph before and after the current pass side by side (GraphPanes laid
 // out in the background), the pass pipeline to step through, the rewrite log, the inspector,
 // search, the model overview, recent files and drag and drop, and error dialogs for bad files.
+// Until a model is open the central area is a start page and the actions that need a model are
+// disabled. The dock layout is saved and restored (View > Reset layout brings the default back);
+// File > Save optimized model writes the current step, File > Export a pane's drawing.
 // Selecting a node on one side highlights the nodes it came from or turned into on the other.
 // The Profile dock profiles the after side and paints its heatmap there. Loading a model runs on
 // a worker thread (TaskRunner) with progress and Cancel in the status bar; the Passes dock
@@ -24,6 +27,8 @@ class QAction;
 class QDockWidget;
 class QListWidget;
 class QListWidgetItem;
+class QSplitter;
+class QStackedWidget;
 
 namespace graphlens {
 
@@ -33,6 +38,7 @@ class ModelOverview;
 class NodeInspector;
 class ProfilePanel;
 class SearchPanel;
+class StartPage;
 class TaskProgress;
 class TaskRunner;
 
@@ -52,6 +58,33 @@ public:
     /// The last load error, empty after a successful load.
     QString lastError() const { return lastError_; }
     const RecentFiles& recentFiles() const { return recent_; }
+    /// The file the model shown was opened from; empty before the first successful open.
+    QString modelPath() const { return modelPath_; }
+
+    /// Sizes the window to the available geometry of its screen.
+    void fitToScreen();
+    /// Restores the geometry, dock layout and split saveLayout() stored; false (and the default
+    /// layout kept) when there is none or it is from another version of the layout.
+    bool restoreLayout();
+    /// Stores the geometry, the dock layout and the panes' split in QSettings (also done when
+    /// the window closes).
+    void saveLayout() const;
+    /// View > Reset layout: every dock back in its default place and size, shown and docked.
+    void resetLayout();
+    /// The central area's page shown while no model is open.
+    StartPage* startPage() const { return startPage_; }
+    bool startPageShown() const;
+    /// The splitter holding the two graph panes.
+    QSplitter* paneSplitter() const { return split_; }
+
+    /// Writes the current step's model to `path` in the background (File > Save optimized
+    /// model): fused operators kept for ONNX Runtime, or with `standardOpsOnly` lowered to
+    /// standard ONNX operators. modelSaved() or saveFailed() tells how it went; a failure also
+    /// shows a dialog unless `quiet`. False when it did not start (no model, or work running).
+    bool saveOptimizedModel(const QString& path, bool standardOpsOnly, bool quiet = false);
+    /// Writes the focused pane's drawing as SVG or PNG (by the extension): what its view shows,
+    /// or with `wholeGraph` the whole graph (File > Export). Returns the error, empty when written.
+    QString exportImage(const QString& path, bool wholeGraph);
 
     PassStepper& stepper() { return passPanel_->stepper(); }
     const PassStepper& stepper() const { return passPanel_->stepper(); }
@@ -84,6 +117,10 @@ signals:
     void loadFailed(const QString& error);
     /// Applying passes ended (done, cancelled or failed); `steps` of them were kept.
     void passesApplied(int steps);
+    /// saveOptimizedModel() wrote `path`.
+    void modelSaved(const QString& path);
+    /// saveOptimizedModel() failed; `error` says why.
+    void saveFailed(const QString& error);
 
 public slots:
     /// Apply next / Apply all: run in the background; passesApplied() tells when they are in.
@@ -105,11 +142,18 @@ protected:
     void dropEvent(QDropEvent* event) override;
     /// Cancels the work running; the window waits for its current step when it is destroyed.
     void closeEvent(QCloseEvent* event) override;
+    /// The first show gives the docks their default sizes for the window's size.
+    void showEvent(QShowEvent* event) override;
 
 private:
     void buildMenus();
     void buildDocks();
     void chooseAndOpen();
+    void chooseAndSave(bool standardOpsOnly);
+    void chooseAndExport(bool wholeGraph);
+    /// Enables the actions for the state: none of the work actions while work runs, none of the
+    /// model actions without a model; the start page or the panes in the central area.
+    void updateActions();
     void fillRecentMenu();
     void updateStatus();
     /// Shows the stepper's current step: layouts for both sides, diff marks, the rewrite log.
@@ -142,6 +186,13 @@ private:
     TaskRunner* tasks_ = nullptr;
     TaskProgress* taskProgress_ = nullptr;
     std::vector<QAction*> workActions_;  ///< disabled while work runs
+    std::vector<QAction*> modelActions_;  ///< disabled while no model is open
+    QStackedWidget* central_ = nullptr;
+    StartPage* startPage_ = nullptr;
+    QSplitter* split_ = nullptr;
+    QString modelPath_;
+    bool layoutRestored_ = false;  ///< the dock sizes came from saved settings
+    bool docksSized_ = false;      ///< the first show sized the docks
     PassPanel* passPanel_ = nullptr;
     bool profileWhenIdle_ = false;  ///< a profile was asked for while passes ran
     QString lastError_;

@@ -5,7 +5,7 @@
 #include "app/task_runner.h"
 
 #include <QCheckBox>
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
@@ -32,13 +32,18 @@ PassPanel::PassPanel(TaskRunner* tasks, QWidget* parent) : QWidget(parent), task
     verifyBox_ = new QCheckBox(tr("Verify each step"), this);
     verifyBox_->setToolTip(tr("Run the graph before and after each pass on the same random inputs and show the largest error"));
     layout->addWidget(verifyBox_);
-    auto* buttons = new QHBoxLayout;
+    // Two rows of buttons as narrow as their labels, so the dock can be a narrow column.
+    auto* buttons = new QGridLayout;
+    int column = 0;
     for (auto [label, slot] : {std::pair{tr("Next"), &PassPanel::applyNext}, std::pair{tr("All"), &PassPanel::applyAll},
                                std::pair{tr("Back"), &PassPanel::stepBack}, std::pair{tr("Forward"), &PassPanel::stepForward},
                                std::pair{tr("Reset"), &PassPanel::reset}}) {
         auto* b = new QPushButton(label, this);
+        b->setMinimumWidth(b->fontMetrics().horizontalAdvance(label) + 24);
         connect(b, &QPushButton::clicked, this, slot);
-        buttons->addWidget(b);
+        const bool firstRow = column < 2;  // Next, All | Back, Forward, Reset
+        buttons->addWidget(b, firstRow ? 0 : 1, firstRow ? column * 3 : (column - 2) * 2, 1, firstRow ? 3 : 2);
+        ++column;
     }
     layout->addLayout(buttons);
     connect(passList_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {

@@ -3,6 +3,7 @@
 // state of the shown graph is only cached.
 #include "viewer/graph_pane.h"
 
+#include "viewer/elided_label.h"
 #include "viewer/graph_layout.h"
 #include "viewer/graph_scene.h"
 #include "viewer/graph_view.h"
@@ -57,7 +58,7 @@ QThreadPool* layoutPool() {
 } // namespace
 
 GraphPane::GraphPane(QWidget* parent) : QWidget(parent) {
-    caption_ = new QLabel(this);
+    caption_ = new ElidedLabel(this);  // a longer caption never widens the pane
     view_ = new GraphView(this);  // made (and so deleted) before the scene: no view outlives it
     scene_ = new GraphScene(this);
     view_->setScene(scene_);

@@ -1,5 +1,6 @@
 // NodeInspector: a two-column tree (property, value) rebuilt for each selected node; the
-// histogram of a constant input is a HistogramWidget in its own row.
+// histogram of a constant input is a HistogramWidget in its own row. Long values (a BatchNorm
+// fold's math, rewrite sentences) wrap at the value column's width instead of being cut off.
 #include "viewer/node_inspector.h"
 
 #include "core/graph/dtype.h"
@@ -10,6 +11,9 @@
 #include "viewer/weight_stats.h"
 
 #include <QHeaderView>
+#include <QStyledItemDelegate>
+
+#include <algorithm>
 
 namespace graphlens {
 namespace {
@@ -62,6 +66,31 @@ QString channelText(const ChannelFold& c, float eps) {
         .arg(n(c.gamma), n(c.var), n(eps), n(c.k), n(c.beta), n(c.mean), n(c.b));
 }
 
+/// Rows as tall as their value wrapped at the value column's width (the tree's own size hints
+/// measure the text on one line).
+class WrappingDelegate : public QStyledItemDelegate {
+public:
+    explicit WrappingDelegate(QTreeView* tree) : QStyledItemDelegate(tree), tree_(tree) {}
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+        if (index.column() == 0) return QStyledItemDelegate::sizeHint(option, index);  // keys stay on one line
+        QStyleOptionViewItem wrapped(option);
+        wrapped.features |= QStyleOptionViewItem::WrapText;
+        wrapped.rect = QRect(0, 0, std::max(40, tree_->columnWidth(index.column())), 1);
+        return QStyledItemDelegate::sizeHint(wrapped, index);
+    }
+
+protected:
+    /// Keys and values start on the first line of a wrapped row.
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->displayAlignment = Qt::AlignLeft | Qt::AlignTop;
+    }
+
+private:
+    QTreeView* tree_;
+};
+
 } // namespace
 
 NodeInspector::NodeInspector(QWidget* parent) : QTreeWidget(parent) {
@@ -70,6 +99,13 @@ NodeInspector::NodeInspector(QWidget* parent) : QTreeWidget(parent) {
     header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     setUniformRowHeights(false);
     setWordWrap(true);
+    setIndentation(14);
+    setItemDelegate(new WrappingDelegate(this));
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // values wrap instead
+    // The value column's width decides the row heights: measure them again when it changes.
+    connect(header(), &QHeaderView::sectionResized, this, [this](int section) {
+        if (section == 1) scheduleDelayedItemsLayout();
+    });
     showNothing();
 }
 

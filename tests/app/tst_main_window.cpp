@@ -1,8 +1,15 @@
 // The main window (offscreen): opening the sample, stepping through passes with the before/after
 // canvas and its diff marks, provenance highlights both ways, the inspector (attributes, weight
 // statistics, a BatchNorm fold's numbers), search, the rewrite log focusing both sides, group
-// toggling with cached layouts, recent files, drag and drop, and a bad file that leaves it usable.
+// toggling with cached layouts, recent files, drag and drop, and a bad file that leaves it usable;
+// the default layout at 1600x1000 (panes, docks), saving and resetting it, the start page and
+// the actions that need a model, File > Save optimized model and File > Export.
+#include "app/dock_layout.h"
 #include "app/main_window.h"
+#include "app/profile_panel.h"
+#include "app/start_page.h"
+#include "core/onnx/loader.h"
+#include "viewer/elided_label.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
 #include "viewer/graph_view.h"
@@ -14,11 +21,15 @@
 #include "viewer/search_panel.h"
 
 #include <QCheckBox>
+#include <QDockWidget>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
 #include <QMimeData>
+#include <QPushButton>
+#include <QSplitter>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -83,6 +94,33 @@ const QTreeWidgetItem* childNamed(const QTreeWidgetItem* parent, const QString& 
     for (int i = 0; parent && i < parent->childCount(); ++i)
         if (parent->child(i)->text(0) == key) return parent->child(i);
     return nullptr;
+}
+
+QDockWidget* dock(const MainWindow& w, const char* name) { return w.findChild<QDockWidget*>(name); }
+
+QAction* action(const MainWindow& w, const char* name) { return w.findChild<QAction*>(name); }
+
+/// The actions that need a model.
+constexpr const char* kModelActions[] = {"applyNextAction", "applyAllAction", "stepBackAction", "stepForwardAction",
+                                         "resetPassesAction", "saveAction", "savePortableAction", "exportViewAction",
+                                         "exportGraphAction", "findAction"};
+
+/// The docks are where the default layout puts them: Passes, Search left (tabbed), Inspector
+/// and Model right (tabbed), Rewrite log and Profile below the panes (tabbed); all docked.
+void verifyDefaultDockAreas(MainWindow& w) {
+    const std::pair<const char*, Qt::DockWidgetArea> places[] = {
+        {kPassesDock, Qt::LeftDockWidgetArea},      {kSearchDock, Qt::LeftDockWidgetArea},
+        {kInspectorDock, Qt::RightDockWidgetArea},  {kModelDock, Qt::RightDockWidgetArea},
+        {kRewriteLogDock, Qt::BottomDockWidgetArea}, {kProfileDock, Qt::BottomDockWidgetArea}};
+    for (const auto& [name, area] : places) {
+        QVERIFY2(dock(w, name), name);
+        QVERIFY2(w.dockWidgetArea(dock(w, name)) == area, name);
+        QVERIFY2(!dock(w, name)->isFloating(), name);
+        QVERIFY2(dock(w, name)->toggleViewAction()->isChecked(), name);  // not closed
+    }
+    QCOMPARE(w.tabifiedDockWidgets(dock(w, kPassesDock)), QList<QDockWidget*>({dock(w, kSearchDock)}));
+    QCOMPARE(w.tabifiedDockWidgets(dock(w, kInspectorDock)), QList<QDockWidget*>({dock(w, kModelDock)}));
+    QCOMPARE(w.tabifiedDockWidgets(dock(w, kRewriteLogDock)), QList<QDockWidget*>({dock(w, kProfileDock)}));
 }
 
 bool showsWhole(const GraphView* view, const NodeItem* item) {
@@ -221,6 +259,28 @@ private slots:
         QCOMPARE(channel0, QString("k = 0.70752 / sqrt(1.3712 + 1e-05) = 0.60421, b = 0.0055411 - -0.017215 * 0.60421 = 0.015943"));
         QVERIFY(sentence.contains("channel 0: " + channel0));  // the pass's own numbers agree
         QCOMPARE(childValue(fold, "channel 1"), QString("k = 1.1616 / sqrt(0.7665 + 1e-05) = 1.3267, b = 0.010982 - 0.14795 * 1.3267 = -0.1853"));
+    }
+
+    void foldMathWrapsInTheInspector() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        stepTo(w, "fold-batchnorm");
+        w.afterScene()->selectNode(nodeNamed(*w.afterPane()->graph(), "/stem/conv/Conv"));
+        NodeInspector* inspector = w.inspector();
+        const QTreeWidgetItem* channel0 = childNamed(childNamed(inspector->section("Fused from"), "BatchNorm fold"), "channel 0");
+        QVERIFY(channel0);
+        // The whole math is on screen: wider than the value column, so it takes several lines.
+        const QFontMetrics metrics(inspector->font());
+        const int column = inspector->columnWidth(1);
+        QVERIFY(metrics.horizontalAdvance(channel0->text(1)) > column);
+        inspector->scrollToItem(channel0);
+        QTRY_VERIFY(inspector->visualItemRect(channel0).height() >= 2 * metrics.lineSpacing());
+        QVERIFY(inspector->visualItemRect(channel0).height() * column >= metrics.horizontalAdvance(channel0->text(1)) * metrics.lineSpacing() * 9 / 10);
+        // The dock runs the window's full height beside the panes.
+        QVERIFY(dock(w, kInspectorDock)->height() >= w.height() * 3 / 4);
     }
 
     void searchFindsNodesByOpTypeAndRegex() {
@@ -388,6 +448,12 @@ private slots:
         QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
         QCOMPARE(w.overview()->nodeRowCount(), 23);
         QCOMPARE(w.recentFiles().paths(), QStringList({QFileInfo(kSample).absoluteFilePath()}));
+        // Still shown: the panes (not the start page) with the sample's 22 boxes, actions enabled.
+        QVERIFY(!w.startPageShown());
+        QCOMPARE(w.afterScene()->nodeItems().size(), size_t(22));
+        QCOMPARE(w.beforeScene()->nodeItems().size(), size_t(22));
+        QCOMPARE(w.windowTitle(), QString("sample_cnn.onnx — GraphLens"));
+        for (const char* name : kModelActions) QVERIFY2(action(w, name)->isEnabled(), name);
         // Still usable: a pass applies and the search answers (4 Convs on each side).
         QVERIFY(!w.busy());
         QVERIFY(applyNext(w));
@@ -398,6 +464,179 @@ private slots:
         QVERIFY(!w.openModel(dir.filePath("absent.onnx"), /*quiet=*/true));
         QCOMPARE(failed.count(), 2);
         QVERIFY(w.lastError().contains("does not exist"));
+    }
+
+    void failedFirstOpenKeepsTheStartPage() {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.onnx");
+        std::ofstream(bad.toStdString()) << "not a model";
+        MainWindow w;
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        QVERIFY(w.openModel(bad, /*quiet=*/true));
+        QVERIFY(failed.wait(20000));
+        QVERIFY(!w.model());
+        QVERIFY(w.startPageShown());
+        for (const char* name : kModelActions) QVERIFY2(!action(w, name)->isEnabled(), name);
+        QVERIFY(action(w, "openAction")->isEnabled());
+    }
+
+    void startPageWithoutAModelAndActionsNeedingOne() {
+        RecentFiles().add(kSample);
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.startPageShown());
+        QVERIFY(w.startPage()->isVisible());
+        QVERIFY(!w.beforePane()->isVisible());
+        for (const char* name : kModelActions) QVERIFY2(!action(w, name)->isEnabled(), name);
+        QVERIFY(action(w, "openAction")->isEnabled());
+        QVERIFY(!w.passPanel()->isEnabled());
+        QVERIFY(!w.profilePanel()->isEnabled());
+        QVERIFY(w.startPage()->openButton()->isVisible());
+        QCOMPARE(w.exportImage(QDir::temp().filePath("none.svg"), true), QString("No model is open."));
+        QVERIFY(!w.saveOptimizedModel(QDir::temp().filePath("none.onnx"), false, true));
+        // The recent file is listed; a click opens it.
+        QListWidget* recent = w.startPage()->recentList();
+        QCOMPARE(recent->count(), 1);
+        QCOMPARE(recent->item(0)->text().section('\n', 0, 0), QString("sample_cnn.onnx"));
+        QTest::mouseClick(recent->viewport(), Qt::LeftButton, {}, recent->visualItemRect(recent->item(0)).center());
+        QVERIFY(w.busy());
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(w.model()->graph.nodeCount(), size_t(23));
+        QVERIFY(!w.startPageShown());
+        QVERIFY(w.beforePane()->isVisible() && w.afterPane()->isVisible());
+        for (const char* name : kModelActions) QVERIFY2(action(w, name)->isEnabled(), name);
+        QVERIFY(w.passPanel()->isEnabled());
+        QVERIFY(w.profilePanel()->isEnabled());
+    }
+
+    void graphPanesOwnMostOfTheWidthAt1600x1000() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        QCOMPARE(w.size(), QSize(1600, 1000));
+        const int panes = w.beforePane()->width() + w.afterPane()->width();
+        QVERIFY2(panes >= 960, qPrintable(QString("panes %1 px of 1600").arg(panes)));
+        QVERIFY(qAbs(w.beforePane()->width() - w.afterPane()->width()) <= 2);  // equal halves
+        verifyDefaultDockAreas(w);
+        // The bottom tabs sit under the panes, between the side columns.
+        const QRect log = dock(w, kRewriteLogDock)->geometry();
+        QVERIFY(log.left() >= dock(w, kPassesDock)->geometry().right());
+        QVERIFY(log.right() <= dock(w, kInspectorDock)->geometry().left());
+        QVERIFY(log.top() >= w.paneSplitter()->geometry().bottom());
+        QVERIFY(w.paneSplitter()->height() >= 550);
+        // A long caption neither widens its pane nor moves the splitter; it is elided.
+        const QList<int> sizes = w.paneSplitter()->sizes();
+        w.afterPane()->setCaption(QString("After a very long caption ").repeated(20));
+        QCoreApplication::processEvents();
+        QCOMPARE(w.paneSplitter()->sizes(), sizes);
+        QVERIFY(w.afterPane()->findChild<ElidedLabel*>());
+    }
+
+    void resetLayoutRestoresTheDefaultDockAreas() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        verifyDefaultDockAreas(w);
+        w.addDockWidget(Qt::LeftDockWidgetArea, dock(w, kInspectorDock));
+        dock(w, kProfileDock)->setFloating(true);
+        dock(w, kSearchDock)->close();
+        QCOMPARE(w.dockWidgetArea(dock(w, kInspectorDock)), Qt::LeftDockWidgetArea);
+        action(w, "resetLayoutAction")->trigger();
+        verifyDefaultDockAreas(w);
+        QCoreApplication::processEvents();
+        QVERIFY(w.centralWidget()->width() >= 960);  // the panes' room, the start page now
+    }
+
+    void layoutIsSavedAndRestored() {
+        QList<int> split;
+        {
+            MainWindow w;
+            w.resize(1500, 950);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            w.addDockWidget(Qt::LeftDockWidgetArea, dock(w, kInspectorDock));
+            QVERIFY(openAndWait(w));
+            w.paneSplitter()->setSizes({300, 600});
+            split = w.paneSplitter()->sizes();
+            QVERIFY(split[1] > 3 * split[0] / 2);  // no longer equal halves
+            w.close();  // saves the layout
+        }
+        MainWindow w;
+        QVERIFY(w.restoreLayout());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QCOMPARE(w.dockWidgetArea(dock(w, kInspectorDock)), Qt::LeftDockWidgetArea);
+        QCOMPARE(w.size(), QSize(1500, 950));
+        QVERIFY(openAndWait(w));
+        QCOMPARE(w.paneSplitter()->sizes(), split);
+        QSettings().clear();
+        MainWindow fresh;
+        QVERIFY(!fresh.restoreLayout());  // nothing saved: the default layout stays
+        fresh.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        verifyDefaultDockAreas(fresh);
+    }
+
+    void savesTheCurrentStepAsALoadableModel() {
+        QTemporaryDir dir;
+        MainWindow w;
+        QVERIFY(openAndWait(w));
+        QVERIFY(applyAll(w));
+        const Graph& current = w.stepper().current().graph;
+        const auto countDomain = [](const Graph& g, const std::string& domain) {
+            return std::ranges::count_if(g.nodeIds(), [&](NodeId id) { return g.node(id).domain == domain; });
+        };
+        QVERIFY(countDomain(current, "com.microsoft") > 0);  // FusedConv, FusedGemm
+        QSignalSpy saved(&w, &MainWindow::modelSaved);
+        const QString path = dir.filePath("sample-optimized.onnx");
+        QVERIFY(w.saveOptimizedModel(path, /*standardOpsOnly=*/false, /*quiet=*/true));
+        QVERIFY(saved.wait(20000));
+        QCOMPARE(saved.first().first().toString(), path);
+        const Model reloaded = loadModel(path.toStdString());
+        QCOMPARE(reloaded.graph.nodeCount(), current.nodeCount());
+        QCOMPARE(countDomain(reloaded.graph, "com.microsoft"), countDomain(current, "com.microsoft"));
+        // Standard ops only: the fused nodes written as standard ONNX operators.
+        const QString portable = dir.filePath("sample-portable.onnx");
+        QVERIFY(w.saveOptimizedModel(portable, /*standardOpsOnly=*/true, /*quiet=*/true));
+        QVERIFY(saved.wait(20000));
+        const Model standard = loadModel(portable.toStdString());
+        QCOMPARE(countDomain(standard.graph, "com.microsoft"), 0);
+        QVERIFY(standard.graph.nodeCount() > current.nodeCount());
+        QCOMPARE(w.stepper().current().graph.nodeCount(), current.nodeCount());  // the step itself is untouched
+        // A folder that does not exist: the error, and nothing written.
+        QSignalSpy failed(&w, &MainWindow::saveFailed);
+        QVERIFY(w.saveOptimizedModel(dir.filePath("absent/x.onnx"), false, true));
+        QVERIFY(failed.wait(20000));
+        QVERIFY(failed.first().first().toString().startsWith("Cannot save x.onnx: "));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2);
+    }
+
+    void exportsTheViewAndTheWholeGraph() {
+        QTemporaryDir dir;
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        const QString svg = dir.filePath("graph.svg");
+        QCOMPARE(w.exportImage(svg, /*wholeGraph=*/true), QString());
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY(text.contains("<svg"));
+        QVERIFY(text.contains(">Gemm</text>"));  // the last node of the sample: the whole graph
+        const QString png = dir.filePath("view.png");
+        QCOMPARE(w.exportImage(png, /*wholeGraph=*/false), QString());
+        const QImage view(png);
+        QVERIFY(!view.isNull());
+        // The view at scale 2: about twice the visible part of the after pane.
+        const QRectF visible = w.afterPane()->view()->visibleSceneRect();
+        QVERIFY(qAbs(view.width() - 2 * visible.width()) <= 2);
+        QVERIFY(w.exportImage(dir.filePath("x.bmp"), true).contains("must end in .svg or .png"));
     }
 
 private:

@@ -69,7 +69,7 @@ QString PassPanel::passLabel(const PassStepper& stepper, size_t pass) {
         if (stepper.passOfStep(step) != pass) continue;
         const size_t rewrites = stepper.resultOf(step).rewrites.size();
         if (rewrites == 0) return label + tr(" · no change");
-        label += rewrites == 1 ? tr(" · 1 rewrite") : tr(" · %1 rewrites").arg(rewrites);
+        label += rewrites == 1 ? tr(" · 1 rewrite") : tr(" · %1 rewrites").arg(QLocale().toString(qulonglong(rewrites)));
         const auto delta = qlonglong(stepper.snapshot(step).graph.nodeCount()) - qlonglong(stepper.snapshot(step - 1).graph.nodeCount());
         if (delta != 0) label += tr(" · %1%2 nodes").arg(delta > 0 ? "+" : "\u2212").arg(QLocale().toString(std::abs(delta)));
         return label;

@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -20,7 +21,7 @@ constexpr int kEntryRole = Qt::UserRole + 1;  ///< an Entry, on lines only
 constexpr int kIndexRole = Qt::UserRole + 2;
 
 QString plural(size_t n, const char* one, const char* many) {
-    return RewriteLogPanel::tr(n == 1 ? one : many).arg(n);
+    return RewriteLogPanel::tr(n == 1 ? one : many).arg(QLocale().toString(qulonglong(n)));
 }
 
 } // namespace
@@ -148,7 +149,9 @@ void RewriteLogPanel::applyFilter() {
         group->setExpanded(text.isEmpty() ? stepOf(group) == currentStep_ : shown > 0);
     }
     const int total = entryCount(Entry::Rewrite) + entryCount(Entry::Decline);
-    counts_->setText(text.isEmpty() && !hideDeclines ? tr("%1 lines").arg(total) : tr("%1 of %2 lines").arg(shownEntryCount()).arg(total));
+    const QLocale locale;
+    counts_->setText(text.isEmpty() && !hideDeclines ? tr("%1 lines").arg(locale.toString(total))
+                                                     : tr("%1 of %2 lines").arg(locale.toString(shownEntryCount()), locale.toString(total)));
 }
 
 void RewriteLogPanel::activate(QTreeWidgetItem* item) {

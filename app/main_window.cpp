@@ -44,17 +44,6 @@ std::vector<NodeId> drawnOnly(const Graph& graph, std::vector<NodeId> nodes) {
     return nodes;
 }
 
-/// The original nodes `nodes` of `graph` came from (their provenance; a node `graph` no longer
-/// has stands for itself).
-std::vector<NodeId> originsOf(const Graph& graph, const std::vector<NodeRef>& nodes) {
-    std::vector<NodeId> origins;
-    for (const NodeRef& n : nodes) {
-        if (!graph.hasNode(n.id)) origins.push_back(n.id);
-        else for (NodeId o : graph.node(n.id).provenance) origins.push_back(o);
-    }
-    return origins;
-}
-
 /// The local .onnx file among dropped URLs; empty when there is none.
 QString droppedModel(const QMimeData* mime) {
     for (const QUrl& url : mime->urls())
@@ -407,15 +396,8 @@ void MainWindow::searchHitActivated(SearchSide side, NodeId node) {
 
 void MainWindow::focusRewrite(size_t step, RewriteLogPanel::Entry kind, size_t index) {
     if (!model_ || step == 0 || step > stepper().step() || kind == RewriteLogPanel::Entry::Verification) return;
-    const PassResult& r = stepper().resultOf(step);
-    const Graph& from = stepper().snapshot(step - 1).graph;
-    std::vector<NodeId> origins;
-    if (kind == RewriteLogPanel::Entry::Rewrite && index < r.rewrites.size()) {
-        origins = originsOf(from, r.rewrites[index].removed);
-        for (NodeId o : originsOf(stepper().snapshot(step).graph, r.rewrites[index].added)) origins.push_back(o);
-    } else if (kind == RewriteLogPanel::Entry::Decline && index < r.declines.size()) {
-        origins = originsOf(from, {r.declines[index].node});
-    }
+    const std::vector<NodeId> origins = kind == RewriteLogPanel::Entry::Rewrite ? rewriteOrigins(stepper(), step, index)
+                                                                               : declineOrigins(stepper(), step, index);
     const std::vector<NodeId> left = drawnOnly(*before_->graph(), beforeIndex_.nodesFrom(origins));
     const std::vector<NodeId> right = drawnOnly(*after_->graph(), afterIndex_.nodesFrom(origins));
     // The right side's node is selected (inspected) where there is one; the other side shows all

@@ -32,7 +32,29 @@ QString rightCaption(const PassStepper& stepper, CompareWith with) {
     return caption;
 }
 
+/// The provenance of `nodes` in `graph`; a node `graph` does not have stands for itself.
+void addOrigins(const Graph& graph, const std::vector<NodeRef>& nodes, std::vector<NodeId>& origins) {
+    for (const NodeRef& n : nodes) {
+        if (!graph.hasNode(n.id)) origins.push_back(n.id);
+        else origins.insert(origins.end(), graph.node(n.id).provenance.begin(), graph.node(n.id).provenance.end());
+    }
+}
+
 } // namespace
+
+std::vector<NodeId> rewriteOrigins(const PassStepper& stepper, size_t step, size_t index) {
+    const Rewrite& w = stepper.resultOf(step).rewrites.at(index);
+    std::vector<NodeId> origins;
+    addOrigins(stepper.snapshot(step - 1).graph, w.removed, origins);  // the graph the pass ran on
+    addOrigins(stepper.snapshot(step).graph, w.added, origins);        // the graph it made
+    return origins;
+}
+
+std::vector<NodeId> declineOrigins(const PassStepper& stepper, size_t step, size_t index) {
+    std::vector<NodeId> origins;
+    addOrigins(stepper.snapshot(step - 1).graph, {stepper.resultOf(step).declines.at(index).node}, origins);
+    return origins;
+}
 
 StepComparison compareStep(const PassStepper& stepper, CompareWith with) {
     const size_t step = stepper.step();

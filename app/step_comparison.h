@@ -28,4 +28,10 @@ struct StepComparison {
 /// when the left graph lacks it or a rewrite in between added it.
 StepComparison compareStep(const PassStepper& stepper, CompareWith with);
 
+/// The original nodes rewrite `index` of step `step` (1-based) is about: the provenance of the
+/// nodes it removed and added. Each side of a split view finds its own nodes from them.
+std::vector<NodeId> rewriteOrigins(const PassStepper& stepper, size_t step, size_t index);
+/// The original nodes the node that decline `index` of step `step` names came from.
+std::vector<NodeId> declineOrigins(const PassStepper& stepper, size_t step, size_t index);
+
 } // namespace graphlens

@@ -62,7 +62,8 @@ public:
     const std::vector<NodeId>& highlighted() const { return highlighted_; }
 
     /// Selects and centers `node`; groups hiding it are expanded first (laid out again in the
-    /// background when that state is not cached, and focused when the layout is in).
+    /// background when that state is not cached, and focused when the layout is in). A node near
+    /// the edge of the graph is centered too: the view scrolls past the edge until the next layout.
     void focusNode(NodeId node);
     /// Centers `node` as focusNode() does, without selecting it.
     void centerNode(NodeId node);

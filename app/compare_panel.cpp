@@ -54,12 +54,10 @@ QString stepName(size_t step) {
 
 } // namespace
 
-CompareSides compareSides(const PassStepper& stepper, CompareBaseline baseline) {
+CompareSides compareSides(const PassStepper& stepper, CompareBaseline baseline, size_t shownStep) {
     const size_t step = stepper.step();
     const size_t beforeStep = baseline == CompareBaseline::Original || step == 0 ? 0 : step - 1;
     const Model& before = beforeStep == 0 ? stepper.original() : stepper.previous();
-    // The before side shows the previous step: the baseline when it is that step.
-    const size_t shownStep = step == 0 ? 0 : step - 1;
     return {std::make_shared<const Model>(stepper.original()), std::make_shared<const Model>(before),
             std::make_shared<const Model>(stepper.current()), stepName(beforeStep), beforeStep == shownStep};
 }

@@ -42,9 +42,9 @@ struct CompareSides {
     bool beforeShown = true;  ///< the window's before side shows the baseline: its nodes can take the colors
 };
 
-/// The sides comparing `stepper`'s current step with `baseline`. The window's before side shows
-/// the step before the current one, so the original is shown there only up to step 1.
-CompareSides compareSides(const PassStepper& stepper, CompareBaseline baseline);
+/// The sides comparing `stepper`'s current step with `baseline`, when the window's before side
+/// shows snapshot `shownStep` (0: the original).
+CompareSides compareSides(const PassStepper& stepper, CompareBaseline baseline, size_t shownStep);
 
 /// Comparison table columns.
 enum CompareColumn { kSpeedupColumn, kBeforeMsColumn, kAfterMsColumn, kOriginalColumn, kNowColumn, kCompareColumns };

@@ -21,6 +21,7 @@
 #include "viewer/node_inspector.h"
 #include "viewer/node_label.h"
 #include "viewer/search_panel.h"
+#include "viewer/view_link.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -29,7 +30,6 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -43,15 +43,10 @@
 namespace graphlens {
 namespace {
 
-/// Rewrite log rows keep the node to focus on each side (kNoId for none).
-constexpr int kBeforeNodeRole = Qt::UserRole;
-constexpr int kAfterNodeRole = Qt::UserRole + 1;
-
-/// The first of `nodes` that `graph` draws as a box; kNoId when none is.
-NodeId firstDrawn(const Graph& graph, const std::vector<NodeRef>& nodes) {
-    for (const NodeRef& n : nodes)
-        if (graph.hasNode(n.id) && !isDrawnAsParameter(graph, graph.node(n.id))) return n.id;
-    return kNoId;
+/// The nodes among `nodes` that `graph` draws as boxes.
+std::vector<NodeId> drawnOnly(const Graph& graph, std::vector<NodeId> nodes) {
+    std::erase_if(nodes, [&graph](NodeId n) { return !graph.hasNode(n) || isDrawnAsParameter(graph, graph.node(n)); });
+    return nodes;
 }
 
 /// The local .onnx file among dropped URLs; empty when there is none.
@@ -83,14 +78,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     central_->addWidget(startPage_);
     central_->addWidget(split_);
     setCentralWidget(central_);
+    // Zoom and pans follow each other; centering a node moves one side only, so each side can
+    // show its own counterpart of a selection.
+    viewLink_ = new ViewLink(before_, after_, this);
+    connect(this, &MainWindow::graphShown, this, [this] { viewLink_->align(after_, before_); });
     for (auto [side, other] : {std::pair{before_, after_}, std::pair{after_, before_}}) {
-        // Pan and zoom follow each other, so the same region of both graphs stays in view.
-        connect(side->view(), &GraphView::viewChanged, this, [this, from = side->view(), to = other->view()] {
-            if (syncing_) return;
-            syncing_ = true;
-            to->setViewState(from->viewState());
-            syncing_ = false;
-        });
         connect(side->scene(), &GraphScene::selectedNodeChanged, this, [this, side = side](NodeId node) { nodeSelected(side, node); });
         connect(side->scene(), &GraphScene::selectedGroupChanged, this, [this, side = side](GroupId group) { groupSelected(side, group); });
         connect(side, &GraphPane::graphShown, this, &MainWindow::paneShown);
@@ -163,6 +155,13 @@ void MainWindow::buildMenus() {
     const auto passActions = workActions_.end() - 5;  // Apply next to Reset
     modelActions_.insert(modelActions_.end(), passActions, workActions_.end());
     passes->addSeparator();
+    QAction* previous = passes->addAction(tr("Compare with &previous step"));
+    previous->setObjectName("compareWithPreviousAction");
+    previous->setCheckable(true);
+    previous->setToolTip(tr("Left pane: the step before the current one instead of the original model"));
+    connect(previous, &QAction::toggled, this, [this](bool on) { setCompareWith(on ? CompareWith::PreviousStep : CompareWith::Original); });
+    connect(passPanel_, &PassPanel::compareWithChanged, previous, [previous](CompareWith with) { previous->setChecked(with == CompareWith::PreviousStep); });
+    passes->addSeparator();
     QAction* cancel = passes->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelWork);
     cancel->setObjectName("cancelAction");
     cancel->setEnabled(false);  // only while work runs, so Esc stays free otherwise
@@ -183,10 +182,9 @@ void MainWindow::buildDocks() {
 
     auto* logDock = new QDockWidget(tr("Rewrite log"), this);
     logDock->setObjectName(kRewriteLogDock);
-    rewriteLog_ = new QListWidget(logDock);
+    rewriteLog_ = new RewriteLogPanel(logDock);
     logDock->setWidget(rewriteLog_);
-    connect(rewriteLog_, &QListWidget::itemClicked, this, &MainWindow::focusRewrite);
-    connect(rewriteLog_, &QListWidget::itemActivated, this, &MainWindow::focusRewrite);
+    connect(rewriteLog_, &RewriteLogPanel::entryActivated, this, &MainWindow::focusRewrite);
 
     auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
     inspectorDock->setObjectName(kInspectorDock);
@@ -210,16 +208,16 @@ void MainWindow::buildDocks() {
     profileDock->setWidget(profileScroll);
     connect(profilePanel_, &ProfilePanel::profileRequested, this, &MainWindow::profileCurrentStep);
     connect(profilePanel_, &ProfilePanel::nodeFillsChanged, this, [this] { after_->scene()->setNodeFills(profilePanel_->nodeFills()); });
-    connect(profilePanel_, &ProfilePanel::nodeActivated, after_, &GraphPane::focusNode);
+    connect(profilePanel_, &ProfilePanel::nodeActivated, this, [this](NodeId node) { focusCounterparts(after_, node); });
     // Before/After: the current step against the original or the previous step, folded onto the
     // loaded model; speedup on the before side when it shows the baseline.
     ComparePanel* compare = profilePanel_->comparePanel();
     connect(compare, &ComparePanel::compareRequested, this, [this, compare] {
-        if (model_) compare->startCompare(compareSides(stepper(), compare->baseline()));
+        if (model_) compare->startCompare(compareSides(stepper(), compare->baseline(), leftStep_));
     });
     connect(compare, &ComparePanel::beforeFillsChanged, this, [this, compare] { before_->scene()->setNodeFills(compare->beforeFills()); });
-    connect(compare, &ComparePanel::nodeActivated, before_, &GraphPane::focusNode);
-    connect(compare, &ComparePanel::afterNodeActivated, after_, &GraphPane::focusNode);
+    connect(compare, &ComparePanel::nodeActivated, this, [this](NodeId node) { focusCounterparts(before_, node); });
+    connect(compare, &ComparePanel::afterNodeActivated, this, [this](NodeId node) { focusCounterparts(after_, node); });
     // Backends: the current step on the CPU and on the Vulkan device, side by side.
     BackendComparePanel* backends = profilePanel_->backendComparePanel();
     connect(backends, &BackendComparePanel::compareRequested, this, [this, backends] {
@@ -227,6 +225,9 @@ void MainWindow::buildDocks() {
     });
     // The pass flow shows each step it moves to; passes about to run make the profile stale.
     connect(passPanel_, &PassPanel::stepChanged, this, &MainWindow::showStep);
+    connect(passPanel_, &PassPanel::compareWithChanged, this, [this] {
+        if (model_ && !busy()) showStep();  // otherwise the step the work ends on shows it
+    });
     connect(passPanel_, &PassPanel::applyStarted, profilePanel_, &ProfilePanel::dropProfile);  // the after side will change
     connect(passPanel_, &PassPanel::passesApplied, this, &MainWindow::passesApplied);
     connect(passPanel_, &PassPanel::statusMessage, statusBar(), &QStatusBar::showMessage);
@@ -352,49 +353,26 @@ void MainWindow::stepForward() { passPanel_->stepForward(); }
 void MainWindow::resetPasses() { passPanel_->reset(); }
 
 void MainWindow::showStep() {
-    auto before = std::make_shared<const Graph>(stepper().previous().graph);
-    auto after = stepper().step() == 0 ? before : std::make_shared<const Graph>(stepper().current().graph);
-    std::vector<NodeId> removed, added;
-    if (const PassResult* r = stepper().currentResult()) {
-        for (const Rewrite& w : r->rewrites) {
-            for (const NodeRef& n : w.removed) removed.push_back(n.id);
-            for (const NodeRef& n : w.added) added.push_back(n.id);
-        }
-        before_->setCaption(tr("Before %1").arg(QString::fromStdString(r->passId)));
-        QString caption = tr("After %1 (step %2 of %3)").arg(QString::fromStdString(r->passId)).arg(stepper().step()).arg(stepper().stepCount());
-        if (const VerifyReport* v = stepper().currentVerification())
-            caption += v->passed ? tr(" · max error %1").arg(v->maxAbsError, 0, 'g', 3) : tr(" · verification failed");
-        after_->setCaption(caption);
-    } else {
-        before_->setCaption(tr("Original"));
-        after_->setCaption(tr("Original (no pass applied)"));
-    }
-    fillRewriteLog(*before, *after);
+    const StepComparison c = compareStep(stepper(), compareWith());
+    leftStep_ = c.leftStep;
+    auto before = std::make_shared<const Graph>(stepper().snapshot(c.leftStep).graph);
+    auto after = stepper().step() == c.leftStep ? before : std::make_shared<const Graph>(stepper().current().graph);
+    before_->setCaption(c.leftCaption);
+    after_->setCaption(c.rightCaption);
+    fillRewriteLog();
     beforeIndex_ = ProvenanceIndex(*before);
     afterIndex_ = ProvenanceIndex(*after);
+    centeredFor_[0] = centeredFor_[1] = kNoId;
     inspector_->showNothing();
     profilePanel_->dropProfile();  // a profile of the step before does not fit the after side
     stepShowPending_ = true;
-    before_->showGraph(before, removed, NodeMark::Removed);
-    after_->showGraph(after, added, NodeMark::Added);
+    before_->showGraph(before, c.removed, NodeMark::Removed);
+    after_->showGraph(after, c.added, NodeMark::Added);
     searchPanel_->setGraphs(before, after);
     updateStatus();
 }
 
-void MainWindow::fillRewriteLog(const Graph& before, const Graph& after) {
-    rewriteLog_->clear();
-    const PassResult* r = stepper().currentResult();
-    if (!r) return;
-    const auto add = [this, r](const std::string& text, NodeId beforeNode, NodeId afterNode) {
-        auto* item = new QListWidgetItem(QString::fromStdString("[" + r->passId + "] " + text), rewriteLog_);
-        item->setData(kBeforeNodeRole, beforeNode);
-        item->setData(kAfterNodeRole, afterNode);
-    };
-    if (const VerifyReport* v = stepper().currentVerification()) add(verificationText(*v).toStdString(), kNoId, kNoId);
-    for (const Rewrite& w : r->rewrites) add(w.sentence, firstDrawn(before, w.removed), firstDrawn(after, w.added));
-    for (const Decline& d : r->declines)
-        add(d.node.name + ": " + d.reason, firstDrawn(before, {d.node}), firstDrawn(after, {d.node}));
-}
+void MainWindow::fillRewriteLog() { rewriteLog_->showSteps(stepper(), compareWith() == CompareWith::PreviousStep); }
 
 void MainWindow::paneShown() {
     if (!stepShowPending_ || before_->layoutPending() || after_->layoutPending()) return;
@@ -403,21 +381,50 @@ void MainWindow::paneShown() {
     emit graphShown();
 }
 
+std::vector<const PassResult*> MainWindow::resultsBehind(const GraphPane* side) const {
+    std::vector<const PassResult*> applied = stepper().appliedResults();
+    if (side == before_) applied.resize(std::min(applied.size(), leftStep_));
+    return applied;
+}
+
 void MainWindow::nodeSelected(GraphPane* side, NodeId node) {
     GraphPane* other = side == before_ ? after_ : before_;
     if (side == after_) profilePanel_->selectNode(node);  // the profile is of the after side
     side->setHighlighted({});
-    if (node == kNoId || !side->graph() || !model_) {
+    if (node == kNoId || !side->graph() || !model_ || !side->graph()->hasNode(node)) {
         other->setHighlighted({});
         inspector_->showNothing();
         return;
     }
+    other->scene()->selectNode(kNoId);  // one selection across both sides: the inspector shows it
     const Graph& graph = *side->graph();
     const ProvenanceIndex& otherIndex = side == before_ ? afterIndex_ : beforeIndex_;
-    other->setHighlighted(otherIndex.nodesFrom(graph.node(node).provenance));
-    std::vector<const PassResult*> applied = stepper().appliedResults();
-    if (side == before_ && !applied.empty()) applied.pop_back();  // the before side is one step back
-    inspector_->showNode(graph, node, model_->graph, applied);
+    const std::vector<NodeId> counterparts = drawnOnly(*other->graph(), otherIndex.nodesFrom(graph.node(node).provenance));
+    other->setHighlighted(counterparts);
+    inspector_->showNode(graph, node, model_->graph, resultsBehind(side));
+    // Center each side on its own node, once per selection (a side laid out again selects its
+    // node again without moving).
+    NodeId& centered = centeredFor_[side == before_ ? 0 : 1];
+    if (focusing_ || centered == node) return;
+    centered = node;
+    centeredFor_[side == before_ ? 1 : 0] = kNoId;
+    side->centerNode(node);
+    if (!counterparts.empty()) other->centerNode(counterparts.front());
+}
+
+void MainWindow::focusCounterparts(GraphPane* side, NodeId node) {
+    if (!side->graph() || !side->graph()->hasNode(node)) return;
+    side->focusNode(node);  // selects it, now or when its layout is in: nodeSelected() centers both
+    if (side->scene()->selectedNode() != node) return;
+    // Selected already, or selected just now: center both all the same, the user asked for it.
+    GraphPane* other = side == before_ ? after_ : before_;
+    const ProvenanceIndex& otherIndex = side == before_ ? afterIndex_ : beforeIndex_;
+    const std::vector<NodeId> counterparts = drawnOnly(*other->graph(), otherIndex.nodesFrom(side->graph()->node(node).provenance));
+    centeredFor_[side == before_ ? 0 : 1] = node;
+    centeredFor_[side == before_ ? 1 : 0] = kNoId;
+    other->setHighlighted(counterparts);
+    side->centerNode(node);
+    if (!counterparts.empty()) other->centerNode(counterparts.front());
 }
 
 void MainWindow::groupSelected(GraphPane* side, GroupId group) {
@@ -429,19 +436,33 @@ void MainWindow::groupSelected(GraphPane* side, GroupId group) {
 }
 
 void MainWindow::searchHitActivated(SearchSide side, NodeId node) {
-    if (side == SearchSide::Before) return before_->focusNode(node);  // the other side follows the view
-    if (side == SearchSide::After) return after_->focusNode(node);
-    syncing_ = true;  // both sides show the graph: each centers on the node
-    before_->focusNode(node);
-    after_->focusNode(node);
-    syncing_ = false;
+    // A node both sides show is selected on the right; the left centers on it as its counterpart.
+    focusCounterparts(side == SearchSide::Before ? before_ : after_, node);
 }
 
-void MainWindow::focusRewrite(QListWidgetItem* item) {
-    syncing_ = true;  // each side centers on its own node
-    before_->focusNode(item->data(kBeforeNodeRole).value<NodeId>());
-    after_->focusNode(item->data(kAfterNodeRole).value<NodeId>());
-    syncing_ = false;
+void MainWindow::focusRewrite(size_t step, RewriteLogPanel::Entry kind, size_t index) {
+    if (!model_ || step == 0 || step > stepper().step() || kind == RewriteLogPanel::Entry::Verification) return;
+    const std::vector<NodeId> origins = kind == RewriteLogPanel::Entry::Rewrite ? rewriteOrigins(stepper(), step, index)
+                                                                               : declineOrigins(stepper(), step, index);
+    const std::vector<NodeId> left = drawnOnly(*before_->graph(), beforeIndex_.nodesFrom(origins));
+    const std::vector<NodeId> right = drawnOnly(*after_->graph(), afterIndex_.nodesFrom(origins));
+    // The right side's node is selected (inspected) where there is one; the other side shows all
+    // of its nodes the line is about.
+    GraphPane* side = right.empty() ? before_ : after_;
+    GraphPane* other = right.empty() ? after_ : before_;
+    const std::vector<NodeId>& own = right.empty() ? left : right;
+    const std::vector<NodeId>& theirs = right.empty() ? right : left;
+    if (own.empty()) return;
+    focusing_ = true;
+    side->focusNode(own.front());
+    focusing_ = false;
+    centeredFor_[side == before_ ? 0 : 1] = own.front();
+    centeredFor_[side == before_ ? 1 : 0] = kNoId;
+    if (!theirs.empty()) {
+        other->setHighlighted(theirs);
+        other->centerNode(theirs.front());
+    }
+    side->setHighlighted({own.begin() + 1, own.end()});
 }
 
 void MainWindow::updateStatus() {

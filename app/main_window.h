@@ -1,10 +1,12 @@
-// The main window: the graph before and after the current pass side by side (GraphPanes laid
-// out in the background), the pass pipeline to step through, the rewrite log, the inspector,
-// search, the model overview, recent files and drag and drop, and error dialogs for bad files.
-// Until a model is open the central area is a start page and the actions that need a model are
-// disabled. The dock layout is saved and restored (View > Reset layout brings the default back);
-// File > Save optimized model writes the current step, File > Export a pane's drawing.
-// Selecting a node on one side highlights the nodes it came from or turned into on the other.
+// The main window: the original model (or the previous step) and the current step side by side
+// (GraphPanes laid out in the background), the pass pipeline to step through, the rewrite log of
+// every step so far, the inspector, search, the model overview, recent files and drag and drop,
+// and error dialogs for bad files. Until a model is open the central area is a start page and
+// the actions that need a model are disabled. The dock layout is saved and restored (View > Reset
+// layout brings the default back); File > Save optimized model writes the current step, File >
+// Export a pane's drawing. Selecting a node on one side (or a search result, a rewrite, a profile
+// row) centers each side on its own counterpart, found through provenance, and highlights the
+// nodes it came from or turned into on the other side.
 // The Profile dock profiles the after side and paints its heatmap there. Loading a model runs on
 // a worker thread (TaskRunner) with progress and Cancel in the status bar; the Passes dock
 // (PassPanel) applies passes on the same runner and the window shows each step it moves to.
@@ -12,6 +14,7 @@
 
 #include "app/pass_panel.h"
 #include "app/recent_files.h"
+#include "app/rewrite_log_panel.h"
 #include "app/window_work.h"
 #include "core/graph/model.h"
 #include "viewer/node_origin.h"
@@ -25,8 +28,6 @@
 
 class QAction;
 class QDockWidget;
-class QListWidget;
-class QListWidgetItem;
 class QSplitter;
 class QStackedWidget;
 
@@ -41,6 +42,7 @@ class SearchPanel;
 class StartPage;
 class TaskProgress;
 class TaskRunner;
+class ViewLink;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -103,7 +105,12 @@ public:
     TaskProgress* taskProgress() const { return taskProgress_; }
     /// Whether applied passes are verified numerically (the Passes dock's Verify box).
     void setVerifySteps(bool on) { passPanel_->setVerifySteps(on); }
-    QListWidget* rewriteLog() const { return rewriteLog_; }
+    RewriteLogPanel* rewriteLog() const { return rewriteLog_; }
+    /// What the left pane shows against the current step (the Passes dock's Compare with box).
+    CompareWith compareWith() const { return passPanel_->compareWith(); }
+    void setCompareWith(CompareWith with) { passPanel_->setCompareWith(with); }
+    /// The snapshot the left side shows (0: the original).
+    size_t leftStep() const { return leftStep_; }
     NodeInspector* inspector() const { return inspector_; }
     SearchPanel* searchPanel() const { return searchPanel_; }
     ProfilePanel* profilePanel() const { return profilePanel_; }
@@ -156,18 +163,26 @@ private:
     void updateActions();
     void fillRecentMenu();
     void updateStatus();
-    /// Shows the stepper's current step: layouts for both sides, diff marks, the rewrite log.
+    /// Shows the stepper's current step on the right and the original or the previous step on
+    /// the left: layouts for both sides, diff marks, captions, the rewrite log.
     void showStep();
-    void fillRewriteLog(const Graph& before, const Graph& after);
+    void fillRewriteLog();
     void paneShown();
     void showLoaded(const QString& path, LoadedModel loaded);
     void failLoad(const QString& path, const QString& reason, bool quiet);
     void setWorking(bool working);
     void searchHitActivated(SearchSide side, NodeId node);
     void groupSelected(GraphPane* side, GroupId group);
-    /// The selection on `side` changed: highlight its relatives on the other side, inspect it.
+    /// The selection on `side` changed: inspect it, center each side on its own counterpart
+    /// and highlight its relatives on the other side.
     void nodeSelected(GraphPane* side, NodeId node);
-    void focusRewrite(QListWidgetItem* item);
+    /// Selects and centers `node` on `side`, centers the other side on the first of the nodes
+    /// made from the same original nodes and highlights those.
+    void focusCounterparts(GraphPane* side, NodeId node);
+    /// A rewrite log line: its nodes on each side, selected on the right where it has some.
+    void focusRewrite(size_t step, RewriteLogPanel::Entry kind, size_t index);
+    /// The results of the passes that made the graph `side` shows, oldest first.
+    std::vector<const PassResult*> resultsBehind(const GraphPane* side) const;
     GraphPane* focusedPane() const;
 
     std::optional<Model> model_;
@@ -181,7 +196,7 @@ private:
     SearchPanel* searchPanel_ = nullptr;
     QDockWidget* searchDock_ = nullptr;
     ProfilePanel* profilePanel_ = nullptr;
-    QListWidget* rewriteLog_ = nullptr;
+    RewriteLogPanel* rewriteLog_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     TaskRunner* tasks_ = nullptr;
     TaskProgress* taskProgress_ = nullptr;
@@ -197,7 +212,10 @@ private:
     bool profileWhenIdle_ = false;  ///< a profile was asked for while passes ran
     QString lastError_;
     bool stepShowPending_ = false;  ///< graphShown() is due when both sides are laid out
-    bool syncing_ = false;
+    ViewLink* viewLink_ = nullptr;
+    size_t leftStep_ = 0;           ///< the snapshot the left side shows
+    bool focusing_ = false;         ///< a focus action is moving both sides
+    NodeId centeredFor_[2] = {kNoId, kNoId};  ///< per side: the selection both sides were last centered for
 };
 
 } // namespace graphlens

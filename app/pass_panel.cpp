@@ -5,12 +5,17 @@
 #include "app/task_runner.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLocale>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <cstdlib>
 #include <limits>
 #include <utility>
 
@@ -27,6 +32,15 @@ QString verificationText(const VerifyReport& v) {
 
 PassPanel::PassPanel(TaskRunner* tasks, QWidget* parent) : QWidget(parent), tasks_(tasks) {
     auto* layout = new QVBoxLayout(this);
+    compareBox_ = new QComboBox(this);
+    compareBox_->addItem(tr("Original"));  // in CompareWith order
+    compareBox_->addItem(tr("Previous step"));
+    compareBox_->setToolTip(tr("What the left pane shows against the current step on the right: the model as loaded "
+                               "(what all the passes so far changed) or the step before (what the last pass changed)"));
+    auto* compareRow = new QFormLayout;
+    compareRow->addRow(tr("Compare with:"), compareBox_);
+    layout->addLayout(compareRow);
+    connect(compareBox_, &QComboBox::currentIndexChanged, this, [this](int index) { emit compareWithChanged(CompareWith(index)); });
     passList_ = new QListWidget(this);
     layout->addWidget(passList_);
     verifyBox_ = new QCheckBox(tr("Verify each step"), this);
@@ -49,6 +63,46 @@ PassPanel::PassPanel(TaskRunner* tasks, QWidget* parent) : QWidget(parent), task
     connect(passList_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
         stepper_.setEnabled(size_t(passList_->row(item)), item->checkState() == Qt::Checked);
     });
+    connect(this, &PassPanel::stepChanged, this, &PassPanel::markSteps);  // before the window shows the step
+}
+
+CompareWith PassPanel::compareWith() const { return CompareWith(compareBox_->currentIndex()); }
+void PassPanel::setCompareWith(CompareWith with) { compareBox_->setCurrentIndex(int(with)); }
+
+QString PassPanel::passLabel(const PassStepper& stepper, size_t pass) {
+    QString label = QString::fromStdString(stepper.passIds().at(pass));
+    for (size_t step = 1; step <= stepper.step(); ++step) {
+        if (stepper.passOfStep(step) != pass) continue;
+        const size_t rewrites = stepper.resultOf(step).rewrites.size();
+        if (rewrites == 0) return label + tr(" · no change");
+        label += rewrites == 1 ? tr(" · 1 rewrite") : tr(" · %1 rewrites").arg(QLocale().toString(qulonglong(rewrites)));
+        const auto delta = qlonglong(stepper.snapshot(step).graph.nodeCount()) - qlonglong(stepper.snapshot(step - 1).graph.nodeCount());
+        if (delta != 0) label += tr(" · %1%2 nodes").arg(delta > 0 ? "+" : "\u2212").arg(QLocale().toString(std::abs(delta)));
+        return label;
+    }
+    return label;
+}
+
+void PassPanel::markSteps() {
+    const QSignalBlocker block(passList_);  // the check boxes do not change
+    const size_t currentPass = stepper_.step() == 0 ? size_t(-1) : stepper_.passOfStep(stepper_.step());
+    std::vector<bool> ran(stepper_.passIds().size(), false);
+    for (size_t step = 1; step <= stepper_.step(); ++step) ran[stepper_.passOfStep(step)] = true;
+    for (int row = 0; row < passList_->count(); ++row) {
+        QListWidgetItem* item = passList_->item(row);
+        const auto pass = size_t(row);
+        const QString label = passLabel(stepper_, pass);
+        const bool current = pass == currentPass;
+        item->setText(current ? tr("\u25B6 %1").arg(label) : label);
+        QFont font = item->font();
+        font.setBold(current);
+        item->setFont(font);
+        const bool nothing = ran[pass] && label.endsWith(tr(" · no change"));
+        item->setForeground(nothing ? palette().brush(QPalette::Disabled, QPalette::Text) : palette().brush(QPalette::Text));
+        QColor mark = palette().color(QPalette::Highlight);
+        mark.setAlpha(50);
+        item->setBackground(current ? QBrush(mark) : QBrush());
+    }
 }
 
 bool PassPanel::verifySteps() const { return verifyBox_->isChecked(); }

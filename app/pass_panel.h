@@ -1,11 +1,14 @@
-// The Passes dock: the pipeline (a checkbox per pass, its explanation as tooltip), the Verify box
-// and the step buttons, and the flow behind them. Apply next / Apply all run the passes on the
+// The Passes dock: what the panes compare (the original or the previous step against the current
+// one), the pipeline (a checkbox per pass, its explanation as tooltip; each applied pass with its
+// rewrite count and node delta, the current step marked, passes that changed nothing dimmed), the
+// Verify box and the step buttons, and the flow behind them. Apply next / Apply all run the passes on the
 // window's TaskRunner (progress and Cancel in the status bar) and commit the steps when the
 // worker is done; step back / forward and reset move through the PassStepper's snapshots. The
 // window shows whatever step stepChanged() announces.
 #pragma once
 
 #include "app/pass_stepper.h"
+#include "app/step_comparison.h"
 #include "app/window_work.h"
 
 #include <QWidget>
@@ -13,6 +16,7 @@
 #include <functional>
 
 class QCheckBox;
+class QComboBox;
 class QListWidget;
 
 namespace graphlens {
@@ -36,6 +40,12 @@ public:
     bool verifySteps() const;
     void setVerifySteps(bool on);
     QListWidget* passList() const { return passList_; }
+    /// What the left pane shows against the current step (the "Compare with" box).
+    CompareWith compareWith() const;
+    void setCompareWith(CompareWith with);
+    QComboBox* compareBox() const { return compareBox_; }
+    /// "fold-batchnorm · 53 rewrites · −53 nodes" for an applied pipeline entry, its id otherwise.
+    static QString passLabel(const PassStepper& stepper, size_t pass);
 
 signals:
     /// The current step changed (a reset, a step back or forward, committed passes).
@@ -44,6 +54,8 @@ signals:
     void applyStarted();
     /// Applying passes ended (done, cancelled or failed); `steps` of them were kept.
     void passesApplied(int steps);
+    /// The "Compare with" choice changed.
+    void compareWithChanged(graphlens::CompareWith with);
     /// A line for the status bar, shown for `timeoutMs`.
     void statusMessage(const QString& text, int timeoutMs);
 
@@ -63,11 +75,14 @@ private:
     /// The worker is done: keeps the steps it made and says how it ended.
     void commitSteps(AppliedSteps applied);
     void fillPassList();
+    /// The marks of the applied passes and of the current step.
+    void markSteps();
 
     TaskRunner* tasks_ = nullptr;
     PassStepper stepper_;
     bool hasModel_ = false;
     QListWidget* passList_ = nullptr;
+    QComboBox* compareBox_ = nullptr;
     QCheckBox* verifyBox_ = nullptr;
 };
 

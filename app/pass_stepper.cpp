@@ -67,9 +67,11 @@ bool PassStepper::stepForward() {
     return true;
 }
 
-const VerifyReport* PassStepper::currentVerification() const {
-    if (step_ == 0 || !verifications_.at(step_ - 1)) return nullptr;
-    return &*verifications_[step_ - 1];
+const VerifyReport* PassStepper::currentVerification() const { return step_ == 0 ? nullptr : verificationOf(step_); }
+
+const VerifyReport* PassStepper::verificationOf(size_t step) const {
+    const auto& report = verifications_.at(step - 1);
+    return report ? &*report : nullptr;
 }
 
 std::vector<const PassResult*> PassStepper::appliedResults() const {

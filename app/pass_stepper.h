@@ -64,6 +64,15 @@ public:
     /// Results of the steps up to the current one.
     std::vector<const PassResult*> appliedResults() const;
 
+    /// The model after `step` steps (0: the original); `step` up to stepCount().
+    const Model& snapshot(size_t step) const { return snapshots_.at(step); }
+    /// The result of step `step` (1-based: the pass that made snapshot(step)).
+    const PassResult& resultOf(size_t step) const { return results_.at(step - 1); }
+    /// How step `step` (1-based) verified; nullptr when it was not verified.
+    const VerifyReport* verificationOf(size_t step) const;
+    /// The pipeline entry step `step` (1-based) ran.
+    size_t passOfStep(size_t step) const { return passOfStep_.at(step - 1); }
+
 private:
     std::vector<std::string> ids_;
     std::vector<bool> enabled_;

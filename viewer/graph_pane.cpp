@@ -7,6 +7,7 @@
 #include "viewer/graph_layout.h"
 #include "viewer/graph_scene.h"
 #include "viewer/graph_view.h"
+#include "viewer/node_item.h"
 
 #include <QApplication>
 #include <QEvent>
@@ -132,12 +133,13 @@ void GraphPane::requestLayout(const CollapsedGroups& collapsed) {
 void GraphPane::present(const std::shared_ptr<const VisualGraph>& layout) {
     const NodeId selected = graphInScene_ ? scene_->selectedNode() : kNoId;  // kept across a toggle
     scene_->showGraph(*layout);
+    view_->setSceneRect(QRectF());  // the scene's own, whatever centering widened before
     graphInScene_ = true;
     minimap_->refit();
     placeMinimap();
     applyMarks();
     emit graphShown();
-    if (pendingFocus_ != kNoId) focusNode(pendingFocus_);
+    if (pendingFocus_ != kNoId) reveal(pendingFocus_, pendingSelect_);
     else if (selected != kNoId) scene_->selectNode(selected);
 }
 
@@ -171,16 +173,30 @@ void GraphPane::applyMarks() {
     scene_->setNodeMarks(highlighted_, NodeMark::Highlighted);
 }
 
-void GraphPane::focusNode(NodeId node) {
+void GraphPane::focusNode(NodeId node) { reveal(node, true); }
+void GraphPane::centerNode(NodeId node) { reveal(node, false); }
+
+void GraphPane::reveal(NodeId node, bool select) {
     if (!graph_ || !graph_->hasNode(node)) return;
     pendingFocus_ = node;
+    pendingSelect_ = select;
     if (!scopes_ || layoutPending()) return;  // focused when the layout is in
     CollapsedGroups expanded = collapsed_;
     for (GroupId g = scopes_->groupOf(node); g != kNoId; g = scopes_->group(g).parent) expanded.erase(g);
     if (expanded != collapsed_) return requestLayout(expanded);
     pendingFocus_ = kNoId;
-    scene_->selectNode(node);
-    view_->centerOnNode(node);
+    if (select) scene_->selectNode(node);
+    centering_ = true;
+    view_->centerOnNode(node);  // zooms in to readable size if needed
+    // A node near an edge of the graph is centered too: the view may scroll past the edge as
+    // far as that needs, until the next layout.
+    if (const NodeItem* item = scene_->itemForNode(node)) {
+        const QPointF center = item->sceneBoundingRect().center();
+        const QSizeF half = QSizeF(view_->viewport()->size()) / (2 * view_->zoom());
+        view_->setSceneRect(view_->sceneRect().united(QRectF(center - QPointF(half.width(), half.height()), 2 * half)));
+        view_->centerOn(center);
+    }
+    centering_ = false;
 }
 
 } // namespace graphlens

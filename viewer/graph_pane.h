@@ -62,8 +62,13 @@ public:
     const std::vector<NodeId>& highlighted() const { return highlighted_; }
 
     /// Selects and centers `node`; groups hiding it are expanded first (laid out again in the
-    /// background when that state is not cached, and focused when the layout is in).
+    /// background when that state is not cached, and focused when the layout is in). A node near
+    /// the edge of the graph is centered too: the view scrolls past the edge until the next layout.
     void focusNode(NodeId node);
+    /// Centers `node` as focusNode() does, without selecting it.
+    void centerNode(NodeId node);
+    /// True while the view moves to center a node: a split view's other side does not follow.
+    bool centeringNode() const { return centering_; }
 
 signals:
     /// A layout of the shown graph went into the scene.
@@ -79,6 +84,7 @@ private:
     void requestLayout(const CollapsedGroups& collapsed);
     void present(const std::shared_ptr<const VisualGraph>& layout);
     void applyMarks();
+    void reveal(NodeId node, bool select);
 
     QLabel* caption_ = nullptr;
     GraphScene* scene_ = nullptr;
@@ -92,6 +98,8 @@ private:
     NodeMark diffMark_ = NodeMark::Normal;
     std::vector<NodeId> highlighted_;
     NodeId pendingFocus_ = kNoId;
+    bool pendingSelect_ = false;  ///< the pending focus selects its node
+    bool centering_ = false;
     bool graphInScene_ = false;  ///< the scene shows a layout of graph_ (not of the graph before)
     int generation_ = 0;       ///< bumped for each layout asked for
     int shownGeneration_ = 0;  ///< the generation whose layout is in the scene

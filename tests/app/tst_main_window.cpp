@@ -33,6 +33,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include <fstream>
@@ -150,8 +151,9 @@ private slots:
         const Graph& before = w.stepper().previous().graph;
         const NodeId dropout = nodeNamed(before, "/head/dropout/Dropout");
         QCOMPARE(w.beforeScene()->nodeMark(dropout), NodeMark::Removed);
-        QVERIFY(w.rewriteLog()->count() >= 4);
-        QVERIFY(w.rewriteLog()->item(0)->text().startsWith("[eliminate-noops] removed"));
+        QVERIFY(w.rewriteLog()->entryCount(RewriteLogPanel::Entry::Rewrite) >= 4);
+        QVERIFY(w.rewriteLog()->stepRow(1)->text(0).startsWith("1. eliminate-noops · "));
+        QVERIFY(w.rewriteLog()->stepRow(1)->child(0)->text(0).startsWith("removed"));
         QVERIFY(applyAll(w));
         const size_t optimized = w.stepper().current().graph.nodeCount();
         QCOMPARE(optimized, size_t(7));
@@ -196,13 +198,15 @@ private slots:
         QCOMPARE(boxesMarked(w.afterScene(), NodeMark::Added).size(), 4);  // the diff marks stay
     }
 
-    void selectingAFusedNodeAfterAllPassesHighlightsTheStepBefore() {
+    void selectingAFusedNodeAfterAllPassesHighlightsTheOriginalNodes() {
         MainWindow w;
         QVERIFY(openAndWait(w));
         QVERIFY(applyAll(w));
         QCOMPARE(w.stepper().currentResult()->passId, std::string("fuse-conv-activation"));
         w.afterScene()->selectNode(nodeNamed(*w.afterPane()->graph(), "/stem/conv/Conv"));
-        QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted), QStringList({"/stem/conv/Conv:Conv", "/stem/relu/Relu:Relu"}));
+        // The left side shows the model as loaded: every node the FusedConv came from.
+        QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted),
+                 QStringList({"/stem/conv/Conv:Conv", "/stem/bn/BatchNormalization:BatchNormalization", "/stem/relu/Relu:Relu"}));
         const QTreeWidgetItem* fused = w.inspector()->section("Fused from");
         QVERIFY(fused);
         QStringList sources;
@@ -304,15 +308,15 @@ private slots:
         search->query()->setText("conv(");
         QCOMPARE(search->results()->count(), 0);
         QVERIFY(search->message()->text().startsWith("Invalid regular expression at position 5"));
-        // After all passes the optimized graph is the after side, the step before it the before
-        // side: fuse-conv-add made one FusedConv there, fuse-conv-activation three more.
+        // After all passes the optimized graph is the after side, the original the before side:
+        // fuse-conv-add made one FusedConv, fuse-conv-activation three more, none before.
         QVERIFY(applyAll(w));
         search->query()->setText("^FusedConv$");
-        QCOMPARE(search->results()->count(), 5);
-        QCOMPARE(search->message()->text(), QString("1 node before · 4 nodes after"));
-        QVERIFY(search->results()->item(0)->text().startsWith("[before] "));
+        QCOMPARE(search->results()->count(), 4);
+        QCOMPARE(search->message()->text(), QString("0 nodes before · 4 nodes after"));
+        QVERIFY(search->results()->item(0)->text().startsWith("[after] "));
         // Activating a result selects and centers its node.
-        QListWidgetItem* last = search->results()->item(4);
+        QListWidgetItem* last = search->results()->item(3);
         const NodeId id = last->data(Qt::UserRole).value<NodeId>();
         QCOMPARE(last->text(), QString("[after] /down/conv/Conv  ·  FusedConv"));
         QTest::mouseClick(search->results()->viewport(), Qt::LeftButton, {}, search->results()->visualItemRect(last).center());
@@ -338,15 +342,20 @@ private slots:
         w.show();
         QVERIFY(openAndWait(w));
         stepTo(w, "fold-batchnorm");
-        QListWidgetItem* entry = nullptr;
-        for (int i = 0; i < w.rewriteLog()->count(); ++i)
-            if (w.rewriteLog()->item(i)->text().contains("'/down/bn/BatchNormalization'")) entry = w.rewriteLog()->item(i);
+        QTreeWidget* log = w.rewriteLog()->tree();
+        QTreeWidgetItem* group = w.rewriteLog()->stepRow(w.stepper().step());
+        QVERIFY(group && group->isExpanded());  // the current step's group
+        QTreeWidgetItem* entry = nullptr;
+        for (int i = 0; i < group->childCount(); ++i)
+            if (group->child(i)->text(0).contains("'/down/bn/BatchNormalization'")) entry = group->child(i);
         QVERIFY(entry);
-        w.rewriteLog()->scrollToItem(entry);
-        QTest::mouseClick(w.rewriteLog()->viewport(), Qt::LeftButton, {}, w.rewriteLog()->visualItemRect(entry).center());
+        log->scrollToItem(entry);
+        QTest::mouseClick(log->viewport(), Qt::LeftButton, {}, log->visualItemRect(entry).center());
+        // The folded Conv is selected on the right; the left centers on the Conv it replaced and
+        // highlights both nodes it came from.
         const NodeId beforeConv = nodeNamed(*w.beforePane()->graph(), "/down/conv/Conv");
         const NodeId afterConv = nodeNamed(*w.afterPane()->graph(), "/down/conv/Conv");
-        QCOMPARE(w.beforeScene()->selectedNode(), beforeConv);
+        QCOMPARE(w.beforeScene()->selectedNode(), kNoId);
         QCOMPARE(w.afterScene()->selectedNode(), afterConv);
         QVERIFY(showsWhole(w.beforePane()->view(), w.beforeScene()->itemForNode(beforeConv)));
         QVERIFY(showsWhole(w.afterPane()->view(), w.afterScene()->itemForNode(afterConv)));

@@ -284,6 +284,8 @@ private slots:
         QVERIFY(waitForLayout(w));
         w.applyAllPasses();
         QVERIFY(waitForLayout(w));
+        w.setCompareWith(CompareWith::PreviousStep);  // the before side shows the step before
+        QVERIFY(waitForLayout(w));
         ComparePanel* compare = w.profilePanel()->comparePanel();
         QCOMPARE(compare->baseline(), CompareBaseline::Original);  // the default
         compare->setBaseline(CompareBaseline::PreviousStep);
@@ -340,7 +342,8 @@ private slots:
             QVERIFY(waitForLayout(w));
         }
         ComparePanel* compare = w.profilePanel()->comparePanel();
-        compare->setBaseline(CompareBaseline::PreviousStep);  // what the before side shows
+        QCOMPARE(compare->baseline(), CompareBaseline::Original);  // what the before side shows
+        QCOMPARE(w.leftStep(), size_t(0));
         QVERIFY(compareNow(w));
         const ProfileComparison& c = *compare->comparison();
         QCOMPARE(compare->table()->rowCount(), int(c.groups.size()));
@@ -422,6 +425,8 @@ private slots:
         QVERIFY(stepToAFusionAfterTheFirstStep(w));
         const size_t step = w.stepper().step();
         QVERIFY(step >= 2);
+        w.setCompareWith(CompareWith::PreviousStep);  // the before side shows the step before
+        QVERIFY(waitForLayout(w));
         ComparePanel* compare = w.profilePanel()->comparePanel();
         QCOMPARE(compare->baseline(), CompareBaseline::Original);
         QVERIFY(compareNow(w));
@@ -473,6 +478,16 @@ private slots:
         QCOMPARE(afterFocus.at(0).at(0).value<NodeId>(), c.groups[row].afterNodes.front());
         QCOMPARE(beforeFocus.count(), 0);
 
+        // Compared with the original, the before side shows it: its nodes take the colors.
+        w.setCompareWith(CompareWith::Original);
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(w.leftStep(), size_t(0));
+        QVERIFY(compareNow(w));
+        QCOMPARE(compare->beforeFills().size(), compare->comparison()->groupOfBefore.size());
+        QCOMPARE(compare->colorsLabel()->text(), QString("The colors on the before side are for the original graph."));
+        w.setCompareWith(CompareWith::PreviousStep);
+        QVERIFY(waitForLayout(w));
+
         // Back at step 1 the before side is the original: its nodes take the colors.
         while (w.stepper().step() > 1) {
             w.stepBack();
@@ -500,27 +515,33 @@ private slots:
         QVERIFY(waitForLayout(w));
         const auto nodes = [](const std::shared_ptr<const Model>& m) { return m->graph.nodeCount(); };
         const size_t originalNodes = w.stepper().original().graph.nodeCount();
-        CompareSides atStart = compareSides(w.stepper(), CompareBaseline::PreviousStep);
+        CompareSides atStart = compareSides(w.stepper(), CompareBaseline::PreviousStep, w.leftStep());
         QCOMPARE(atStart.beforeName, QString("the original graph"));
         QVERIFY(atStart.beforeShown);
         QVERIFY(applyNext(w));  // eliminate-noops: 19 nodes
         QVERIFY(applyNext(w));
         QCOMPARE(w.stepper().step(), size_t(2));
-        const CompareSides fromOriginal = compareSides(w.stepper(), CompareBaseline::Original);
+        const CompareSides fromOriginal = compareSides(w.stepper(), CompareBaseline::Original, w.leftStep());
         QCOMPARE(nodes(fromOriginal.original), originalNodes);
         QCOMPARE(nodes(fromOriginal.before), originalNodes);
         QCOMPARE(nodes(fromOriginal.after), w.stepper().current().graph.nodeCount());
         QCOMPARE(fromOriginal.beforeName, QString("the original graph"));
-        QVERIFY(!fromOriginal.beforeShown);  // the before side shows step 1
-        const CompareSides fromPrevious = compareSides(w.stepper(), CompareBaseline::PreviousStep);
+        QVERIFY(fromOriginal.beforeShown);  // the before side shows the original by default
+        const CompareSides fromPrevious = compareSides(w.stepper(), CompareBaseline::PreviousStep, w.leftStep());
         QCOMPARE(nodes(fromPrevious.before), w.stepper().previous().graph.nodeCount());
         QCOMPARE(nodes(fromPrevious.before), size_t(19));
         QCOMPARE(fromPrevious.beforeName, QString("step 1"));
-        QVERIFY(fromPrevious.beforeShown);
+        QVERIFY(!fromPrevious.beforeShown);
+        // Compared with the previous step, the before side shows step 1.
+        w.setCompareWith(CompareWith::PreviousStep);
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(w.leftStep(), size_t(1));
+        QVERIFY(!compareSides(w.stepper(), CompareBaseline::Original, w.leftStep()).beforeShown);
+        QVERIFY(compareSides(w.stepper(), CompareBaseline::PreviousStep, w.leftStep()).beforeShown);
         w.stepBack();
         QVERIFY(waitForLayout(w));
-        QVERIFY(compareSides(w.stepper(), CompareBaseline::Original).beforeShown);
-        QCOMPARE(compareSides(w.stepper(), CompareBaseline::PreviousStep).beforeName, QString("the original graph"));
+        QVERIFY(compareSides(w.stepper(), CompareBaseline::Original, w.leftStep()).beforeShown);
+        QCOMPARE(compareSides(w.stepper(), CompareBaseline::PreviousStep, w.leftStep()).beforeName, QString("the original graph"));
     }
 
     void theSpeedupLegendSitsInTheBeforeAfterTab() {

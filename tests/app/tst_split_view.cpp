@@ -1,7 +1,11 @@
-// The split view of the main window (offscreen): search over both sides with each result tagged
-// by its side and jumping there, group toggles followed by the other side where it has a group
-// of the same path, and the inspector's summary of a selected collapsed group.
+// The split view of the main window (offscreen): the original (or the previous step) against the
+// current step with their diff marks and captions, the rewrite log of every step grouped by pass
+// with its filter, the pass list's marks, each side centered on its own counterpart of a
+// selection, search over both sides with each result tagged by its side and jumping there, group
+// toggles followed by the other side where it has a group of the same path, and the inspector's
+// summary of a selected collapsed group.
 #include "app/main_window.h"
+#include "app/profile_panel.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
 #include "viewer/graph_view.h"
@@ -9,12 +13,17 @@
 #include "viewer/node_item.h"
 #include "viewer/search_panel.h"
 
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QLocale>
+#include <QScrollBar>
 #include <QSettings>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace graphlens;
@@ -68,6 +77,40 @@ QStringList rows(const QTreeWidgetItem* section) {
 
 QString number(qlonglong n) { return QLocale().toString(n); }
 
+QString caption(const GraphPane* pane) { return pane->findChild<QLabel*>()->text(); }
+
+/// "name:Op" of every box with `mark`, in scene order.
+QStringList boxesMarked(const GraphScene* scene, NodeMark mark) {
+    QStringList out;
+    for (const NodeItem* item : scene->nodeItems())
+        if (item->mark() == mark) out << item->visualNode().name + ":" + item->visualNode().title;
+    return out;
+}
+
+/// How far (in viewport pixels) the middle of `pane`'s view is from the middle of `node`'s box.
+qreal offCenter(const GraphPane* pane, NodeId node) {
+    const NodeItem* item = pane->scene()->itemForNode(node);
+    if (!item) return 1e9;
+    const QPointF shown = pane->view()->mapFromScene(item->sceneBoundingRect().center());
+    return (shown - QRectF(pane->view()->viewport()->rect()).center()).manhattanLength();
+}
+
+/// The step pass `passId` made (0 when none did).
+size_t stepOfPass(const MainWindow& w, const std::string& passId) {
+    for (size_t step = 1; step <= w.stepper().step(); ++step)
+        if (w.stepper().resultOf(step).passId == passId) return step;
+    return 0;
+}
+
+/// Apply all on the sample in a shown 1600x1000 window.
+bool openShownAndApplyAll(MainWindow& w) {
+    w.resize(1600, 1000);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w) || !openAndWait(w)) return false;
+    w.applyAllPasses();
+    return waitForLayout(w) && w.stepper().step() == w.stepper().stepCount();
+}
+
 } // namespace
 
 class TestSplitView : public QObject {
@@ -77,6 +120,236 @@ private slots:
         QCoreApplication::setOrganizationName("GraphLensTests");
         QCoreApplication::setApplicationName("tst_split_view");
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+    }
+
+    void afterApplyAllTheLeftShowsTheOriginalAndTheRightTheLastStep() {
+        MainWindow w;
+        QVERIFY(openAndWait(w));
+        QCOMPARE(caption(w.beforePane()), QString("Original · 23 nodes"));
+        QCOMPARE(caption(w.afterPane()), QString("Original (no pass applied) · 23 nodes"));
+        w.applyAllPasses();
+        QVERIFY(waitForLayout(w));
+        const size_t steps = w.stepper().stepCount();
+        QCOMPARE(w.stepper().step(), steps);
+        QCOMPARE(w.compareWith(), CompareWith::Original);  // the default
+        QCOMPARE(w.leftStep(), size_t(0));
+        const Graph& left = *w.beforePane()->graph();
+        QCOMPARE(left.nodeCount(), w.model()->graph.nodeCount());
+        QVERIFY(left.findNode("/stem/bn/BatchNormalization"));
+        QCOMPARE(w.afterPane()->graph()->nodeCount(), size_t(7));
+        QCOMPARE(caption(w.beforePane()), QString("Original · 23 nodes"));
+        QCOMPARE(caption(w.afterPane()), QString("After %1 passes (step %1 of %1) · 7 nodes").arg(steps));
+        // Left: every original node some pass removed or replaced; right: every node a pass made.
+        const QStringList removed = boxesMarked(w.beforeScene(), NodeMark::Removed);
+        for (const char* bn : {"/stem/bn/BatchNormalization:BatchNormalization", "/block1/bn1/BatchNormalization:BatchNormalization",
+                               "/block1/bn2/BatchNormalization:BatchNormalization", "/down/bn/BatchNormalization:BatchNormalization",
+                               "/stem/conv/Conv:Conv", "/head/dropout/Dropout:Dropout"})
+            QVERIFY2(removed.contains(bn), bn);
+        QVERIFY(!removed.contains("/head/fc/Gemm:Gemm"));  // untouched by every pass
+        QCOMPARE(boxesMarked(w.afterScene(), NodeMark::Added).filter(":FusedConv").size(), 4);
+        QVERIFY(!boxesMarked(w.afterScene(), NodeMark::Added).contains("/head/fc/Gemm:Gemm"));
+
+        // The switch: the step before the last one on the left, through the menu action.
+        auto* previous = w.findChild<QAction*>("compareWithPreviousAction");
+        QVERIFY(previous && previous->isCheckable() && !previous->isChecked());
+        previous->trigger();
+        QCOMPARE(w.compareWith(), CompareWith::PreviousStep);
+        QCOMPARE(w.passPanel()->compareBox()->currentText(), QString("Previous step"));
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(w.leftStep(), steps - 1);
+        QCOMPARE(w.beforePane()->graph()->nodeCount(), w.stepper().snapshot(steps - 1).graph.nodeCount());
+        const QString previousPass = QString::fromStdString(w.stepper().resultOf(steps - 1).passId);
+        QCOMPARE(caption(w.beforePane()), QString("Step %1, after %2 · %3 nodes")
+                                              .arg(steps - 1).arg(previousPass).arg(w.stepper().snapshot(steps - 1).graph.nodeCount()));
+        QCOMPARE(caption(w.afterPane()), QString("After fuse-conv-activation (step %1 of %1) · 7 nodes").arg(steps));
+        // Only the last pass's rewrites are marked now, and the log highlights its group.
+        size_t lastRemoved = 0;
+        for (const Rewrite& r : w.stepper().currentResult()->rewrites) lastRemoved += r.removed.size();
+        QCOMPARE(size_t(boxesMarked(w.beforeScene(), NodeMark::Removed).size()), lastRemoved);
+        QCOMPARE(w.rewriteLog()->tree()->topLevelItemCount(), int(steps));
+        QVERIFY(w.rewriteLog()->stepRow(steps)->background(0) != QBrush());
+        // Back through the box in the Passes dock.
+        w.passPanel()->compareBox()->setCurrentIndex(0);
+        QVERIFY(!previous->isChecked());
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(w.leftStep(), size_t(0));
+        QCOMPARE(w.beforePane()->graph()->nodeCount(), size_t(23));
+        // Stepping back keeps the original on the left.
+        w.stepBack();
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(w.leftStep(), size_t(0));
+        QCOMPARE(caption(w.afterPane()).left(30), QString("After %1 passes (step %1 of %2)").arg(steps - 1).arg(steps).left(30));
+    }
+
+    void rewriteLogListsEveryStepGroupedByPassAndFilters() {
+        MainWindow w;
+        QVERIFY(openAndWait(w));
+        w.applyAllPasses();
+        QVERIFY(waitForLayout(w));
+        RewriteLogPanel* log = w.rewriteLog();
+        size_t rewrites = 0, declines = 0;
+        for (const PassResult* r : w.stepper().appliedResults()) {
+            rewrites += r->rewrites.size();
+            declines += r->declines.size();
+        }
+        QVERIFY(rewrites > 10);
+        QCOMPARE(log->entryCount(RewriteLogPanel::Entry::Rewrite), int(rewrites));
+        QCOMPARE(log->entryCount(RewriteLogPanel::Entry::Decline), int(declines));
+        QCOMPARE(log->shownEntryCount(), int(rewrites + declines));
+        QTreeWidget* tree = log->tree();
+        QCOMPARE(tree->topLevelItemCount(), int(w.stepper().step()));
+        for (size_t step = 1; step <= w.stepper().step(); ++step) {
+            const PassResult& r = w.stepper().resultOf(step);
+            const QTreeWidgetItem* group = log->stepRow(step);
+            QVERIFY(group->text(0).startsWith(QString("%1. %2").arg(step).arg(QString::fromStdString(r.passId))));
+            QCOMPARE(group->childCount(), int(r.rewrites.size() + r.declines.size()));
+            QCOMPARE(group->isExpanded(), step == w.stepper().step());  // the current step's group
+            QCOMPARE(group->font(0).bold(), step == w.stepper().step());
+        }
+        const size_t foldStep = stepOfPass(w, "fold-batchnorm");
+        const QTreeWidgetItem* fold = log->stepRow(foldStep);
+        QCOMPARE(fold->text(0), QString("%1. fold-batchnorm · 4 rewrites").arg(foldStep));
+        // The filter keeps the lines that contain its text and the groups holding them.
+        log->filter()->setText("block1/bn");
+        int shown = 0;
+        for (int g = 0; g < tree->topLevelItemCount(); ++g) {
+            const QTreeWidgetItem* group = tree->topLevelItem(g);
+            int groupShown = 0;
+            for (int i = 0; i < group->childCount(); ++i) {
+                const bool matches = group->child(i)->text(0).contains("block1/bn");
+                QCOMPARE(!group->child(i)->isHidden(), matches);
+                groupShown += matches;
+            }
+            QCOMPARE(group->isHidden(), groupShown == 0);
+            if (groupShown) QVERIFY(group->isExpanded());
+            shown += groupShown;
+        }
+        QCOMPARE(shown, 2);  // bn1 and bn2 folded
+        QCOMPARE(log->shownEntryCount(), 2);
+        // A pass id keeps its whole group.
+        log->filter()->setText("fold-batchnorm");
+        QCOMPARE(log->shownEntryCount(), fold->childCount());
+        QVERIFY(!fold->isHidden());
+        log->filter()->clear();
+        QCOMPARE(log->shownEntryCount(), int(rewrites + declines));
+        log->hideDeclines()->setChecked(true);
+        QCOMPARE(log->shownEntryCount(), int(rewrites));
+        log->hideDeclines()->setChecked(false);
+        // Stepping back lists the steps up to the new current one.
+        w.stepBack();
+        QVERIFY(waitForLayout(w));
+        QCOMPARE(tree->topLevelItemCount(), int(w.stepper().step()));
+        QVERIFY(log->stepRow(w.stepper().step())->isExpanded());
+    }
+
+    void passListMarksAppliedPassesAndTheCurrentStep() {
+        MainWindow w;
+        QVERIFY(openAndWait(w));
+        QListWidget* list = w.passPanel()->passList();
+        QCOMPARE(list->item(0)->text(), QString("eliminate-noops"));  // nothing applied yet
+        w.applyAllPasses();
+        QVERIFY(waitForLayout(w));
+        const PassStepper& stepper = w.stepper();
+        const QBrush dim = list->palette().brush(QPalette::Disabled, QPalette::Text);
+        int dimmed = 0;
+        for (size_t step = 1; step <= stepper.step(); ++step) {
+            const QListWidgetItem* item = list->item(int(stepper.passOfStep(step)));
+            const PassResult& r = stepper.resultOf(step);
+            const bool current = step == stepper.step();
+            QString expected = QString::fromStdString(r.passId);
+            if (r.rewrites.empty()) expected += " · no change";
+            else expected += QString(" · %1 rewrite%2").arg(r.rewrites.size()).arg(r.rewrites.size() == 1 ? "" : "s");
+            QVERIFY2(item->text().startsWith((current ? QString("\u25B6 ") : QString()) + expected), qPrintable(item->text()));
+            QCOMPARE(item->font().bold(), current);
+            QCOMPARE(item->foreground() == dim, r.rewrites.empty());
+            dimmed += r.rewrites.empty();
+        }
+        QVERIFY(dimmed > 0);  // the sample leaves some passes nothing to do
+        const auto row = [&stepper, list](const char* id) {
+            const auto& ids = stepper.passIds();
+            return list->item(int(std::find(ids.begin(), ids.end(), id) - ids.begin()))->text();
+        };
+        QCOMPARE(row("fold-batchnorm"), QString("fold-batchnorm · 4 rewrites · \u22124 nodes"));
+        QCOMPARE(row("eliminate-noops"), QString("eliminate-noops · 4 rewrites · \u22124 nodes"));
+        // Stepping back moves the mark; the passes after the current step lose their counts.
+        w.stepBack();
+        QVERIFY(waitForLayout(w));
+        QVERIFY(list->item(int(stepper.passOfStep(stepper.step())))->text().startsWith("\u25B6 "));
+        QCOMPARE(list->item(int(stepper.passOfStep(stepper.step() + 1)))->text(),
+                 QString::fromStdString(stepper.resultOf(stepper.step() + 1).passId));
+    }
+
+    void selectingAFusedNodeCentersEachSideOnItsOwnNode() {
+        MainWindow w;
+        QVERIFY(openShownAndApplyAll(w));
+        GraphPane* left = w.beforePane();
+        GraphPane* right = w.afterPane();
+        const NodeId fused = nodeNamed(*right->graph(), "/block1/conv1/Conv");
+        QCOMPARE(right->graph()->node(fused).opType, std::string("FusedConv"));
+        const NodeId conv = nodeNamed(*left->graph(), "/block1/conv1/Conv");
+        QVERIFY(offCenter(left, conv) > 20 && offCenter(right, fused) > 20);  // not where they start
+        w.afterScene()->selectNode(fused);
+        QVERIFY2(offCenter(right, fused) <= 2, qPrintable(QString::number(offCenter(right, fused))));
+        QVERIFY2(offCenter(left, conv) <= 2, qPrintable(QString::number(offCenter(left, conv))));
+        QCOMPARE(left->view()->zoom(), right->view()->zoom());
+        QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted),
+                 QStringList({"/block1/conv1/Conv:Conv", "/block1/bn1/BatchNormalization:BatchNormalization",
+                              "/block1/relu1/Relu:Relu"}));
+        // The other way: a BatchNorm on the left centers the right on the FusedConv it went into.
+        const NodeId bn = nodeNamed(*left->graph(), "/down/bn/BatchNormalization");
+        const NodeId downFused = nodeNamed(*right->graph(), "/down/conv/Conv");
+        w.beforeScene()->selectNode(bn);
+        QCOMPARE(w.afterScene()->selectedNode(), kNoId);  // one selection: the inspector's
+        QVERIFY(offCenter(left, bn) <= 2);
+        QVERIFY(offCenter(right, downFused) <= 2);
+        QCOMPARE(boxesMarked(w.afterScene(), NodeMark::Highlighted), QStringList({"/down/conv/Conv:FusedConv"}));
+        // A pan of one side pans the other by as much; a zoom zooms both around their own centers.
+        const QPointF leftCenter = left->view()->viewState().center;
+        const QPointF rightCenter = right->view()->viewState().center;
+        right->view()->verticalScrollBar()->setValue(right->view()->verticalScrollBar()->value() - 40);
+        const qreal panned = right->view()->viewState().center.y() - rightCenter.y();
+        const qreal pixel = 1 / right->view()->zoom();  // the scroll bars move by whole pixels
+        QVERIFY2(qAbs(panned + 40 * pixel) <= 2 * pixel, qPrintable(QString::number(panned)));
+        QVERIFY2(qAbs(left->view()->viewState().center.y() - leftCenter.y() - panned) <= 2 * pixel,
+                 qPrintable(QString::number(left->view()->viewState().center.y() - leftCenter.y())));
+        right->view()->zoomIn();
+        QCOMPARE(left->view()->zoom(), right->view()->zoom());
+    }
+
+    void hotspotAndRewriteLogActivationsCenterEachSide() {
+        MainWindow w;
+        QVERIFY(openShownAndApplyAll(w));
+        GraphPane* left = w.beforePane();
+        GraphPane* right = w.afterPane();
+        // A hotspot row names a node of the profiled (right) side.
+        const NodeId fused = nodeNamed(*right->graph(), "/stem/conv/Conv");
+        emit w.profilePanel()->nodeActivated(fused);
+        QCOMPARE(w.afterScene()->selectedNode(), fused);
+        QVERIFY(offCenter(right, fused) <= 2);
+        QVERIFY(offCenter(left, nodeNamed(*left->graph(), "/stem/conv/Conv")) <= 2);
+        // A rewrite of an earlier step: the BatchNorm folded into /down/conv. Its left nodes are
+        // the original Conv and BatchNorm; the right one the FusedConv they ended in.
+        QTreeWidgetItem* group = w.rewriteLog()->stepRow(stepOfPass(w, "fold-batchnorm"));
+        QTreeWidgetItem* entry = nullptr;
+        for (int i = 0; i < group->childCount(); ++i)
+            if (group->child(i)->text(0).contains("'/down/bn/BatchNormalization'")) entry = group->child(i);
+        QVERIFY(entry);
+        group->setExpanded(true);
+        QTreeWidget* tree = w.rewriteLog()->tree();
+        tree->scrollToItem(entry);
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualItemRect(entry).center());
+        const NodeId downFused = nodeNamed(*right->graph(), "/down/conv/Conv");
+        const NodeId downConv = nodeNamed(*left->graph(), "/down/conv/Conv");
+        QCOMPARE(w.afterScene()->selectedNode(), downFused);
+        QVERIFY(offCenter(right, downFused) <= 2);
+        QVERIFY(offCenter(left, downConv) <= 2);
+        QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted),
+                 QStringList({"/down/conv/Conv:Conv", "/down/bn/BatchNormalization:BatchNormalization"}));
+        // Activating the same hotspot again centers both again after a pan.
+        right->view()->verticalScrollBar()->setValue(right->view()->verticalScrollBar()->value() - 60);
+        emit w.profilePanel()->nodeActivated(downFused);
+        QVERIFY(offCenter(right, downFused) <= 2);
+        QVERIFY(offCenter(left, downConv) <= 2);
     }
 
     void searchListsBothSidesAndJumpsToTheResultsSide() {
@@ -111,8 +384,9 @@ private slots:
         QCOMPARE(search->results()->count(), 4);
     }
 
-    void searchBeforeAnyPassSelectsOnBothSides() {
+    void searchBeforeAnyPassSelectsOnTheRightAndCentersBothSides() {
         MainWindow w;
+        w.resize(1600, 1000);
         w.show();
         QVERIFY(openAndWait(w));
         SearchPanel* search = w.searchPanel();
@@ -120,8 +394,11 @@ private slots:
         QCOMPARE(resultTexts(search), QStringList({"[both] /head/fc/Gemm  ·  Gemm"}));
         activate(search, 0);
         const NodeId gemm = nodeNamed(*w.afterPane()->graph(), "/head/fc/Gemm");
-        QCOMPARE(w.beforeScene()->selectedNode(), gemm);
         QCOMPARE(w.afterScene()->selectedNode(), gemm);
+        QCOMPARE(w.beforeScene()->selectedNode(), kNoId);
+        QCOMPARE(boxesMarked(w.beforeScene(), NodeMark::Highlighted), QStringList({"/head/fc/Gemm:Gemm"}));
+        QVERIFY(offCenter(w.afterPane(), gemm) <= 2);
+        QVERIFY(offCenter(w.beforePane(), gemm) <= 2);
     }
 
     void togglingAGroupTogglesTheSameGroupOnTheOtherSide() {

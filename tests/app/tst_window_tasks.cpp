@@ -20,6 +20,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include <atomic>
@@ -251,14 +252,15 @@ private slots:
         QCOMPARE(report->outputsCompared, size_t(1));
         QVERIFY(report->maxAbsError > 0);  // folding rounds differently
         QVERIFY(report->maxAbsError < 1e-4);
-        const QString first = w.rewriteLog()->item(0)->text();
-        QVERIFY2(first.startsWith(QString("[fold-batchnorm] verified: max abs error %1,").arg(report->maxAbsError, 0, 'g', 3)), qPrintable(first));
+        const QString first = w.rewriteLog()->stepRow(w.stepper().step())->child(0)->text(0);
+        QVERIFY2(first.startsWith(QString("verified: max abs error %1,").arg(report->maxAbsError, 0, 'g', 3)), qPrintable(first));
         // Without verification a step has no report.
         w.setVerifySteps(false);
         w.applyNextPass();
         QVERIFY(waitForLayout(w));
         QVERIFY(w.stepper().currentVerification() == nullptr);
-        QVERIFY(w.rewriteLog()->findItems("verified", Qt::MatchContains).isEmpty());
+        const QTreeWidgetItem* current = w.rewriteLog()->stepRow(w.stepper().step());
+        for (int i = 0; i < current->childCount(); ++i) QVERIFY(!current->child(i)->text(0).contains("verified"));
     }
 
     /// A model whose input has a symbolic batch size verifies on a batch of one, and the status
@@ -332,6 +334,44 @@ private slots:
         QCOMPARE(stepper.stepCount(), size_t(2));
         QCOMPARE(stepper.currentResult()->passId, stepper.passIds()[3]);
         QVERIFY(!stepper.stepForward());
+    }
+
+    /// What the split view compares: the original's nodes the passes so far removed or replaced
+    /// against the nodes they made, or only the last pass's; a log line's original nodes.
+    void compareStepMarksWhatTheStepsInBetweenChanged() {
+        PassStepper stepper;
+        stepper.reset(loadForWindow(kSample).model);
+        for (size_t pass = 0; pass < stepper.passIds().size(); ++pass)
+            stepper.commit(runPassStep(stepper.passIds()[pass], pass, stepper.current()));
+        const Graph& original = stepper.original().graph;
+        const Graph& current = stepper.current().graph;
+        const StepComparison all = compareStep(stepper, CompareWith::Original);
+        QCOMPARE(all.leftStep, size_t(0));
+        size_t gone = 0, made = 0;
+        for (NodeId n : original.nodeIds()) gone += !current.hasNode(n);
+        for (NodeId n : current.nodeIds()) made += !original.hasNode(n);
+        QCOMPARE(all.removed.size(), gone);  // 23 - 7 + the nodes replaced by new ones
+        QCOMPARE(all.added.size(), made);
+        QCOMPARE(original.nodeCount() - all.removed.size() + all.added.size(), current.nodeCount());
+        QCOMPARE(all.leftCaption, QString("Original · 23 nodes"));
+        const StepComparison last = compareStep(stepper, CompareWith::PreviousStep);
+        QCOMPARE(last.leftStep, stepper.step() - 1);
+        size_t lastRemoved = 0, lastAdded = 0;
+        for (const Rewrite& w : stepper.currentResult()->rewrites) {
+            lastRemoved += w.removed.size();
+            lastAdded += w.added.size();
+        }
+        QCOMPARE(last.removed.size(), lastRemoved);
+        QCOMPARE(last.added.size(), lastAdded);
+        // fold-batchnorm's first rewrite: the stem's Conv and BatchNorm as loaded.
+        size_t fold = 1;
+        while (stepper.resultOf(fold).passId != "fold-batchnorm") ++fold;
+        std::vector<NodeId> origins = rewriteOrigins(stepper, fold, 0);
+        std::sort(origins.begin(), origins.end());
+        origins.erase(std::unique(origins.begin(), origins.end()), origins.end());
+        QStringList names;
+        for (NodeId n : origins) names << QString::fromStdString(original.node(n).name);
+        QCOMPARE(names, QStringList({"/stem/conv/Conv", "/stem/bn/BatchNormalization"}));
     }
 
 private:

@@ -17,6 +17,7 @@
 #include "viewer/model_overview.h"
 #include "viewer/node_inspector.h"
 #include "viewer/node_label.h"
+#include "viewer/scope_outline.h"
 #include "viewer/search_panel.h"
 
 #include <QApplication>
@@ -115,6 +116,13 @@ void MainWindow::buildMenus() {
     zoomIn->setShortcuts({QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal), QKeySequence::ZoomIn});
     QAction* zoomOut = view->addAction(tr("Zoom &out"), this, [this] { focusedPane()->view()->zoomOut(); });
     zoomOut->setShortcuts({QKeySequence(Qt::Key_Minus), QKeySequence::ZoomOut});
+    QAction* overviewMap = view->addAction(tr("O&verview map"));
+    overviewMap->setObjectName("minimapAction");
+    overviewMap->setCheckable(true);
+    overviewMap->setChecked(true);
+    connect(overviewMap, &QAction::toggled, this, [this](bool on) {
+        for (GraphPane* pane : {before_, after_}) pane->setMinimapEnabled(on);
+    });
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     QMenu* passes = menuBar()->addMenu(tr("&Passes"));
@@ -142,6 +150,7 @@ void MainWindow::buildDocks() {
     searchDock_->setWidget(searchPanel_);
     addDockWidget(Qt::LeftDockWidgetArea, searchDock_);
     connect(searchPanel_, &SearchPanel::nodeActivated, this, &MainWindow::searchHitActivated);
+    buildOutlineDock();
 
     auto* logDock = new QDockWidget(tr("Rewrite log"), this);
     rewriteLog_ = new QListWidget(logDock);
@@ -189,6 +198,20 @@ void MainWindow::buildDocks() {
     connect(passPanel_, &PassPanel::applyStarted, profilePanel_, &ProfilePanel::dropProfile);  // the after side will change
     connect(passPanel_, &PassPanel::passesApplied, this, &MainWindow::passesApplied);
     connect(passPanel_, &PassPanel::statusMessage, statusBar(), &QStatusBar::showMessage);
+}
+
+void MainWindow::buildOutlineDock() {
+    auto* dock = new QDockWidget(tr("Outline"), this);
+    dock->setObjectName("outlineDock");
+    auto* outline = new ScopeOutline(dock);
+    dock->setWidget(outline);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    tabifyDockWidget(searchDock_, dock);
+    // The groups of the after side (the current step); a click opens the group on both sides.
+    connect(after_, &GraphPane::graphShown, outline, [this, outline] { outline->setScopes(after_->sharedScopes()); });
+    connect(outline, &ScopeOutline::groupActivated, this, [this](const QString& path) {
+        for (GraphPane* pane : {before_, after_}) pane->revealGroup(path);
+    });
 }
 
 void MainWindow::profileCurrentStep() {
@@ -278,6 +301,7 @@ void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     recent_.add(path);
     overview_->showModel(*model_, loaded.summary);
     setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
+    for (GraphPane* pane : {before_, after_}) pane->startOver();  // the start view, not the last model's
     passPanel_->startOver(*model_);
     emit modelLoaded(path);
 }
@@ -352,8 +376,7 @@ void MainWindow::fillRewriteLog(const Graph& before, const Graph& after) {
 
 void MainWindow::paneShown() {
     if (!stepShowPending_ || before_->layoutPending() || after_->layoutPending()) return;
-    stepShowPending_ = false;
-    after_->view()->fitToWindow();
+    stepShowPending_ = false;  // each pane made its first view (GraphPane::showGraph())
     emit graphShown();
 }
 

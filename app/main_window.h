@@ -109,6 +109,8 @@ protected:
 private:
     void buildMenus();
     void buildDocks();
+    /// The Outline dock (objectName "outlineDock"): the name-scope groups, tabbed with Search.
+    void buildOutlineDock();
     void chooseAndOpen();
     void fillRecentMenu();
     void updateStatus();

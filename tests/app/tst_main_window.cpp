@@ -10,10 +10,13 @@
 #include "viewer/model_overview.h"
 #include "viewer/node_inspector.h"
 #include "viewer/node_item.h"
+#include "viewer/group_frame_item.h"
+#include "viewer/scope_outline.h"
 #include "viewer/scope_tree.h"
 #include "viewer/search_panel.h"
 
 #include <QCheckBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -260,17 +263,91 @@ private slots:
         QVERIFY(showsWhole(w.afterPane()->view(), w.afterScene()->itemForNode(id)));
     }
 
-    void eachSideHasAMinimapWhereThereIsRoom() {
+    void eachSideHasAMinimapBesideTheGraph() {
         MainWindow w;
         w.resize(1800, 1100);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(openAndWait(w));
+        auto* toggle = w.findChild<QAction*>("minimapAction");
+        QVERIFY(toggle && toggle->isCheckable() && toggle->isChecked());
         for (GraphPane* pane : {w.beforePane(), w.afterPane()}) {
             QCOMPARE(pane->minimap()->scene(), static_cast<QGraphicsScene*>(pane->scene()));
             QVERIFY(pane->minimap()->isVisible());
-            QVERIFY(pane->view()->viewport()->geometry().contains(pane->minimap()->geometry()));
+            // Its own column: nothing of it over the graph's viewport.
+            const QRect viewport(pane->view()->viewport()->mapTo(&w, QPoint(0, 0)), pane->view()->viewport()->size());
+            const QRect map(pane->minimapFrame()->mapTo(&w, QPoint(0, 0)), pane->minimapFrame()->size());
+            QVERIFY(!viewport.intersects(map));
         }
+        toggle->trigger();
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) QVERIFY(!pane->minimap()->isVisible());
+    }
+
+    void bothSidesOpenAtTheInputWithLegibleOpTypes() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) {
+            const qreal titlePixels = QFontMetricsF(pane->scene()->style().titleFont).height() * pane->view()->zoom();
+            QVERIFY2(titlePixels >= 9, qPrintable(QString::number(titlePixels)));
+            const NodeItem* input = pane->scene()->itemForKey(VisualKey::input(pane->graph()->inputs().front()));
+            QVERIFY(input);
+            QVERIFY(pane->view()->visibleSceneRect().contains(input->sceneBoundingRect().center()));
+        }
+    }
+
+    void applyAllKeepsTheViewAndTheExpandedGroups() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        GraphPane* pane = w.afterPane();
+        pane->toggleGroup(pane->scopes()->findGroup("/head"));
+        QVERIFY(waitForLayout(w));
+        const QRectF bounds = pane->scene()->visualGraph().bounds;
+        pane->view()->setViewState({0.9, QPointF(bounds.center().x(), bounds.top() + 400)});
+        const GraphView::ViewState view = pane->view()->viewState();
+        QVERIFY(applyAll(w));
+        QVERIFY(w.stepper().step() > 1);
+        QCOMPARE(pane->view()->zoom(), view.zoom);
+        // The same place (the optimized graph is narrower: it is centered across, a few units off).
+        QVERIFY((pane->view()->viewState().center - view.center).manhattanLength() < 20);
+        QCOMPARE(pane->collapsedGroups(), CollapsedGroups({pane->scopes()->findGroup("/head")}));
+        // Opening a model again starts over: the start view, nothing collapsed (20 boxes).
+        QVERIFY(openAndWait(w));
+        QVERIFY(pane->collapsedGroups().empty());
+        QCOMPARE(pane->view()->zoom(), GraphView::readableZoom(pane->scene()));
+    }
+
+    void outlineDockOpensTheClickedGroupOnBothSides() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        auto* dock = w.findChild<QDockWidget*>("outlineDock");
+        QVERIFY(dock);
+        QCOMPARE(w.dockWidgetArea(dock), Qt::LeftDockWidgetArea);
+        auto* outline = dock->findChild<ScopeOutline*>();
+        QVERIFY(outline);
+        QCOMPARE(outline->topLevelItemCount(), 4);  // stem, block1, down, head
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) pane->toggleGroup(pane->scopes()->findGroup("/block1"));
+        QVERIFY(waitForLayout(w));
+        QTreeWidgetItem* block1 = outline->itemForPath("/block1");
+        QVERIFY(block1);
+        outline->scrollToItem(block1);
+        QTest::mouseClick(outline->viewport(), Qt::LeftButton, {}, outline->visualItemRect(block1).center());
+        QVERIFY(waitForLayout(w));
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) {
+            const GroupId group = pane->scopes()->findGroup("/block1");
+            QVERIFY(pane->collapsedGroups().empty());
+            QVERIFY(pane->scene()->frameForGroup(group));
+        }
+        const QRectF frame = w.afterScene()->frameForGroup(w.afterPane()->scopes()->findGroup("/block1"))->boundingRect();
+        QVERIFY(w.afterPane()->view()->visibleSceneRect().contains(QPointF(frame.center().x(), frame.top() + 20)));
     }
 
     void rewriteLogClickSelectsAndCentersBothSides() {

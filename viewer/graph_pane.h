@@ -90,7 +90,7 @@ public:
     /// of more than kOpenSubgroupsUpTo nodes are collapsed, so it opens as a few readable boxes.
     CollapsedGroups expandGroup(CollapsedGroups collapsed, GroupId group) const;
     static constexpr size_t kOpenSubgroupsUpTo = 150;
-    static constexpr int kMinimapWidth = 130;
+    static constexpr int kMinimapWidth = 110;
 
 signals:
     /// A layout of the shown graph went into the scene.

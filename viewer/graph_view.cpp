@@ -180,8 +180,12 @@ void GraphMinimap::render() {
     const QRectF area = QRectF(rect()).adjusted(kMargin, kMargin, -kMargin, -kMargin);
     if (!scene() || area.isEmpty() || scene()->sceneRect().isEmpty()) return update();
     source_ = scene()->sceneRect();
-    scale_ = std::min(area.width() / source_.width(), area.height() / source_.height());
-    const QSize size = (source_.size() * scale_).toSize().expandedTo(QSize(1, 1));
+    // A tall graph in a narrow column is stretched across (up to kMaxStretch times), so it
+    // is more than a hairline.
+    constexpr qreal kMaxStretch = 4;
+    const qreal fit = std::min(area.width() / source_.width(), area.height() / source_.height());
+    scale_ = {std::min(area.width() / source_.width(), fit * kMaxStretch), std::min(area.height() / source_.height(), fit * kMaxStretch)};
+    const QSize size = QSizeF(source_.width() * scale_.x(), source_.height() * scale_.y()).toSize().expandedTo(QSize(1, 1));
     picture_ = QPixmap(size);
     picture_.fill(scene()->backgroundBrush().color());
     {
@@ -193,8 +197,15 @@ void GraphMinimap::render() {
     update();
 }
 
-QPointF GraphMinimap::mapFromScene(QPointF p) const { return pictureAt_ + (p - source_.topLeft()) * scale_; }
-QPointF GraphMinimap::mapToScene(QPointF p) const { return source_.topLeft() + (p - pictureAt_) / scale_; }
+QPointF GraphMinimap::mapFromScene(QPointF p) const {
+    const QPointF d = p - source_.topLeft();
+    return pictureAt_ + QPointF(d.x() * scale_.x(), d.y() * scale_.y());
+}
+
+QPointF GraphMinimap::mapToScene(QPointF p) const {
+    const QPointF d = p - pictureAt_;
+    return source_.topLeft() + QPointF(d.x() / scale_.x(), d.y() / scale_.y());
+}
 
 void GraphMinimap::paintEvent(QPaintEvent*) {
     QPainter painter(this);

@@ -95,7 +95,7 @@ private:
     QPixmap picture_;
     QPointF pictureAt_;  ///< top left of the picture in the widget
     QRectF source_;      ///< the scene rectangle the picture shows
-    qreal scale_ = 1;    ///< widget pixels per scene unit
+    QPointF scale_{1, 1};  ///< widget pixels per scene unit, across and down
     bool renderScheduled_ = false;
     bool stale_ = false;  ///< the scene changed while hidden
     QMetaObject::Connection sceneChanged_;

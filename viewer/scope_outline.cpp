@@ -21,6 +21,7 @@ ScopeOutline::ScopeOutline(QWidget* parent) : QTreeWidget(parent) {
     setUniformRowHeights(true);
     setToolTip(tr("Name-scope groups: click one to open it on the canvas"));
     connect(this, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
+        item->setExpanded(true);  // its sub-groups, as the canvas opens it
         emit groupActivated(item->data(0, kPathRole).toString());
     });
     connect(this, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {

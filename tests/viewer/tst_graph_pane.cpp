@@ -349,6 +349,9 @@ private slots:
         emit outline.itemClicked(mlp, 0);
         QCOMPARE(activated.count(), 1);
         QCOMPARE(activated.at(0).at(0).toString(), QString("/blocks.4/mlp"));
+        emit outline.itemClicked(outline.topLevelItem(7), 0);
+        QVERIFY(outline.topLevelItem(7)->isExpanded());
+        QCOMPARE(activated.at(1).at(0).toString(), QString("/blocks.7"));
     }
 };
 

@@ -19,6 +19,8 @@
 #include <QThreadPool>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace graphlens {
 namespace {
 
@@ -140,9 +142,10 @@ void GraphPane::startOver() { startOver_ = true; }
 void GraphPane::showGraph(std::shared_ptr<const Graph> graph, std::vector<NodeId> marked, NodeMark diffMark) {
     if (std::exchange(startOver_, false)) {
         keptView_.reset();
+        keptAnchors_.clear();
         keptCollapse_.clear();
     } else if (graphInScene_ && scopes_) {  // the graph shown now hands its state on
-        keptView_ = view_->viewState();
+        keepView();
         keptCollapse_.clear();
         for (const ScopeGroup& g : scopes_->groups()) keptCollapse_[g.path] = collapsed_.contains(g.id);
     }
@@ -202,8 +205,37 @@ void GraphPane::present(const std::shared_ptr<const VisualGraph>& layout) {
     if (!pendingReveal_.isEmpty()) revealGroup(pendingReveal_);
 }
 
+void GraphPane::keepView() {
+    constexpr size_t kAnchors = 12;
+    keptView_ = view_->viewState();
+    std::vector<std::pair<qreal, ViewAnchor>> near;
+    for (const VisualNode& n : scene_->visualGraph().nodes) {
+        if (n.name.isEmpty()) continue;
+        const QPointF offset = n.rect.center() - keptView_->center;
+        near.push_back({offset.manhattanLength(), {n.key.kind, n.name, offset}});
+    }
+    const size_t count = std::min(near.size(), kAnchors);
+    std::partial_sort(near.begin(), near.begin() + qsizetype(count), near.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+    keptAnchors_.clear();
+    for (size_t i = 0; i < count; ++i) keptAnchors_.push_back(near[i].second);
+}
+
 void GraphPane::showFirstView() {
-    if (keptView_) return view_->setViewState(*keptView_);
+    if (keptView_) {
+        // The same boxes in the same place where the new graph still has one of them (a step
+        // moves boxes: fused ones go, the rest shift), else the same scene point.
+        GraphView::ViewState state = *keptView_;
+        for (const ViewAnchor& anchor : keptAnchors_) {
+            const auto& nodes = scene_->visualGraph().nodes;
+            const auto same = std::find_if(nodes.begin(), nodes.end(),
+                                           [&](const VisualNode& n) { return n.key.kind == anchor.kind && n.name == anchor.name; });
+            if (same == nodes.end()) continue;
+            state.center = same->rect.center() - anchor.offset;
+            break;
+        }
+        return view_->setViewState(state);
+    }
     view_->showStart();
     startViewWhenShown_ = !view_->isVisible();
 }

@@ -105,6 +105,7 @@ protected:
 private:
     void placeMinimap();
     void showFirstView();
+    void keepView();
     void requestLayout(const CollapsedGroups& collapsed);
     void present(const std::shared_ptr<const VisualGraph>& layout);
     void applyMarks();
@@ -119,6 +120,14 @@ private:
     /// What a graph shown after another keeps of it: the view and, by group path, whether each
     /// group was collapsed. Unset for the start view.
     std::optional<GraphView::ViewState> keptView_;
+    /// Boxes near the middle of the kept view, nearest first, and where each was from the
+    /// middle: the next graph puts the first of them it still has at the same place.
+    struct ViewAnchor {
+        VisualKey::Kind kind;
+        QString name;
+        QPointF offset;  ///< box center minus view center, scene units
+    };
+    std::vector<ViewAnchor> keptAnchors_;
     std::map<std::string, bool> keptCollapse_;
     bool startOver_ = true;
     bool firstLayoutOfGraph_ = false;  ///< the next present() is the first of graph_

@@ -38,6 +38,9 @@ void GraphView::setViewState(const ViewState& state) {
     const qreal target = std::clamp(state.zoom, kMinZoom, kMaxZoom);
     if (!qFuzzyCompare(target, zoom())) setTransform(QTransform::fromScale(target, target));
     centerOn(state.center);
+    // A jump may come while the scene's own updates are pending (a new graph just put in):
+    // scrolling the old pixels along with them leaves stale boxes, so all is drawn again.
+    viewport()->update();
     emit viewChanged();
 }
 

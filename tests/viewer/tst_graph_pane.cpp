@@ -333,6 +333,39 @@ private slots:
         QVERIFY(!svgAtScale(scene, 0.05).contains("<text"));
     }
 
+    void exportedBigModelsOpenCollapsed_data() {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("transformer_15k") << QString("/work/models/transformer_15k.onnx");
+        QTest::newRow("big61k") << QString("/work/models/big61k.onnx");
+    }
+    /// Real exported models where this machine has them (the figures are for the record).
+    void exportedBigModelsOpenCollapsed() {
+        QFETCH(QString, path);
+        if (!QFileInfo::exists(path)) QSKIP("model not on this machine");
+        const auto graph = std::make_shared<const Graph>(loadModel(path.toStdString()).graph);
+        GraphPane pane;
+        pane.resize(700, 900);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        pane.showGraph(graph, {}, NodeMark::Normal);
+        QVERIFY(waitForLayout(pane));
+        const ScopeTree& scopes = *pane.scopes();
+        qInfo("%s: %zu nodes, first layout %lld ms, %zu boxes", qPrintable(path), scopes.nodeCount(),
+              pane.lastLayoutMilliseconds(), pane.scene()->nodeItems().size());
+        QVERIFY(!pane.collapsedGroups().empty());
+        QVERIFY(titlePixels(pane) >= 9);
+        // The group nearest 50 nodes, opened.
+        const ScopeGroup* pick = nullptr;
+        for (const ScopeGroup& g : scopes.groups())
+            if (!pick || std::abs(int(g.totalNodes) - 50) < std::abs(int(pick->totalNodes) - 50)) pick = &g;
+        QVERIFY(pick);
+        pane.revealGroup(QString::fromStdString(pick->path));
+        QVERIFY(waitForLayout(pane));
+        qInfo("%s: opening %s (%zu nodes): %lld ms, %zu boxes", qPrintable(path), pick->path.c_str(), pick->totalNodes,
+              pane.lastLayoutMilliseconds(), pane.scene()->nodeItems().size());
+        QVERIFY(!pane.collapsedGroups().contains(pick->id));
+    }
+
     void outlineListsTheGroupsWithTheirNodeCounts() {
         auto scopes = std::make_shared<const ScopeTree>(*transformer15k());
         ScopeOutline outline;

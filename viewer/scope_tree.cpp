@@ -4,6 +4,7 @@
 
 #include "viewer/node_label.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -157,7 +158,9 @@ CollapsedGroups automaticCollapse(const ScopeTree& tree, size_t maxVisible, size
         CollapsedGroups collapsed = collapseBelowDepth(tree, levels);
         const size_t visible = visibleNodeCount(tree, collapsed);
         if (visible > maxVisible) break;  // deeper levels only show more
-        if (visible >= minOverview) return collapsed;
+        size_t largest = 0;
+        for (GroupId g : collapsed) largest = std::max(largest, tree.group(g).totalNodes);
+        if (visible >= minOverview && 2 * largest <= tree.nodeCount()) return collapsed;
         fitting = std::move(collapsed);
     }
     return fitting;

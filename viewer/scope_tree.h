@@ -74,9 +74,10 @@ size_t visibleNodeCount(const ScopeTree& tree, const CollapsedGroups& collapsed)
 
 /// Nothing collapsed when the graph has at most `maxVisible` nodes; otherwise its top-level
 /// groups collapsed, so a big graph opens as an overview of a few readable boxes: the
-/// shallowest collapseBelowDepth() that shows at least `minOverview` boxes (a model wrapped in
-/// one scope, "/bert/...", opens one level further in) and at most `maxVisible` (depth 0 when
-/// none does).
+/// shallowest collapseBelowDepth() that shows at least `minOverview` boxes, none of them
+/// holding more than half of the nodes (a model wrapped in one scope, "/bert/...", or with all
+/// its layers in "/layers", opens one level further in), and at most `maxVisible` boxes (the
+/// deepest level under that limit when none does).
 CollapsedGroups automaticCollapse(const ScopeTree& tree, size_t maxVisible = 1000, size_t minOverview = 8);
 
 } // namespace graphlens

@@ -271,6 +271,21 @@ private slots:
         QCOMPARE(visibleNodeCount(tree, collapsed), size_t(20));
     }
 
+    void oneGroupHoldingMostNodesIsOpened() {
+        GraphBuilder b;  // 12 loose nodes, then "/layers/layers.<i>/Relu_<k>" holding 1,200
+        ValueId x = b.input("x", DType::Float, {1, 8});
+        for (int k = 0; k < 12; ++k) x = b.op("Relu", {x}, {}, "embed_" + std::to_string(k));
+        for (int i = 0; i < 24; ++i)
+            for (int k = 0; k < 50; ++k)
+                x = b.op("Relu", {x}, {}, QStringLiteral("/layers/layers.%1/Relu_%2").arg(i).arg(k).toStdString());
+        b.output(x);
+        const ScopeTree tree(b.graph());
+        QCOMPARE(visibleNodeCount(tree, collapseBelowDepth(tree, 0)), size_t(13));  // enough boxes, but
+        const CollapsedGroups collapsed = automaticCollapse(tree);  // one of them holds 1,200 of 1,212
+        QCOMPARE(collapsed, collapseBelowDepth(tree, 1));
+        QCOMPARE(visibleNodeCount(tree, collapsed), size_t(12 + 24));
+    }
+
     void collapsedGroupBoxesShowAnOpHistogram() {
         const ScopeTree tree(sampleGraph());
         const GroupId block1 = tree.findGroup("/block1");

@@ -20,6 +20,7 @@
 #include "viewer/model_overview.h"
 #include "viewer/node_inspector.h"
 #include "viewer/node_label.h"
+#include "viewer/scope_outline.h"
 #include "viewer/search_panel.h"
 #include "viewer/view_link.h"
 
@@ -81,7 +82,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // Zoom and pans follow each other; centering a node moves one side only, so each side can
     // show its own counterpart of a selection.
     viewLink_ = new ViewLink(before_, after_, this);
-    connect(this, &MainWindow::graphShown, this, [this] { viewLink_->align(after_, before_); });
+    // A new model: the left lines up with the right once; later steps keep each side's own view.
+    connect(this, &MainWindow::graphShown, this, [this] {
+        if (std::exchange(alignPanes_, false)) viewLink_->align(after_, before_);
+    });
     for (auto [side, other] : {std::pair{before_, after_}, std::pair{after_, before_}}) {
         connect(side->scene(), &GraphScene::selectedNodeChanged, this, [this, side = side](NodeId node) { nodeSelected(side, node); });
         connect(side->scene(), &GraphScene::selectedGroupChanged, this, [this, side = side](GroupId group) { groupSelected(side, group); });
@@ -137,6 +141,13 @@ void MainWindow::buildMenus() {
     zoomIn->setShortcuts({QKeySequence(Qt::Key_Plus), QKeySequence(Qt::Key_Equal), QKeySequence::ZoomIn});
     QAction* zoomOut = view->addAction(tr("Zoom &out"), this, [this] { focusedPane()->view()->zoomOut(); });
     zoomOut->setShortcuts({QKeySequence(Qt::Key_Minus), QKeySequence::ZoomOut});
+    QAction* overviewMap = view->addAction(tr("O&verview map"));
+    overviewMap->setObjectName("minimapAction");
+    overviewMap->setCheckable(true);
+    overviewMap->setChecked(true);
+    connect(overviewMap, &QAction::toggled, this, [this](bool on) {
+        for (GraphPane* pane : {before_, after_}) pane->setMinimapEnabled(on);
+    });
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
     view->addSeparator();
@@ -179,6 +190,7 @@ void MainWindow::buildDocks() {
     searchPanel_ = new SearchPanel(searchDock_);
     searchDock_->setWidget(searchPanel_);
     connect(searchPanel_, &SearchPanel::nodeActivated, this, &MainWindow::searchHitActivated);
+    buildOutlineDock();
 
     auto* logDock = new QDockWidget(tr("Rewrite log"), this);
     logDock->setObjectName(kRewriteLogDock);
@@ -231,6 +243,20 @@ void MainWindow::buildDocks() {
     connect(passPanel_, &PassPanel::applyStarted, profilePanel_, &ProfilePanel::dropProfile);  // the after side will change
     connect(passPanel_, &PassPanel::passesApplied, this, &MainWindow::passesApplied);
     connect(passPanel_, &PassPanel::statusMessage, statusBar(), &QStatusBar::showMessage);
+}
+
+void MainWindow::buildOutlineDock() {
+    auto* dock = new QDockWidget(tr("Outline"), this);
+    dock->setObjectName(kOutlineDock);
+    auto* outline = new ScopeOutline(dock);
+    dock->setWidget(outline);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    tabifyDockWidget(searchDock_, dock);
+    // The groups of the after side (the current step); a click opens the group on both sides.
+    connect(after_, &GraphPane::graphShown, outline, [this, outline] { outline->setScopes(after_->sharedScopes()); });
+    connect(outline, &ScopeOutline::groupActivated, this, [this](const QString& path) {
+        for (GraphPane* pane : {before_, after_}) pane->revealGroup(path);
+    });
 }
 
 void MainWindow::profileCurrentStep() {
@@ -325,6 +351,8 @@ void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     updateActions();
     overview_->showModel(*model_, loaded.summary);
     setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
+    for (GraphPane* pane : {before_, after_}) pane->startOver();  // the start view, not the last model's
+    alignPanes_ = true;
     passPanel_->startOver(*model_);
     emit modelLoaded(path);
 }
@@ -376,8 +404,7 @@ void MainWindow::fillRewriteLog() { rewriteLog_->showSteps(stepper(), compareWit
 
 void MainWindow::paneShown() {
     if (!stepShowPending_ || before_->layoutPending() || after_->layoutPending()) return;
-    stepShowPending_ = false;
-    after_->view()->fitToWindow();
+    stepShowPending_ = false;  // each pane made its first view (GraphPane::showGraph())
     emit graphShown();
 }
 

@@ -155,6 +155,8 @@ protected:
 private:
     void buildMenus();
     void buildDocks();
+    /// The Outline dock (objectName "outlineDock"): the name-scope groups, tabbed with Search.
+    void buildOutlineDock();
     void chooseAndOpen();
     void chooseAndSave(bool standardOpsOnly);
     void chooseAndExport(bool wholeGraph);
@@ -212,6 +214,7 @@ private:
     bool profileWhenIdle_ = false;  ///< a profile was asked for while passes ran
     QString lastError_;
     bool stepShowPending_ = false;  ///< graphShown() is due when both sides are laid out
+    bool alignPanes_ = false;       ///< the first step of a new model is due: line the left up with the right
     ViewLink* viewLink_ = nullptr;
     size_t leftStep_ = 0;           ///< the snapshot the left side shows
     bool focusing_ = false;         ///< a focus action is moving both sides

@@ -1,20 +1,28 @@
 // GraphPane: layouts are made in a worker thread and handed back to the UI thread tagged with a
 // generation; a result for a graph no longer shown is dropped, a result for an older collapse
-// state of the shown graph is only cached.
+// state of the shown graph is only cached. The first layout of a graph gets the start view or
+// the view the graph before it had.
 #include "viewer/graph_pane.h"
 
 #include "viewer/elided_label.h"
 #include "viewer/graph_layout.h"
 #include "viewer/graph_scene.h"
 #include "viewer/graph_view.h"
+#include "viewer/group_frame_item.h"
 #include "viewer/node_item.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QEvent>
+#include <QFrame>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPointer>
+#include <QScopeGuard>
 #include <QThreadPool>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace graphlens {
 namespace {
@@ -24,15 +32,32 @@ struct LaidOut {
     std::shared_ptr<const ScopeTree> scopes;
     CollapsedGroups collapsed;
     std::shared_ptr<const VisualGraph> visual;
+    qint64 milliseconds = 0;
 };
 
-/// Runs in a worker thread: scope groups (when not known yet), the automatic collapse (when no
+/// The automatic collapse of `scopes`, except for the groups whose path is in `kept` (what the
+/// graph shown before had of them).
+CollapsedGroups initialCollapse(const ScopeTree& scopes, const std::map<std::string, bool>& kept) {
+    CollapsedGroups collapsed = automaticCollapse(scopes);
+    if (kept.empty()) return collapsed;
+    for (const ScopeGroup& g : scopes.groups()) {
+        const auto it = kept.find(g.path);
+        if (it == kept.end()) continue;
+        if (it->second) collapsed.insert(g.id);
+        else collapsed.erase(g.id);
+    }
+    return collapsed;
+}
+
+/// Runs in a worker thread: scope groups (when not known yet), the initial collapse (when no
 /// state is asked for), the boxes and the Graphviz layout. A graph Graphviz refuses is shown empty.
 LaidOut layOut(const Graph& graph, std::shared_ptr<const ScopeTree> scopes, const std::optional<CollapsedGroups>& collapsed,
-               const TextMeasure& measure) {
+               const std::map<std::string, bool>& kept, const TextMeasure& measure) {
+    QElapsedTimer timer;
+    timer.start();
     LaidOut done;
     done.scopes = scopes ? std::move(scopes) : std::make_shared<const ScopeTree>(graph);
-    done.collapsed = collapsed ? *collapsed : automaticCollapse(*done.scopes);
+    done.collapsed = collapsed ? *collapsed : initialCollapse(*done.scopes, kept);
     VisualGraph visual;
     try {
         visual = buildVisualGraph(graph, *done.scopes, {done.collapsed, true, measure});
@@ -41,6 +66,7 @@ LaidOut layOut(const Graph& graph, std::shared_ptr<const ScopeTree> scopes, cons
         visual = VisualGraph();
     }
     done.visual = std::make_shared<const VisualGraph>(std::move(visual));
+    done.milliseconds = timer.elapsed();
     return done;
 }
 
@@ -63,35 +89,69 @@ GraphPane::GraphPane(QWidget* parent) : QWidget(parent) {
     view_ = new GraphView(this);  // made (and so deleted) before the scene: no view outlives it
     scene_ = new GraphScene(this);
     view_->setScene(scene_);
+    // The overview sits in its own framed column, so it never covers the graph.
+    auto* frame = new QFrame(this);
+    frame->setFrameShape(QFrame::StyledPanel);
+    frame->setFixedWidth(kMinimapWidth);
+    minimapFrame_ = frame;
+    minimap_ = new GraphMinimap(view_, frame);
+    auto* frameLayout = new QVBoxLayout(frame);
+    frameLayout->setContentsMargins(1, 1, 1, 1);
+    frameLayout->addWidget(minimap_);
+    auto* canvas = new QHBoxLayout;
+    canvas->setContentsMargins(0, 0, 0, 0);
+    canvas->setSpacing(2);
+    canvas->addWidget(view_, 1);
+    canvas->addWidget(frame);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addWidget(caption_);
-    layout->addWidget(view_);
-    minimap_ = new GraphMinimap(view_, view_);  // floats over the view's corner
-    minimap_->setFixedSize(150, 110);
-    minimap_->hide();
-    view_->installEventFilter(this);
-    view_->viewport()->installEventFilter(this);  // it shrinks when scroll bars appear
+    layout->addLayout(canvas, 1);
+    minimapFrame_->hide();
+    view_->viewport()->installEventFilter(this);
     connect(scene_, &GraphScene::groupActivated, this, &GraphPane::toggleGroup);
 }
 
 bool GraphPane::eventFilter(QObject* watched, QEvent* event) {
-    if ((watched == view_ || watched == view_->viewport()) && event->type() == QEvent::Resize) placeMinimap();
+    // A start view made while the view was hidden (or not sized yet) is made again once it shows.
+    if (watched == view_->viewport() && event->type() == QEvent::Resize && startViewWhenShown_ && view_->isVisible()) {
+        startViewWhenShown_ = false;
+        QMetaObject::invokeMethod(this, [this] { view_->showStart(); }, Qt::QueuedConnection);
+    }
     return QWidget::eventFilter(watched, event);
 }
 
+void GraphPane::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    placeMinimap();
+}
+
 void GraphPane::placeMinimap() {
-    constexpr int kMargin = 6;
-    const QRect area = view_->viewport()->geometry();
-    minimap_->move(area.right() - minimap_->width() - kMargin, area.bottom() - minimap_->height() - kMargin);
-    // Only where it leaves most of the canvas free.
-    minimap_->setVisible(graphInScene_ && area.width() >= 2 * minimap_->width() && area.height() >= 2 * minimap_->height());
+    // Only where the graph keeps most of the pane's width.
+    const bool room = width() >= 3 * kMinimapWidth;
+    minimapFrame_->setVisible(minimapEnabled_ && graphInScene_ && room);
+}
+
+void GraphPane::setMinimapEnabled(bool on) {
+    minimapEnabled_ = on;
+    placeMinimap();
 }
 
 void GraphPane::setCaption(const QString& text) { caption_->setText(text); }
 
+void GraphPane::startOver() { startOver_ = true; }
+
 void GraphPane::showGraph(std::shared_ptr<const Graph> graph, std::vector<NodeId> marked, NodeMark diffMark) {
+    if (std::exchange(startOver_, false)) {
+        keptView_.reset();
+        keptAnchors_.clear();
+        keptCollapse_.clear();
+    } else if (graphInScene_ && scopes_) {  // the graph shown now hands its state on
+        keepView();
+        keptCollapse_.clear();
+        for (const ScopeGroup& g : scopes_->groups()) keptCollapse_[g.path] = collapsed_.contains(g.id);
+    }
     graph_ = std::move(graph);
     scopes_.reset();
     collapsed_.clear();
@@ -100,7 +160,9 @@ void GraphPane::showGraph(std::shared_ptr<const Graph> graph, std::vector<NodeId
     diffMark_ = diffMark;
     highlighted_.clear();
     pendingFocus_ = kNoId;
+    pendingReveal_.clear();
     graphInScene_ = false;
+    firstLayoutOfGraph_ = true;
     requestLayout({});
 }
 
@@ -111,13 +173,14 @@ void GraphPane::requestLayout(const CollapsedGroups& collapsed) {
         wanted = collapsed_ = collapsed;
         if (const auto hit = cache_.find(collapsed); hit != cache_.end()) {
             shownGeneration_ = generation;
+            lastLayoutMs_ = 0;
             return present(hit->second);
         }
     }
     QPointer<GraphPane> self(this);
     const std::shared_ptr<const Graph> graph = graph_;
-    layoutPool()->start([self, graph, scopes = scopes_, wanted, measure = scene_->textMeasure(), generation] {
-        auto done = std::make_shared<LaidOut>(layOut(*graph, scopes, wanted, measure));
+    layoutPool()->start([self, graph, scopes = scopes_, wanted, kept = keptCollapse_, measure = scene_->textMeasure(), generation] {
+        auto done = std::make_shared<LaidOut>(layOut(*graph, scopes, wanted, kept, measure));
         QMetaObject::invokeMethod(qApp, [self, graph, done, generation] {
             if (!self || self->graph_ != graph) return;  // another graph is shown now
             if (!self->scopes_) self->scopes_ = done->scopes;
@@ -125,6 +188,7 @@ void GraphPane::requestLayout(const CollapsedGroups& collapsed) {
             if (generation != self->generation_) return;  // a newer state was asked for meanwhile
             self->collapsed_ = done->collapsed;
             self->shownGeneration_ = generation;
+            self->lastLayoutMs_ = done->milliseconds;
             self->present(done->visual);
         }, Qt::QueuedConnection);
     });
@@ -138,16 +202,80 @@ void GraphPane::present(const std::shared_ptr<const VisualGraph>& layout) {
     minimap_->refit();
     placeMinimap();
     applyMarks();
+    if (std::exchange(firstLayoutOfGraph_, false)) showFirstView();
     emit graphShown();
     if (pendingFocus_ != kNoId) reveal(pendingFocus_, pendingSelect_);
     else if (selected != kNoId) scene_->selectNode(selected);
+    if (!pendingReveal_.isEmpty()) revealGroup(pendingReveal_);
+}
+
+void GraphPane::keepView() {
+    constexpr size_t kAnchors = 12;
+    keptView_ = view_->viewState();
+    std::vector<std::pair<qreal, ViewAnchor>> near;
+    for (const VisualNode& n : scene_->visualGraph().nodes) {
+        if (n.name.isEmpty()) continue;
+        const QPointF offset = n.rect.center() - keptView_->center;
+        near.push_back({offset.manhattanLength(), {n.key.kind, n.name, offset}});
+    }
+    const size_t count = std::min(near.size(), kAnchors);
+    std::partial_sort(near.begin(), near.begin() + qsizetype(count), near.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+    keptAnchors_.clear();
+    for (size_t i = 0; i < count; ++i) keptAnchors_.push_back(near[i].second);
+}
+
+void GraphPane::showFirstView() {
+    // The pane's own view of a new layout: the linked pane must not take it for a pan.
+    centering_ = true;
+    const auto done = qScopeGuard([this] { centering_ = false; });
+    if (keptView_) {
+        // The same boxes in the same place where the new graph still has one of them (a step
+        // moves boxes: fused ones go, the rest shift), else the same scene point.
+        GraphView::ViewState state = *keptView_;
+        for (const ViewAnchor& anchor : keptAnchors_) {
+            const auto& nodes = scene_->visualGraph().nodes;
+            const auto same = std::find_if(nodes.begin(), nodes.end(),
+                                           [&](const VisualNode& n) { return n.key.kind == anchor.kind && n.name == anchor.name; });
+            if (same == nodes.end()) continue;
+            state.center = same->rect.center() - anchor.offset;
+            break;
+        }
+        return view_->setViewState(state);
+    }
+    view_->showStart();
+    startViewWhenShown_ = !view_->isVisible();
+}
+
+CollapsedGroups GraphPane::expandGroup(CollapsedGroups collapsed, GroupId group) const {
+    for (GroupId g = group; g != kNoId; g = scopes_->group(g).parent) {
+        const bool wasCollapsed = collapsed.erase(g) > 0 || scopes_->collapsedAncestorOfGroup(g, collapsed) != kNoId;
+        const ScopeGroup& opened = scopes_->group(g);
+        if (wasCollapsed && opened.totalNodes > kOpenSubgroupsUpTo)
+            for (GroupId child : opened.children) collapsed.insert(child);
+    }
+    // The path down to `group` stays open.
+    for (GroupId g = group; g != kNoId; g = scopes_->group(g).parent) collapsed.erase(g);
+    return collapsed;
+}
+
+void GraphPane::revealGroup(const QString& path) {
+    pendingReveal_ = path;
+    if (!scopes_ || layoutPending()) return;  // revealed when the layout is in
+    const GroupId group = scopes_->findGroup(path.toStdString());
+    if (group == kNoId) return pendingReveal_.clear();
+    const CollapsedGroups expanded = expandGroup(collapsed_, group);
+    if (expanded != collapsed_) return requestLayout(expanded);
+    pendingReveal_.clear();
+    if (const GroupFrameItem* frame = scene_->frameForGroup(group)) view_->showTopOf(frame->boundingRect());
 }
 
 void GraphPane::toggleGroup(GroupId group) {
     if (!scopes_) return;  // the groups are not known before the first layout
+    const bool collapse = !collapsed_.contains(group);
     CollapsedGroups next = collapsed_;
-    const bool collapse = !next.erase(group);
     if (collapse) next.insert(group);
+    else next = expandGroup(std::move(next), group);
     requestLayout(next);
     emit groupToggled(QString::fromStdString(scopes_->group(group).path), collapse);
 }
@@ -158,7 +286,7 @@ void GraphPane::setGroupCollapsed(const QString& path, bool collapsed) {
     if (group == kNoId || collapsed_.contains(group) == collapsed) return;
     CollapsedGroups next = collapsed_;
     if (collapsed) next.insert(group);
-    else next.erase(group);
+    else next = expandGroup(std::move(next), group);
     requestLayout(next);
 }
 

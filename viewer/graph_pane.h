@@ -1,12 +1,16 @@
 // One side of the split canvas: a caption over a GraphView on a GraphScene that shows one graph,
-// laid out by Graphviz in a worker thread so the window never waits. Name-scope groups collapse
-// and expand on double-click; the layout of every collapse state of the shown graph is cached,
-// so toggling back is instant; each toggle is announced by the group's path, so the other side
-// of a split view can follow it. Diff marks and provenance highlights are kept apart, so clearing
-// a highlight brings the diff color back.
+// laid out by Graphviz in a worker thread so the window never waits, and an overview (minimap)
+// in its own framed column beside the view. A new model opens at the view's start view with big
+// graphs collapsed to their top-level groups; a later graph (the next step of the same model)
+// keeps the zoom, the position and the groups' expansion. Name-scope groups collapse and expand
+// on double-click; the layout of every collapse state of the shown graph is cached, so toggling
+// back is instant; each toggle is announced by the group's path, so the other side of a split
+// view can follow it. Diff marks and provenance highlights are kept apart, so clearing a
+// highlight brings the diff color back.
 #pragma once
 
 #include "core/graph/graph.h"
+#include "viewer/graph_view.h"
 #include "viewer/scene_style.h"
 #include "viewer/scope_tree.h"
 
@@ -14,15 +18,15 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 class QLabel;
 
 namespace graphlens {
 
-class GraphMinimap;
 class GraphScene;
-class GraphView;
 struct VisualGraph;
 
 class GraphPane : public QWidget {
@@ -32,13 +36,22 @@ public:
 
     GraphScene* scene() const { return scene_; }
     GraphView* view() const { return view_; }
-    /// The overview in the view's bottom-right corner (hidden while the view is too small for it).
+    /// The overview, in a framed column right of the view (hidden while it is switched off
+    /// with setMinimapEnabled(), before a graph is shown, or while the pane is too narrow).
     GraphMinimap* minimap() const { return minimap_; }
+    /// The frame around the minimap: what sits beside the view.
+    QWidget* minimapFrame() const { return minimapFrame_; }
+    void setMinimapEnabled(bool on);
+    bool minimapEnabled() const { return minimapEnabled_; }
     void setCaption(const QString& text);
 
-    /// Shows `graph` with `diffMark` on the nodes `marked`; big graphs start with their groups
-    /// collapsed (automaticCollapse()). The layout is made in the background.
+    /// Shows `graph` with `diffMark` on the nodes `marked`. The layout is made in the background.
+    /// The first graph, and the first after startOver(), opens at the start view
+    /// (GraphView::showStart()) with big graphs collapsed (automaticCollapse()); a later one keeps
+    /// the view state and, group by group path, which groups are collapsed.
     void showGraph(std::shared_ptr<const Graph> graph, std::vector<NodeId> marked, NodeMark diffMark);
+    /// The next showGraph() is of another model: it opens at the start view, collapsed anew.
+    void startOver();
     /// The graph shown (or being laid out); nullptr before the first showGraph().
     const Graph* graph() const { return graph_.get(); }
     /// True while the layout last asked for is not in the scene yet.
@@ -53,6 +66,14 @@ public:
     void setGroupCollapsed(const QString& path, bool collapsed);
     /// The name-scope groups of the shown graph; nullptr until its first layout is in.
     const ScopeTree* scopes() const { return scopes_.get(); }
+    std::shared_ptr<const ScopeTree> sharedScopes() const { return scopes_; }
+    /// Expands the group whose path is `path` and the groups around it (its sub-groups start
+    /// collapsed when it is big, see expandGroup()), then shows its frame (GraphView::showTopOf()),
+    /// once laid out. Nothing for an unknown path.
+    void revealGroup(const QString& path);
+    /// How long the layout last put in the scene took to make (scope groups, boxes, Graphviz), in
+    /// milliseconds; 0 for a cached one.
+    qint64 lastLayoutMilliseconds() const { return lastLayoutMs_; }
     const CollapsedGroups& collapsedGroups() const { return collapsed_; }
     /// How many collapse states of the shown graph have a layout ready.
     size_t cachedLayouts() const { return cache_.size(); }
@@ -70,6 +91,12 @@ public:
     /// True while the view moves to center a node: a split view's other side does not follow.
     bool centeringNode() const { return centering_; }
 
+    /// `collapsed` with `group` and the groups around it expanded; the sub-groups of a group
+    /// of more than kOpenSubgroupsUpTo nodes are collapsed, so it opens as a few readable boxes.
+    CollapsedGroups expandGroup(CollapsedGroups collapsed, GroupId group) const;
+    static constexpr size_t kOpenSubgroupsUpTo = 150;
+    static constexpr int kMinimapWidth = 110;
+
 signals:
     /// A layout of the shown graph went into the scene.
     void graphShown();
@@ -78,9 +105,12 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void placeMinimap();
+    void showFirstView();
+    void keepView();
     void requestLayout(const CollapsedGroups& collapsed);
     void present(const std::shared_ptr<const VisualGraph>& layout);
     void applyMarks();
@@ -90,7 +120,26 @@ private:
     GraphScene* scene_ = nullptr;
     GraphView* view_ = nullptr;
     GraphMinimap* minimap_ = nullptr;
+    QWidget* minimapFrame_ = nullptr;
+    bool minimapEnabled_ = true;
     std::shared_ptr<const Graph> graph_;
+    /// What a graph shown after another keeps of it: the view and, by group path, whether each
+    /// group was collapsed. Unset for the start view.
+    std::optional<GraphView::ViewState> keptView_;
+    /// Boxes near the middle of the kept view, nearest first, and where each was from the
+    /// middle: the next graph puts the first of them it still has at the same place.
+    struct ViewAnchor {
+        VisualKey::Kind kind;
+        QString name;
+        QPointF offset;  ///< box center minus view center, scene units
+    };
+    std::vector<ViewAnchor> keptAnchors_;
+    std::map<std::string, bool> keptCollapse_;
+    bool startOver_ = true;
+    bool firstLayoutOfGraph_ = false;  ///< the next present() is the first of graph_
+    bool startViewWhenShown_ = false;  ///< the start view was made while the view was hidden
+    QString pendingReveal_;
+    qint64 lastLayoutMs_ = 0;
     std::shared_ptr<const ScopeTree> scopes_;  ///< null until the first layout of graph_ is in
     CollapsedGroups collapsed_;
     std::map<CollapsedGroups, std::shared_ptr<const VisualGraph>> cache_;

@@ -1,11 +1,15 @@
 // NodeItem: a rounded box in the family color; marks and selection draw an outline around it.
+// Zoomed out, the op type alone is drawn scaled up to fill the box, so it reads longer.
 #include "viewer/node_item.h"
 
 #include "profiler/heat_scale.h"
 #include "viewer/graph_scene.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
 
 namespace graphlens {
 namespace {
@@ -82,7 +86,35 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         painter->setBrush(Qt::NoBrush);
         painter->drawRoundedRect(r.adjusted(-3, -3, 3, 3), radius + 3, radius + 3);
     }
-    if (showsText(option->levelOfDetailFromTransform(painter->worldTransform()))) paintText(painter, style);
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    switch (textDetail(lod, r.height())) {
+    case TextDetail::Full: paintText(painter, style); break;
+    case TextDetail::TitleOnly: paintTitleOnly(painter, style, lod); break;
+    case TextDetail::None: break;
+    }
+}
+
+NodeItem::TextDetail NodeItem::textDetail(qreal levelOfDetail, qreal boxHeight) {
+    if (showsText(levelOfDetail)) return TextDetail::Full;
+    return boxHeight * levelOfDetail >= kTitleOnlyPixels - 0.5 ? TextDetail::TitleOnly : TextDetail::None;
+}
+
+void NodeItem::paintTitleOnly(QPainter* painter, const SceneStyle& style, qreal levelOfDetail) const {
+    const QRectF r = box().adjusted(3, 2, -3, -2);
+    const QFontMetricsF metrics(style.titleFont);
+    const qreal textWidth = std::max<qreal>(metrics.horizontalAdvance(node_.title), 1);
+    // As big as the box allows (its height, its width), but not beyond 14 px on screen.
+    const qreal scale = std::min({r.height() * 0.8 / metrics.height(), r.width() / textWidth,
+                                  14 / (metrics.height() * levelOfDetail)});
+    if (scale <= 0) return;
+    painter->save();
+    painter->translate(r.center());
+    painter->scale(scale, scale);
+    painter->setFont(style.titleFont);
+    painter->setPen(textColors().text);
+    const QSizeF size(r.width() / scale, metrics.height());
+    painter->drawText(QRectF(QPointF(-size.width() / 2, -size.height() / 2), size), Qt::AlignCenter, node_.title);
+    painter->restore();
 }
 
 std::optional<QColor> NodeItem::heatFill() const {

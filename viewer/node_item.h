@@ -1,6 +1,6 @@
 // One box of the canvas: an operator (op type in bold, name, key attributes, parameters), a
 // graph input or output, or a collapsed group. It keeps the core ids and its text, never
-// pointers into the graph, and draws only the box when the view is zoomed far out.
+// pointers into the graph; zoomed out it draws the op type alone, then only the box.
 #pragma once
 
 #include "viewer/scene_style.h"
@@ -38,7 +38,13 @@ public:
     };
     TextColors textColors() const;
 
-    /// Whether the text is drawn at `levelOfDetail` (the view's scale); below it only the box.
+    /// How much text a box shows at a level of detail (the view's scale): every line while the
+    /// body text is legible, then the op type alone, enlarged to fill the box, while the box is
+    /// at least kTitleOnlyPixels tall on screen, then none.
+    enum class TextDetail { None, TitleOnly, Full };
+    static constexpr qreal kTitleOnlyPixels = 12;
+    static TextDetail textDetail(qreal levelOfDetail, qreal boxHeight);
+    /// Whether every line is drawn at `levelOfDetail`.
     static bool showsText(qreal levelOfDetail) { return levelOfDetail >= 0.4; }
 
     QRectF boundingRect() const override;
@@ -51,6 +57,7 @@ protected:
 private:
     QRectF box() const;
     void paintText(QPainter* painter, const SceneStyle& style) const;
+    void paintTitleOnly(QPainter* painter, const SceneStyle& style, qreal levelOfDetail) const;
     std::optional<QColor> heatFill() const;
 
     VisualNode node_;

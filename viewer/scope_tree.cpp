@@ -4,6 +4,7 @@
 
 #include "viewer/node_label.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -150,13 +151,19 @@ size_t visibleNodeCount(const ScopeTree& tree, const CollapsedGroups& collapsed)
     return visible;
 }
 
-CollapsedGroups automaticCollapse(const ScopeTree& tree, size_t maxVisible) {
+CollapsedGroups automaticCollapse(const ScopeTree& tree, size_t maxVisible, size_t minOverview) {
     if (tree.nodeCount() <= maxVisible) return {};
-    for (int levels = tree.maxDepth() - 1; levels > 0; --levels) {
+    CollapsedGroups fitting = collapseBelowDepth(tree, 0);
+    for (int levels = 0; levels < tree.maxDepth(); ++levels) {
         CollapsedGroups collapsed = collapseBelowDepth(tree, levels);
-        if (visibleNodeCount(tree, collapsed) <= maxVisible) return collapsed;
+        const size_t visible = visibleNodeCount(tree, collapsed);
+        if (visible > maxVisible) break;  // deeper levels only show more
+        size_t largest = 0;
+        for (GroupId g : collapsed) largest = std::max(largest, tree.group(g).totalNodes);
+        if (visible >= minOverview && 2 * largest <= tree.nodeCount()) return collapsed;
+        fitting = std::move(collapsed);
     }
-    return collapseBelowDepth(tree, 0);
+    return fitting;
 }
 
 } // namespace graphlens

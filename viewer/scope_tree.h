@@ -72,8 +72,12 @@ CollapsedGroups collapseBelowDepth(const ScopeTree& tree, int expandedLevels);
 /// hidden in a collapsed group, plus one per outermost collapsed group; terminals not counted).
 size_t visibleNodeCount(const ScopeTree& tree, const CollapsedGroups& collapsed);
 
-/// Nothing collapsed when the graph has at most `maxVisible` nodes; otherwise the deepest
-/// collapseBelowDepth() that shows at most `maxVisible` boxes (depth 0 when none does).
-CollapsedGroups automaticCollapse(const ScopeTree& tree, size_t maxVisible = 1000);
+/// Nothing collapsed when the graph has at most `maxVisible` nodes; otherwise its top-level
+/// groups collapsed, so a big graph opens as an overview of a few readable boxes: the
+/// shallowest collapseBelowDepth() that shows at least `minOverview` boxes, none of them
+/// holding more than half of the nodes (a model wrapped in one scope, "/bert/...", or with all
+/// its layers in "/layers", opens one level further in), and at most `maxVisible` boxes (the
+/// deepest level under that limit when none does).
+CollapsedGroups automaticCollapse(const ScopeTree& tree, size_t maxVisible = 1000, size_t minOverview = 8);
 
 } // namespace graphlens

@@ -135,8 +135,16 @@ private:
         n.title = QString::fromStdString(group.name);
         n.name = QString::fromStdString(group.path);
         n.details << QStringLiteral("%1 nodes").arg(group.totalNodes);
-        for (size_t i = 0; i < byCount.size() && i < 3; ++i)
-            n.details << QStringLiteral("%1× %2").arg(-byCount[i].first).arg(QString::fromStdString(byCount[i].second));
+        // The op histogram, most frequent first: "MatMul 48 · Add 36 · Softmax 12", three a line.
+        constexpr size_t kPerLine = 3, kLines = 2;
+        QStringList line;
+        for (size_t i = 0; i < byCount.size() && i < kPerLine * kLines; ++i) {
+            line << QStringLiteral("%1 %2").arg(QString::fromStdString(byCount[i].second)).arg(-byCount[i].first);
+            if (line.size() == kPerLine || i + 1 == byCount.size()) n.details << line.join(QStringLiteral(" · "));
+            if (line.size() == kPerLine) line.clear();
+        }
+        if (byCount.size() > kPerLine * kLines)
+            n.details.back() += QStringLiteral(" · +%1 more").arg(byCount.size() - kPerLine * kLines);
         n.group = frameOf(group.parent);
         return add(std::move(n));
     }

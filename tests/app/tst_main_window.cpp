@@ -17,6 +17,8 @@
 #include "viewer/model_overview.h"
 #include "viewer/node_inspector.h"
 #include "viewer/node_item.h"
+#include "viewer/group_frame_item.h"
+#include "viewer/scope_outline.h"
 #include "viewer/scope_tree.h"
 #include "viewer/search_panel.h"
 
@@ -106,11 +108,12 @@ constexpr const char* kModelActions[] = {"applyNextAction", "applyAllAction", "s
                                          "resetPassesAction", "saveAction", "savePortableAction", "exportViewAction",
                                          "exportGraphAction", "findAction"};
 
-/// The docks are where the default layout puts them: Passes, Search left (tabbed), Inspector
+/// The docks are where the default layout puts them: Passes, Search, Outline left (tabbed), Inspector
 /// and Model right (tabbed), Rewrite log and Profile below the panes (tabbed); all docked.
 void verifyDefaultDockAreas(MainWindow& w) {
     const std::pair<const char*, Qt::DockWidgetArea> places[] = {
         {kPassesDock, Qt::LeftDockWidgetArea},      {kSearchDock, Qt::LeftDockWidgetArea},
+        {kOutlineDock, Qt::LeftDockWidgetArea},
         {kInspectorDock, Qt::RightDockWidgetArea},  {kModelDock, Qt::RightDockWidgetArea},
         {kRewriteLogDock, Qt::BottomDockWidgetArea}, {kProfileDock, Qt::BottomDockWidgetArea}};
     for (const auto& [name, area] : places) {
@@ -119,7 +122,11 @@ void verifyDefaultDockAreas(MainWindow& w) {
         QVERIFY2(!dock(w, name)->isFloating(), name);
         QVERIFY2(dock(w, name)->toggleViewAction()->isChecked(), name);  // not closed
     }
-    QCOMPARE(w.tabifiedDockWidgets(dock(w, kPassesDock)), QList<QDockWidget*>({dock(w, kSearchDock)}));
+    QList<QDockWidget*> besidePasses = w.tabifiedDockWidgets(dock(w, kPassesDock));
+    std::sort(besidePasses.begin(), besidePasses.end());
+    QList<QDockWidget*> searchAndOutline{dock(w, kSearchDock), dock(w, kOutlineDock)};
+    std::sort(searchAndOutline.begin(), searchAndOutline.end());
+    QCOMPARE(besidePasses, searchAndOutline);
     QCOMPARE(w.tabifiedDockWidgets(dock(w, kInspectorDock)), QList<QDockWidget*>({dock(w, kModelDock)}));
     QCOMPARE(w.tabifiedDockWidgets(dock(w, kRewriteLogDock)), QList<QDockWidget*>({dock(w, kProfileDock)}));
 }
@@ -324,17 +331,97 @@ private slots:
         QVERIFY(showsWhole(w.afterPane()->view(), w.afterScene()->itemForNode(id)));
     }
 
-    void eachSideHasAMinimapWhereThereIsRoom() {
+    void eachSideHasAMinimapBesideTheGraph() {
         MainWindow w;
         w.resize(1800, 1100);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(openAndWait(w));
+        auto* toggle = w.findChild<QAction*>("minimapAction");
+        QVERIFY(toggle && toggle->isCheckable() && toggle->isChecked());
         for (GraphPane* pane : {w.beforePane(), w.afterPane()}) {
             QCOMPARE(pane->minimap()->scene(), static_cast<QGraphicsScene*>(pane->scene()));
             QVERIFY(pane->minimap()->isVisible());
-            QVERIFY(pane->view()->viewport()->geometry().contains(pane->minimap()->geometry()));
+            // Its own column: nothing of it over the graph's viewport.
+            const QRect viewport(pane->view()->viewport()->mapTo(&w, QPoint(0, 0)), pane->view()->viewport()->size());
+            const QRect map(pane->minimapFrame()->mapTo(&w, QPoint(0, 0)), pane->minimapFrame()->size());
+            QVERIFY(!viewport.intersects(map));
         }
+        toggle->trigger();
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) QVERIFY(!pane->minimap()->isVisible());
+    }
+
+    void bothSidesOpenAtTheInputWithLegibleOpTypes() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) {
+            const qreal titlePixels = QFontMetricsF(pane->scene()->style().titleFont).height() * pane->view()->zoom();
+            QVERIFY2(titlePixels >= 9, qPrintable(QString::number(titlePixels)));
+            const NodeItem* input = pane->scene()->itemForKey(VisualKey::input(pane->graph()->inputs().front()));
+            QVERIFY(input);
+            QVERIFY(pane->view()->visibleSceneRect().contains(input->sceneBoundingRect().center()));
+        }
+    }
+
+    void applyAllKeepsTheViewAndTheExpandedGroups() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        GraphPane* pane = w.afterPane();
+        pane->toggleGroup(pane->scopes()->findGroup("/head"));
+        QVERIFY(waitForLayout(w));
+        // The down-sampling Conv in the middle of the view; after all passes it is a FusedConv
+        // of the same name, and stays where it was on screen (the boxes around it moved).
+        const auto downConv = [pane] { return pane->scene()->itemForNode(nodeNamed(*pane->graph(), "/down/conv/Conv")); };
+        pane->view()->setViewState({1.5, downConv()->sceneBoundingRect().center() + QPointF(10, 20)});
+        const QPoint onScreen = pane->view()->mapFromScene(downConv()->sceneBoundingRect().center());
+        QVERIFY(QRect(pane->view()->viewport()->rect()).contains(onScreen));
+        QVERIFY(applyAll(w));
+        QVERIFY(w.stepper().step() > 1);
+        QCOMPARE(downConv()->visualNode().title, QString("FusedConv"));
+        QCOMPARE(pane->view()->zoom(), 1.5);
+        const QPoint now = pane->view()->mapFromScene(downConv()->sceneBoundingRect().center());
+        // Within a few pixels: the view centers on whole device pixels at zoom 1.5 (measured
+        // 2,2 in the merged window, where the left side shows the original).
+        QVERIFY2((now - onScreen).manhattanLength() <= 6, qPrintable(QString("%1,%2 -> %3,%4").arg(onScreen.x()).arg(onScreen.y()).arg(now.x()).arg(now.y())));
+        QCOMPARE(pane->collapsedGroups(), CollapsedGroups({pane->scopes()->findGroup("/head")}));
+        // Opening a model again starts over: the start view, nothing collapsed (20 boxes).
+        QVERIFY(openAndWait(w));
+        QVERIFY(pane->collapsedGroups().empty());
+        QCOMPARE(pane->view()->zoom(), GraphView::readableZoom(pane->scene()));
+    }
+
+    void outlineDockOpensTheClickedGroupOnBothSides() {
+        MainWindow w;
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(openAndWait(w));
+        auto* dock = w.findChild<QDockWidget*>("outlineDock");
+        QVERIFY(dock);
+        QCOMPARE(w.dockWidgetArea(dock), Qt::LeftDockWidgetArea);
+        auto* outline = dock->findChild<ScopeOutline*>();
+        QVERIFY(outline);
+        QCOMPARE(outline->topLevelItemCount(), 4);  // stem, block1, down, head
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) pane->toggleGroup(pane->scopes()->findGroup("/block1"));
+        QVERIFY(waitForLayout(w));
+        QTreeWidgetItem* block1 = outline->itemForPath("/block1");
+        QVERIFY(block1);
+        outline->scrollToItem(block1);
+        QTest::mouseClick(outline->viewport(), Qt::LeftButton, {}, outline->visualItemRect(block1).center());
+        QVERIFY(waitForLayout(w));
+        for (GraphPane* pane : {w.beforePane(), w.afterPane()}) {
+            const GroupId group = pane->scopes()->findGroup("/block1");
+            QVERIFY(pane->collapsedGroups().empty());
+            QVERIFY(pane->scene()->frameForGroup(group));
+        }
+        const QRectF frame = w.afterScene()->frameForGroup(w.afterPane()->scopes()->findGroup("/block1"))->boundingRect();
+        QVERIFY(w.afterPane()->view()->visibleSceneRect().contains(QPointF(frame.center().x(), frame.top() + 20)));
     }
 
     void rewriteLogClickSelectsAndCentersBothSides() {

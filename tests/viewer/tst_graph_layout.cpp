@@ -238,20 +238,61 @@ private slots:
         QCOMPARE(vg.frames.size(), size_t(3));
     }
 
-    void bigGraphsStartCollapsedUnderTheLimit() {
+    void bigGraphsStartCollapsedToTheirTopLevelGroups() {
         const Graph g = nestedGraph(40, 3, 10);  // 1,200 nodes
         const ScopeTree tree(g);
         QCOMPARE(tree.nodeCount(), size_t(1200));
         QCOMPARE(tree.maxDepth(), 2);
         const CollapsedGroups collapsed = automaticCollapse(tree, 1000);
-        QCOMPARE(collapsed, collapseBelowDepth(tree, 1));  // blocks open, their parts collapsed
-        QCOMPARE(visibleNodeCount(tree, collapsed), size_t(120));
+        QCOMPARE(collapsed, collapseBelowDepth(tree, 0));  // one box per block
+        QCOMPARE(visibleNodeCount(tree, collapsed), size_t(40));
         QVERIFY(automaticCollapse(tree, 1200).empty());
-        QCOMPARE(visibleNodeCount(tree, automaticCollapse(tree, 100)), size_t(40));
+        // Fewer top-level boxes than the overview wants: one level further in, under the limit.
+        QCOMPARE(automaticCollapse(tree, 1000, 41), collapseBelowDepth(tree, 1));
+        QCOMPARE(automaticCollapse(tree, 100, 41), collapseBelowDepth(tree, 0));
         const VisualGraph vg = layoutGraph(g);
-        QCOMPARE(vg.nodes.size(), size_t(120 + 2));
-        QCOMPARE(vg.edges.size(), size_t(120 + 1));
+        QCOMPARE(vg.nodes.size(), size_t(40 + 2));
+        QCOMPARE(vg.edges.size(), size_t(40 + 1));
         QCOMPARE(layoutGraph(sampleGraph(), {.maxVisibleNodes = 10}).nodes.size(), size_t(4 + 2));
+    }
+
+    void aModelInOneScopeOpensOneLevelIn() {
+        GraphBuilder b;  // "/model/block<i>/part<j>/Relu_<k>": one top-level group around all
+        ValueId x = b.input("x", DType::Float, {1, 8});
+        for (int i = 0; i < 20; ++i)
+            for (int j = 0; j < 2; ++j)
+                for (int k = 0; k < 30; ++k)
+                    x = b.op("Relu", {x}, {}, QStringLiteral("/model/block%1/part%2/Relu_%3").arg(i).arg(j).arg(k).toStdString());
+        b.output(x);
+        const ScopeTree tree(b.graph());
+        QCOMPARE(tree.topLevelGroups().size(), size_t(1));
+        const CollapsedGroups collapsed = automaticCollapse(tree);
+        QCOMPARE(collapsed, collapseBelowDepth(tree, 1));
+        QCOMPARE(visibleNodeCount(tree, collapsed), size_t(20));
+    }
+
+    void oneGroupHoldingMostNodesIsOpened() {
+        GraphBuilder b;  // 12 loose nodes, then "/layers/layers.<i>/Relu_<k>" holding 1,200
+        ValueId x = b.input("x", DType::Float, {1, 8});
+        for (int k = 0; k < 12; ++k) x = b.op("Relu", {x}, {}, "embed_" + std::to_string(k));
+        for (int i = 0; i < 24; ++i)
+            for (int k = 0; k < 50; ++k)
+                x = b.op("Relu", {x}, {}, QStringLiteral("/layers/layers.%1/Relu_%2").arg(i).arg(k).toStdString());
+        b.output(x);
+        const ScopeTree tree(b.graph());
+        QCOMPARE(visibleNodeCount(tree, collapseBelowDepth(tree, 0)), size_t(13));  // enough boxes, but
+        const CollapsedGroups collapsed = automaticCollapse(tree);  // one of them holds 1,200 of 1,212
+        QCOMPARE(collapsed, collapseBelowDepth(tree, 1));
+        QCOMPARE(visibleNodeCount(tree, collapsed), size_t(12 + 24));
+    }
+
+    void collapsedGroupBoxesShowAnOpHistogram() {
+        const ScopeTree tree(sampleGraph());
+        const GroupId block1 = tree.findGroup("/block1");
+        const VisualGraph vg = buildVisualGraph(sampleGraph(), tree, {.collapsed = {block1}});
+        const VisualNode& box = vg.nodes[size_t(vg.indexOf(VisualKey::group(block1)))];
+        QCOMPARE(box.title, QString("block1"));
+        QCOMPARE(box.details, QStringList({"7 nodes", "BatchNormalization 2 · Conv 2 · Relu 2", "Add 1"}));
     }
 
     void emptyAndTinyGraphsLayOut() {

@@ -276,6 +276,7 @@ void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     model_ = std::move(loaded.model);
     lastError_.clear();
     recent_.add(path);
+    loadedSummary_ = loaded.summary;  // the status line's figures at step 0
     overview_->showModel(*model_, loaded.summary);
     setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
     passPanel_->startOver(*model_);
@@ -400,14 +401,13 @@ void MainWindow::focusRewrite(QListWidgetItem* item) {
 
 void MainWindow::updateStatus() {
     if (!model_) return;
-    const ModelSummary s = summarize(stepper().current());
-    statusLabel_->setText(tr("step %1/%2 · %3 nodes · %4 op types · %5 parameters · %6")
-                              .arg(stepper().step())
-                              .arg(stepper().stepCount())
-                              .arg(s.nodes)
-                              .arg(s.ops.size())
-                              .arg(cli::humanCount(double(s.parameters), QString()).trimmed())
-                              .arg(cli::humanCount(double(s.flops), "FLOPs")));
+    const size_t step = stepper().step(), steps = stepper().stepCount();
+    const int generation = ++statusGeneration_;
+    if (step == 0 && loadedSummary_) return statusLabel_->setText(statusText(step, steps, *loadedSummary_));
+    statusLabel_->setText(tr("step %1/%2 · counting...").arg(step).arg(steps));
+    summarizeInBackground(std::make_shared<const Model>(stepper().current()), this, [this, generation, step, steps](const ModelSummary& s) {
+        if (generation == statusGeneration_) statusLabel_->setText(statusText(step, steps, s));
+    });
 }
 
 } // namespace graphlens

@@ -139,6 +139,8 @@ private:
     ProfilePanel* profilePanel_ = nullptr;
     QListWidget* rewriteLog_ = nullptr;
     QLabel* statusLabel_ = nullptr;
+    std::optional<ModelSummary> loadedSummary_;  ///< of the model as loaded: step 0's status line
+    int statusGeneration_ = 0;  ///< bumped per status update; an older summary coming back is dropped
     TaskRunner* tasks_ = nullptr;
     TaskProgress* taskProgress_ = nullptr;
     std::vector<QAction*> workActions_;  ///< disabled while work runs

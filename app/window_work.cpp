@@ -6,7 +6,12 @@
 #include "core/onnx/loader.h"
 #include "core/passes/verify.h"
 
+#include "app/cli/model_report.h"
+
+#include <QCoreApplication>
 #include <QObject>
+#include <QPointer>
+#include <QThreadPool>
 
 #include <optional>
 #include <set>
@@ -17,6 +22,32 @@ LoadedModel loadForWindow(const QString& path) {
     LoadedModel loaded{loadModel(path.toStdString()), {}};
     loaded.summary = summarize(loaded.model);
     return loaded;
+}
+
+QString statusText(size_t step, size_t steps, const ModelSummary& s) {
+    const QString flops = cli::humanCount(double(s.flops), "FLOPs") + " " + QString::fromStdString(unitDimsNote(s.unitDims));
+    return QObject::tr("step %1/%2 · %3 nodes · %4 op types · %5 parameters · %6")
+        .arg(step)
+        .arg(steps)
+        .arg(s.nodes)
+        .arg(s.ops.size())
+        .arg(cli::humanCount(double(s.parameters), QString()).trimmed())
+        .arg(flops.trimmed());
+}
+
+void summarizeInBackground(std::shared_ptr<const Model> model, QObject* context, std::function<void(const ModelSummary&)> done) {
+    static QThreadPool* pool = [] {  // not the global pool: Qt's painting waits on that one
+        auto* p = new QThreadPool(qApp);
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    QPointer<QObject> receiver(context);
+    pool->start([model = std::move(model), receiver, done = std::move(done)] {
+        auto summary = std::make_shared<const ModelSummary>(summarize(*model));
+        QMetaObject::invokeMethod(qApp, [receiver, summary, done] {
+            if (receiver) done(*summary);
+        }, Qt::QueuedConnection);
+    });
 }
 
 namespace {

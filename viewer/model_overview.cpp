@@ -43,7 +43,9 @@ void ModelOverview::showModel(const Model& model, const ModelSummary& summary) {
     for (const auto& [op, count] : summary.ops)
         new QTreeWidgetItem(ops, {QString::fromStdString(op), QString::number(count)});
     addSection(tr("Parameters"), tr("%L1 (%L2 bytes)").arg(summary.parameters).arg(summary.parameterBytes));
-    addSection(tr("FLOPs"), QString("%L1").arg(summary.flops));
+    QString flops = QString("%L1").arg(summary.flops);
+    if (!summary.unitDims.empty()) flops += QStringLiteral(" (%1)").arg(QString::fromStdString(unitDimsNote(summary.unitDims)));
+    addSection(tr("FLOPs"), flops);
     auto* nodes = addSection(tr("Nodes"), QString::number(summary.nodes));
     for (NodeId id : g.topologicalOrder()) {
         const Node& n = g.node(id);

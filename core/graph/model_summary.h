@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace graphlens {
 
@@ -21,9 +22,17 @@ struct ModelSummary {
     int64_t parameterBytes = 0;
     int64_t flops = 0;               ///< sum of estimateNodeFlops over the nodes that have one
     size_t nodesWithFlops = 0;
+    /// The symbolic input dims the FLOPs take as 1 ({"batch", "sequence"}); empty when the
+    /// inputs are static. The counts come from shapes inferred again with those sizes, so a
+    /// graph before and after the passes count alike.
+    std::vector<std::string> unitDims;
     size_t initializers = 0;
 };
 
 ModelSummary summarize(const Model& model);
+
+/// "with batch, sequence = 1" for `unitDims` {"batch", "sequence"}: what a FLOP count assumed.
+/// Empty when `unitDims` is.
+std::string unitDimsNote(const std::vector<std::string>& unitDims);
 
 } // namespace graphlens

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+class QBoxLayout;
 class QLabel;
 class QPushButton;
 class QTableWidget;
@@ -75,12 +76,17 @@ signals:
     /// A row was clicked: focus `node` on the after side.
     void nodeActivated(graphlens::NodeId node);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void finish(int generation, std::shared_ptr<std::optional<BackendComparison>> result, const QString& error);
     void setRunning(bool running);
     void fillTable();
     void activateRow(int row);
 
+    QBoxLayout* layout_ = nullptr;
+    QWidget* controls_ = nullptr;
     QPushButton* button_ = nullptr;
     QLabel* summary_ = nullptr;
     QTableWidget* table_ = nullptr;

@@ -17,6 +17,7 @@
 #include <string>
 #include <unordered_map>
 
+class QBoxLayout;
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -34,6 +35,12 @@ class TimelineView;
 
 /// The per-node figure a heatmap shows.
 enum class HeatOverlay { None, Time, Memory, Flops, Gflops };
+
+/// "FusedConv" for "com.microsoft:FusedConv" (a profile's op label): the op without its domain.
+QString bareOp(const std::string& op);
+/// "Vulkan: llvmpipe" for "Vulkan: llvmpipe (LLVM 15.0.6, 256 bits)": a backend entry short
+/// enough for a button.
+QString shortBackendName(const QString& name);
 
 /// Hotspot table columns.
 enum HotspotColumn { kNodeColumn, kOpColumn, kMedianColumn, kShareColumn, kGflopsColumn, kHotspotColumns };
@@ -84,6 +91,9 @@ public:
     /// marked, now and in the profiles that come (kNoId: none).
     void selectNode(NodeId node);
     NodeId selectedNode() const { return selectedNode_; }
+    /// Whether the controls sit in a column beside the tabs (a wide, short dock) rather than
+    /// above them (a narrow one).
+    bool controlsBeside() const;
 
 signals:
     /// The "Profile on <backend>" button was pressed: the window answers with startProfile().
@@ -95,16 +105,24 @@ signals:
     /// A hotspot row, a timeline bar or a memory column was clicked: focus `node` on the canvas.
     void nodeActivated(graphlens::NodeId node);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void finishProfile(int generation, std::shared_ptr<std::optional<BackendProfile>> result, const QString& error);
     void fillBackends();
     void backendChosen(int index);
     void setBusy(bool busy);
     void fillHotspots();
+    /// Caps the Op column at 30% of the table and hides GFLOP/s in a narrow one.
+    void fitHotspotColumns();
     void fillTimelineAndMemory();
     void updateHeatmap();
     void activateRow(int row);
 
+    QBoxLayout* layout_ = nullptr;
+    QWidget* controls_ = nullptr;
     QComboBox* backend_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QProgressBar* busy_ = nullptr;
@@ -123,6 +141,7 @@ private:
     std::string profileBackend_;
     std::unordered_map<NodeId, QColor> fills_;
     NodeId selectedNode_ = kNoId;
+    int opColumnWidth_ = 0;  ///< what the widest op name in the hotspot table needs
     int generation_ = 0;  ///< bumped for each profile started or dropped; older results are dropped
     bool running_ = false;
 };

@@ -101,12 +101,15 @@ BackendComparePanel::BackendComparePanel(QWidget* parent) : QWidget(parent) {
     connect(button_, &QPushButton::clicked, this, &BackendComparePanel::compareRequested);
     connect(table_, &QTableWidget::cellClicked, this, &BackendComparePanel::activateRow);
     connect(table_, &QTableWidget::cellActivated, this, &BackendComparePanel::activateRow);
-    setVulkanDevice(0);
+    // Disabled until the Vulkan devices are listed (ProfilePanel calls setVulkanDevice() then).
+    button_->setEnabled(false);
+    button_->setToolTip(tr("Looking for Vulkan devices..."));
 }
 
 void BackendComparePanel::setVulkanDevice(int index) {
     device_ = index;
     const DeviceListing& listing = vulkanDevicesOnce();
+    haveDevice_ = !listing.devices.empty();
     if (listing.devices.empty()) {
         button_->setToolTip(tr("No Vulkan device to compare with: %1").arg(QString::fromStdString(listing.problem)));
     } else {
@@ -120,7 +123,7 @@ void BackendComparePanel::setVulkanDevice(int index) {
 
 void BackendComparePanel::setRunning(bool running) {
     running_ = running;
-    button_->setEnabled(!running && !vulkanDevicesOnce().devices.empty());
+    button_->setEnabled(!running && haveDevice_);
 }
 
 void BackendComparePanel::startCompare(std::shared_ptr<const Model> model) {

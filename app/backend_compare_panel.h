@@ -53,7 +53,8 @@ public:
     explicit BackendComparePanel(QWidget* parent = nullptr);
 
     void setProfileOptions(ProfileOptions options) { options_ = options; }
-    /// The Vulkan device compared with (an index of vulkanDevicesOnce()); the first one unless set.
+    /// The Vulkan device compared with (an index of vulkanDevicesOnce()); the button stays
+    /// disabled until one is set (the devices are listed after the window opens).
     void setVulkanDevice(int index);
     int vulkanDevice() const { return device_; }
     /// Profiles `model` on the CPU, then on the Vulkan device, in the profile thread;
@@ -93,6 +94,7 @@ private:
     ProfileOptions options_{2, 10};
     std::optional<BackendComparison> comparison_;
     int device_ = 0;
+    bool haveDevice_ = false;  ///< set by setVulkanDevice(): a Vulkan device exists
     int generation_ = 0;
     bool running_ = false;
 };

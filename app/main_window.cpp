@@ -278,6 +278,15 @@ void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     recent_.add(path);
     loadedSummary_ = loaded.summary;  // the status line's figures at step 0
     overview_->showModel(*model_, loaded.summary);
+    if (!loaded.summary.flopsComplete) {  // counted on static shapes after the first frame
+        const int load = ++loadGeneration_;
+        summarizeInBackground(std::make_shared<const Model>(*model_), this, [this, load](const ModelSummary& s) {
+            if (load != loadGeneration_) return;  // another model was opened meanwhile
+            loadedSummary_ = s;
+            overview_->showFlops(s);
+            if (stepper().step() == 0) updateStatus();
+        });
+    }
     setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
     passPanel_->startOver(*model_);
     emit modelLoaded(path);
@@ -307,8 +316,9 @@ void MainWindow::stepForward() { passPanel_->stepForward(); }
 void MainWindow::resetPasses() { passPanel_->reset(); }
 
 void MainWindow::showStep() {
-    auto before = std::make_shared<const Graph>(stepper().previous().graph);
-    auto after = stepper().step() == 0 ? before : std::make_shared<const Graph>(stepper().current().graph);
+    const size_t step = stepper().step();
+    auto before = stepper().sharedGraph(step == 0 ? 0 : step - 1);  // the snapshots themselves, not copies
+    auto after = step == 0 ? before : stepper().sharedGraph(step);
     std::vector<NodeId> removed, added;
     if (const PassResult* r = stepper().currentResult()) {
         for (const Rewrite& w : r->rewrites) {
@@ -326,7 +336,7 @@ void MainWindow::showStep() {
     }
     fillRewriteLog(*before, *after);
     beforeIndex_ = ProvenanceIndex(*before);
-    afterIndex_ = ProvenanceIndex(*after);
+    afterIndex_ = after == before ? beforeIndex_ : ProvenanceIndex(*after);
     inspector_->showNothing();
     profilePanel_->dropProfile();  // a profile of the step before does not fit the after side
     stepShowPending_ = true;

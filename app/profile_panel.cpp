@@ -23,6 +23,7 @@
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QThread>
 #include <QThreadPool>
 #include <QVBoxLayout>
 
@@ -202,6 +203,23 @@ void ProfilePanel::setProfileOptions(ProfileOptions options) {
 
 void ProfilePanel::fillBackends() {
     backend_->addItem(tr("CPU"), -1);  // item data: the Vulkan device index, -1 for the CPU
+    backend_->setToolTip(tr("Looking for Vulkan devices..."));
+    // Creating a Vulkan instance takes ~0.2 s (lavapipe): off the UI thread, so the window and
+    // the model's first frame do not wait for it.
+    QPointer<ProfilePanel> self(this);
+    QThread* lister = QThread::create([self] {
+        (void)vulkanDevicesOnce();
+        QMetaObject::invokeMethod(qApp, [self] {
+            if (self) self->addVulkanDevices();
+        }, Qt::QueuedConnection);
+    });
+    connect(lister, &QThread::finished, lister, &QObject::deleteLater);
+    // Not left running past the event loop: the listing is a static the exit destroys.
+    connect(qApp, &QCoreApplication::aboutToQuit, lister, [lister] { lister->wait(); });
+    lister->start();
+}
+
+void ProfilePanel::addVulkanDevices() {
     const DeviceListing& listing = vulkanDevicesOnce();
     for (const ComputeDevice& d : listing.devices)
         backend_->addItem(tr("Vulkan: %1").arg(QString::fromStdString(d.name)), d.index);
@@ -210,6 +228,10 @@ void ProfilePanel::fillBackends() {
     else
         backend_->setToolTip(tr("The backend profiles run on; Backends compares the CPU with the Vulkan device chosen "
                                 "here (the first one while the CPU is chosen)"));
+    const int device = backend_->currentData().toInt();
+    backendCompare_->setVulkanDevice(device >= 0 ? device : 0);
+    backendsListed_ = true;
+    emit backendsListed();
 }
 
 void ProfilePanel::backendChosen(int index) {

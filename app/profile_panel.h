@@ -61,8 +61,11 @@ public:
     const ProfileResult* profile() const { return profile_ ? &*profile_ : nullptr; }
     /// Backend::name() of what ran the last profile ("cpu", "vulkan"); empty without one.
     const std::string& profileBackend() const { return profileBackend_; }
-    /// The backend combo: "CPU", then one "Vulkan: <device>" per device of vulkanDevicesOnce().
+    /// The backend combo: "CPU", then one "Vulkan: <device>" per device of vulkanDevicesOnce(),
+    /// added when the devices are listed (on a worker thread, after the panel is made).
     QComboBox* backendBox() const { return backend_; }
+    /// Whether the Vulkan devices are listed (and in the combo); backendsListed() says when.
+    bool backendsKnown() const { return backendsListed_; }
     /// Options of this panel's profiles and of the before/after comparison's.
     void setProfileOptions(ProfileOptions options);
 
@@ -96,6 +99,8 @@ public:
     bool controlsBeside() const;
 
 signals:
+    /// The Vulkan devices were listed and added to the backend combo.
+    void backendsListed();
     /// The "Profile on <backend>" button was pressed: the window answers with startProfile().
     void profileRequested();
     void profileReady();
@@ -112,6 +117,7 @@ protected:
 private:
     void finishProfile(int generation, std::shared_ptr<std::optional<BackendProfile>> result, const QString& error);
     void fillBackends();
+    void addVulkanDevices();
     void backendChosen(int index);
     void setBusy(bool busy);
     void fillHotspots();
@@ -141,7 +147,8 @@ private:
     std::string profileBackend_;
     std::unordered_map<NodeId, QColor> fills_;
     NodeId selectedNode_ = kNoId;
-    int opColumnWidth_ = 0;  ///< what the widest op name in the hotspot table needs
+    int opColumnWidth_ = 0;
+    bool backendsListed_ = false;  ///< what the widest op name in the hotspot table needs
     int generation_ = 0;  ///< bumped for each profile started or dropped; older results are dropped
     bool running_ = false;
 };

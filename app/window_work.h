@@ -21,7 +21,8 @@ struct LoadedModel {
     ModelSummary summary;
 };
 
-/// Loads and summarizes `path`. Throws what loadModel() throws.
+/// Loads and summarizes `path` (FLOPs on the shapes as loaded: see ModelSummary::flopsComplete).
+/// Throws what loadModel() throws.
 LoadedModel loadForWindow(const QString& path);
 
 /// The status bar's line for `summary` at `step` of `steps`: "step 2/9 · 320 nodes · 14 op

@@ -98,7 +98,7 @@ bool someProductUncounted(const Graph& g) {
 
 } // namespace
 
-ModelSummary summarize(const Model& model) {
+ModelSummary summarize(const Model& model, FlopShapes shapes, const std::function<bool()>& cancelled) {
     const Graph& g = model.graph;
     ModelSummary s;
     s.unitDims = symbolicInputDims(g);
@@ -106,7 +106,10 @@ ModelSummary summarize(const Model& model) {
     // after a Reshape unknown, and the passes fold some of that away: counted on static shapes
     // (symbolic dims as 1), a graph before and after the passes counts every node alike.
     std::optional<Graph> staticGraph;
-    if (!s.unitDims.empty() || someProductUncounted(g)) staticGraph = graphWithStaticShapes(model, unitInputShapes(g));
+    if (!s.unitDims.empty() || someProductUncounted(g)) {
+        if (shapes == FlopShapes::Static) staticGraph = graphWithStaticShapes(model, unitInputShapes(g), cancelled);
+        else s.flopsComplete = false;
+    }
     const Graph& shaped = staticGraph ? *staticGraph : g;
     s.nodes = g.nodeCount();
     auto countTensor = [&](const Tensor& t) {

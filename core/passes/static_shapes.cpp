@@ -11,6 +11,8 @@
 namespace graphlens {
 namespace {
 
+constexpr int kFoldRounds = 200;  ///< each round opens the shapes up to the next Reshape (a layer)
+
 bool fullyStatic(const Shape& shape) {
     return shape.rankKnown() && std::all_of(shape.dims().begin(), shape.dims().end(), [](const Dim& d) { return d.isStatic(); });
 }
@@ -50,11 +52,12 @@ std::map<std::string, std::vector<int64_t>> unitInputShapes(const Graph& graph) 
     return shapes;
 }
 
-Graph graphWithStaticShapes(const Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes) {
+Graph graphWithStaticShapes(const Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes,
+                            const std::function<bool()>& cancelled) {
     Model shaped = model;  // a snapshot: weights shared
     try {
         inferShapesForInputs(shaped, inputShapes);
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
         return model.graph;
     }
     if (!someShapeOpen(shaped.graph)) return std::move(shaped.graph);
@@ -63,8 +66,15 @@ Graph graphWithStaticShapes(const Model& model, const std::map<std::string, std:
     Model folded = shaped;
     try {
         PassContext context = contextFor(folded);
-        for (const auto& pass : makePipeline("fold-shapes")) runPass(*pass, folded, context);
-    } catch (const std::exception&) {
+        // Constant folding first: PyTorch writes slice bounds as Unsqueeze(Constant), which
+        // fold-shapes only folds downstream of a Shape it folded itself.
+        const auto passes = makePipeline("fold-constants,fold-shapes");
+        for (int round = 0; round < kFoldRounds && someShapeOpen(folded.graph) && !(cancelled && cancelled()); ++round) {
+            size_t rewrites = 0;
+            for (const auto& pass : passes) rewrites += runPass(*pass, folded, context).rewrites.size();
+            if (rewrites == 0) break;
+        }
+    } catch (const std::exception& e) {
         return std::move(shaped.graph);
     }
     Graph& g = shaped.graph;

@@ -6,6 +6,7 @@
 
 #include "core/graph/model.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ std::map<std::string, std::vector<int64_t>> unitInputShapes(const Graph& graph);
 /// `model`'s graph, node for node and value for value, with its input sizes set to `inputShapes`
 /// and every shape inferred again, through shape computations too; a shape still unknown stays
 /// as it was. Weights are shared, not copied. The graph as it is when shape inference fails.
-Graph graphWithStaticShapes(const Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes);
+/// Folding takes a shape inference per layer (seconds on a 66-layer transformer): `cancelled`,
+/// when given, is asked between rounds, and a true answer stops with the shapes known so far.
+Graph graphWithStaticShapes(const Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes,
+                            const std::function<bool()>& cancelled = {});
 
 } // namespace graphlens

@@ -27,6 +27,11 @@ bool openSample(MainWindow& w) {
     return w.openModel(kSample) && QTest::qWaitFor([&w] { return !w.layoutPending(); }, 20000);
 }
 
+/// Waits until the window has listed the Vulkan devices (on a worker thread, after it opens).
+bool backendsListed(const MainWindow& w) {
+    return QTest::qWaitFor([&w] { return w.profilePanel()->backendsKnown(); }, 30000);
+}
+
 } // namespace
 
 class TestBackendCompare : public QObject {
@@ -40,6 +45,7 @@ private slots:
 
     void theBackendComboListsTheCpuFirstThenEachVulkanDevice() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         const QComboBox* box = w.profilePanel()->backendBox();
         const DeviceListing listing = listVulkanDevices();
         QCOMPARE(box->count(), 1 + int(listing.devices.size()));
@@ -54,6 +60,7 @@ private slots:
 
     void theProfileButtonFollowsTheChosenBackend() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         QComboBox* box = w.profilePanel()->backendBox();
         if (box->count() < 2) QSKIP("no Vulkan device");
         box->setCurrentIndex(1);
@@ -67,6 +74,7 @@ private slots:
 
     void profilingOnTheCpuEntryGivesACpuProfile() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         QVERIFY(openSample(w));
         ProfilePanel* panel = w.profilePanel();
         panel->setProfileOptions({1, 3});
@@ -80,6 +88,7 @@ private slots:
 
     void profilingOnAVulkanEntryGivesAVulkanProfile() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         if (w.profilePanel()->backendBox()->count() < 2) QSKIP("no Vulkan device");
         QVERIFY(openSample(w));
         ProfilePanel* panel = w.profilePanel();
@@ -94,6 +103,7 @@ private slots:
 
     void aBackendThatCannotBeCreatedIsReportedAndThePanelStaysUsable() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         QVERIFY(openSample(w));
         ProfilePanel* panel = w.profilePanel();
         panel->setProfileOptions({1, 3});
@@ -117,6 +127,7 @@ private slots:
 
     void theBackendsTabSitsNextToBeforeAfter() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         QTabWidget* tabs = w.profilePanel()->tabs();
         const int backends = tabs->indexOf(w.profilePanel()->backendComparePanel());
         QVERIFY(backends >= 0);
@@ -126,6 +137,7 @@ private slots:
 
     void comparingBackendsFillsOneRowPerNodeWithBothTimes() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         BackendComparePanel* backends = w.profilePanel()->backendComparePanel();
         if (listVulkanDevices().devices.empty()) {
             QVERIFY(!backends->compareButton()->isEnabled());
@@ -159,6 +171,7 @@ private slots:
 
     void aComparisonOfAStepNoLongerShownIsDropped() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         BackendComparePanel* backends = w.profilePanel()->backendComparePanel();
         if (listVulkanDevices().devices.empty()) QSKIP("no Vulkan device");
         QVERIFY(openSample(w));

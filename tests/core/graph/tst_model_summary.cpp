@@ -99,6 +99,12 @@ private slots:
         size_t counted = 0;
         for (NodeId id : before.graph.nodeIds()) counted += estimateNodeFlops(before.graph, before.graph.node(id)).has_value();
         QCOMPARE(counted, size_t(4));
+        // On the shapes as loaded (what the window shows before its first frame), the count is
+        // marked short rather than passed off as the model's.
+        const ModelSummary quick = summarize(before, FlopShapes::AsLoaded);
+        QVERIFY(!quick.flopsComplete);
+        QCOMPARE(quick.nodesWithFlops, size_t(4));
+        QVERIFY(s.flopsComplete);
 
         Model after = before;
         PassContext context = contextFor(after);

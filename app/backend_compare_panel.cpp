@@ -3,6 +3,8 @@
 #include "app/backend_compare_panel.h"
 
 #include "app/background_profile.h"
+#include "app/panel_orientation.h"
+#include "app/profile_panel.h"
 
 #include <QCoreApplication>
 #include <QHeaderView>
@@ -11,7 +13,7 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QThreadPool>
-#include <QVBoxLayout>
+#include <QBoxLayout>
 
 #include <unordered_map>
 
@@ -60,33 +62,54 @@ BackendComparison compareBackends(const ProfileResult& cpu, const ProfileResult&
     return c;
 }
 
+void BackendComparePanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    orientControls(*layout_, *controls_, size(), 240);
+}
+
 BackendComparePanel::BackendComparePanel(QWidget* parent) : QWidget(parent) {
     button_ = new QPushButton(tr("Compare backends"), this);
     summary_ = new QLabel(idleText(), this);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_ = new QTableWidget(0, kBackendColumns, this);
-    table_->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("CPU median ms"), tr("Vulkan median ms"),
+    table_->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("CPU ms"), tr("Vulkan ms"),
                                        tr("Vulkan/CPU"), tr("On Vulkan")});
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setWordWrap(false);
     table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(kBackendNodeColumn, QHeaderView::Stretch);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(button_);
-    layout->addWidget(summary_);
-    layout->addWidget(table_, 1);
+    controls_ = new QWidget(this);
+    auto* controls = new QVBoxLayout(controls_);
+    controls->setContentsMargins(0, 0, 0, 0);
+    button_->setParent(controls_);
+    summary_->setParent(controls_);
+    controls->addWidget(button_);
+    controls->addWidget(summary_);
+    controls->addStretch(1);
+    layout_ = new QBoxLayout(QBoxLayout::TopToBottom, this);
+    layout_->setContentsMargins(4, 4, 4, 4);
+    layout_->addWidget(controls_);
+    layout_->addWidget(table_, 1);
+    setMinimumSize(kPanelMinimumSize);
     connect(button_, &QPushButton::clicked, this, &BackendComparePanel::compareRequested);
     connect(table_, &QTableWidget::cellClicked, this, &BackendComparePanel::activateRow);
     connect(table_, &QTableWidget::cellActivated, this, &BackendComparePanel::activateRow);
-    setVulkanDevice(0);
+    // Disabled until the Vulkan devices are listed (ProfilePanel calls setVulkanDevice() then).
+    button_->setEnabled(false);
+    button_->setToolTip(tr("Looking for Vulkan devices..."));
 }
 
 void BackendComparePanel::setVulkanDevice(int index) {
     device_ = index;
     const DeviceListing& listing = vulkanDevicesOnce();
+    haveDevice_ = !listing.devices.empty();
     if (listing.devices.empty()) {
         button_->setToolTip(tr("No Vulkan device to compare with: %1").arg(QString::fromStdString(listing.problem)));
     } else {
@@ -100,7 +123,7 @@ void BackendComparePanel::setVulkanDevice(int index) {
 
 void BackendComparePanel::setRunning(bool running) {
     running_ = running;
-    button_->setEnabled(!running && !vulkanDevicesOnce().devices.empty());
+    button_->setEnabled(!running && haveDevice_);
 }
 
 void BackendComparePanel::startCompare(std::shared_ptr<const Model> model) {
@@ -147,8 +170,11 @@ void BackendComparePanel::fillTable() {
         const BackendNodeTimes& n = nodes[size_t(row)];
         auto* name = new QTableWidgetItem(QString::fromStdString(n.name));
         name->setData(Qt::UserRole, n.node);
+        name->setToolTip(name->text());
         table_->setItem(row, kBackendNodeColumn, name);
-        table_->setItem(row, kBackendOpColumn, new QTableWidgetItem(QString::fromStdString(n.op)));
+        auto* op = new QTableWidgetItem(bareOp(n.op));
+        op->setToolTip(QString::fromStdString(n.op));
+        table_->setItem(row, kBackendOpColumn, op);
         table_->setItem(row, kCpuMsColumn, numberItem(n.cpuMs, 4));
         table_->setItem(row, kVulkanMsColumn, numberItem(n.vulkanMs, 4));
         table_->setItem(row, kRatioColumn, numberItem(n.ratio(), 2));
@@ -158,7 +184,6 @@ void BackendComparePanel::fillTable() {
         table_->setItem(row, kRunsOnColumn, runsOn);
     }
     table_->setSortingEnabled(true);
-    table_->resizeColumnsToContents();
 }
 
 void BackendComparePanel::activateRow(int row) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+class QBoxLayout;
 class QLabel;
 class QPushButton;
 class QTableWidget;
@@ -52,7 +53,8 @@ public:
     explicit BackendComparePanel(QWidget* parent = nullptr);
 
     void setProfileOptions(ProfileOptions options) { options_ = options; }
-    /// The Vulkan device compared with (an index of vulkanDevicesOnce()); the first one unless set.
+    /// The Vulkan device compared with (an index of vulkanDevicesOnce()); the button stays
+    /// disabled until one is set (the devices are listed after the window opens).
     void setVulkanDevice(int index);
     int vulkanDevice() const { return device_; }
     /// Profiles `model` on the CPU, then on the Vulkan device, in the profile thread;
@@ -75,18 +77,24 @@ signals:
     /// A row was clicked: focus `node` on the after side.
     void nodeActivated(graphlens::NodeId node);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void finish(int generation, std::shared_ptr<std::optional<BackendComparison>> result, const QString& error);
     void setRunning(bool running);
     void fillTable();
     void activateRow(int row);
 
+    QBoxLayout* layout_ = nullptr;
+    QWidget* controls_ = nullptr;
     QPushButton* button_ = nullptr;
     QLabel* summary_ = nullptr;
     QTableWidget* table_ = nullptr;
     ProfileOptions options_{2, 10};
     std::optional<BackendComparison> comparison_;
     int device_ = 0;
+    bool haveDevice_ = false;  ///< set by setVulkanDevice(): a Vulkan device exists
     int generation_ = 0;
     bool running_ = false;
 };

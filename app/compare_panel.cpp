@@ -4,6 +4,7 @@
 
 #include "app/background_profile.h"
 #include "app/cli/profile_report.h"
+#include "app/panel_orientation.h"
 #include "app/pass_stepper.h"
 #include "profiler/heat_scale.h"
 #include "viewer/speedup_legend.h"
@@ -17,12 +18,14 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QThreadPool>
-#include <QVBoxLayout>
+#include <QBoxLayout>
 
 #include <algorithm>
 
 namespace graphlens {
 namespace {
+
+constexpr int kControlsWidth = 300;  ///< the controls' column beside the table
 
 /// Runs in the profile thread.
 ProfileComparison compareOnCpu(const Model& original, const Model& before, const Model& after, const ProfileOptions& options) {
@@ -54,6 +57,17 @@ QString stepName(size_t step) {
 
 } // namespace
 
+QString panelSummary(const ProfileComparison& comparison) {
+    return QString::fromStdString(cli::comparisonSummary(comparison)).trimmed().replace(QStringLiteral("; "), QStringLiteral("\n"));
+}
+
+void ComparePanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    orientControls(*layout_, *controls_, size(), kControlsWidth);
+}
+
+bool ComparePanel::controlsBeside() const { return layout_->direction() == QBoxLayout::LeftToRight; }
+
 CompareSides compareSides(const PassStepper& stepper, CompareBaseline baseline, size_t shownStep) {
     const size_t step = stepper.step();
     const size_t beforeStep = baseline == CompareBaseline::Original || step == 0 ? 0 : step - 1;
@@ -72,7 +86,8 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
     baseline_->addItem(tr("Previous step vs current step"));
     baseline_->setToolTip(tr("What the current step is compared with: the model as loaded (what the passes so far "
                              "bought) or the step before it (what the last pass bought)"));
-    overlay_ = new QCheckBox(tr("Speedup on the before side (green faster, red slower)"), this);
+    overlay_ = new QCheckBox(tr("Color the before side by speedup"), this);
+    overlay_->setToolTip(tr("Fills the compared graph's nodes by the speedup of their group: green faster, red slower"));
     overlay_->setChecked(true);
     perNode_ = new QCheckBox(tr("Per original node"), this);
     perNode_->setToolTip(tr("One row per node of the original graph with its share of each side's time, "
@@ -85,20 +100,33 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setWordWrap(false);
     table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    // The figures take their width, the names share what is left: no sideways scrolling.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(kOriginalColumn, QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(kNowColumn, QHeaderView::Stretch);
+    // Room for a few rows even when the controls stack above the table in a short dock.
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + 3 * table_->verticalHeader()->defaultSectionSize() + 4);
     table_->setToolTip(tr("A fused node's time is split among its original nodes by their FLOPs; "
                           "the speedup is that of the whole group (before ms / after ms)."));
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(baseline_);
-    layout->addWidget(button_);
-    layout->addWidget(summary_);
-    layout->addWidget(overlay_);
-    layout->addWidget(legend_);
-    layout->addWidget(colors_);
-    layout->addWidget(perNode_);
-    layout->addWidget(table_, 1);
+    controls_ = new QWidget(this);
+    auto* controls = new QVBoxLayout(controls_);
+    controls->setContentsMargins(0, 0, 0, 0);
+    controls->setSpacing(4);
+    for (QWidget* w : std::initializer_list<QWidget*>{baseline_, button_, summary_, overlay_, legend_, colors_, perNode_}) {
+        w->setParent(controls_);
+        controls->addWidget(w);
+    }
+    controls->addStretch(1);
+    layout_ = new QBoxLayout(QBoxLayout::TopToBottom, this);
+    layout_->setContentsMargins(4, 4, 4, 4);
+    layout_->addWidget(controls_);
+    layout_->addWidget(table_, 1);
+    setMinimumSize(kPanelMinimumSize);
     connect(button_, &QPushButton::clicked, this, &ComparePanel::compareRequested);
     connect(overlay_, &QCheckBox::toggled, this, &ComparePanel::updateFills);
     connect(perNode_, &QCheckBox::toggled, this, [this] {
@@ -145,7 +173,7 @@ void ComparePanel::finish(int generation, std::shared_ptr<std::optional<ProfileC
         return;
     }
     comparison_ = std::move(*result);
-    summary_->setText(QString::fromStdString(cli::comparisonSummary(*comparison_)).trimmed());
+    summary_->setText(panelSummary(*comparison_));
     fillTable();
     updateFills();
     emit comparisonReady();
@@ -199,6 +227,7 @@ void ComparePanel::fillTable() {
             beforeMs = o.beforeMs, afterMs = o.afterMs;
         }
         auto* names = new QTableWidgetItem(original);
+        names->setToolTip(original);
         names->setData(Qt::UserRole, g.beforeNodes.empty() ? kNoId : g.beforeNodes.front());
         table_->setItem(row, kOriginalColumn, names);
         QString now = g.afterLabels.empty() ? tr("(gone)") : QString::fromStdString(g.afterLabels.front());
@@ -210,7 +239,6 @@ void ComparePanel::fillTable() {
         speedup->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         table_->setItem(row, kSpeedupColumn, speedup);
     }
-    table_->resizeColumnsToContents();
 }
 
 void ComparePanel::activateRow(int row) {

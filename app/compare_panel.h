@@ -19,6 +19,7 @@
 #include <optional>
 #include <unordered_map>
 
+class QBoxLayout;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -45,6 +46,9 @@ struct CompareSides {
 /// The sides comparing `stepper`'s current step with `baseline`, when the window's before side
 /// shows snapshot `shownStep` (0: the original).
 CompareSides compareSides(const PassStepper& stepper, CompareBaseline baseline, size_t shownStep);
+
+/// The comparison's summary as the panel shows it: comparisonSummary(), one figure a line.
+QString panelSummary(const ProfileComparison& comparison);
 
 /// Comparison table columns.
 enum CompareColumn { kSpeedupColumn, kBeforeMsColumn, kAfterMsColumn, kOriginalColumn, kNowColumn, kCompareColumns };
@@ -88,6 +92,9 @@ public:
     QComboBox* baselineBox() const { return baseline_; }
     SpeedupLegend* legend() const { return legend_; }
     QTableWidget* table() const { return table_; }
+    /// Whether the controls sit in a column beside the table (a wide, short area) rather than
+    /// above it.
+    bool controlsBeside() const;
 
 signals:
     /// The button was pressed: the window answers with startCompare().
@@ -101,6 +108,9 @@ signals:
     /// after-side node of the row's group) instead.
     void afterNodeActivated(graphlens::NodeId node);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void finish(int generation, std::shared_ptr<std::optional<ProfileComparison>> result, const QString& error);
     void fillTable();
@@ -108,6 +118,8 @@ private:
     void updateColorsText();
     void activateRow(int row);
 
+    QBoxLayout* layout_ = nullptr;
+    QWidget* controls_ = nullptr;
     QPushButton* button_ = nullptr;
     QLabel* summary_ = nullptr;
     QComboBox* baseline_ = nullptr;

@@ -349,7 +349,17 @@ void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     lastError_.clear();
     recent_.add(path);
     updateActions();
+    loadedSummary_ = loaded.summary;  // the status line's figures at step 0
     overview_->showModel(*model_, loaded.summary);
+    if (!loaded.summary.flopsComplete) {  // counted on static shapes after the first frame
+        const int load = ++loadGeneration_;
+        summarizeInBackground(std::make_shared<const Model>(*model_), this, [this, load](const ModelSummary& s) {
+            if (load != loadGeneration_) return;  // another model was opened meanwhile
+            loadedSummary_ = s;
+            overview_->showFlops(s);
+            if (stepper().step() == 0) updateStatus();
+        });
+    }
     setWindowTitle(tr("%1 — GraphLens").arg(QFileInfo(path).fileName()));
     for (GraphPane* pane : {before_, after_}) pane->startOver();  // the start view, not the last model's
     alignPanes_ = true;
@@ -383,13 +393,13 @@ void MainWindow::resetPasses() { passPanel_->reset(); }
 void MainWindow::showStep() {
     const StepComparison c = compareStep(stepper(), compareWith());
     leftStep_ = c.leftStep;
-    auto before = std::make_shared<const Graph>(stepper().snapshot(c.leftStep).graph);
-    auto after = stepper().step() == c.leftStep ? before : std::make_shared<const Graph>(stepper().current().graph);
+    auto before = stepper().sharedGraph(c.leftStep);  // the snapshots themselves, not copies
+    auto after = stepper().step() == c.leftStep ? before : stepper().sharedGraph(stepper().step());
     before_->setCaption(c.leftCaption);
     after_->setCaption(c.rightCaption);
     fillRewriteLog();
     beforeIndex_ = ProvenanceIndex(*before);
-    afterIndex_ = ProvenanceIndex(*after);
+    afterIndex_ = after == before ? beforeIndex_ : ProvenanceIndex(*after);
     centeredFor_[0] = centeredFor_[1] = kNoId;
     inspector_->showNothing();
     profilePanel_->dropProfile();  // a profile of the step before does not fit the after side
@@ -494,14 +504,13 @@ void MainWindow::focusRewrite(size_t step, RewriteLogPanel::Entry kind, size_t i
 
 void MainWindow::updateStatus() {
     if (!model_) return;
-    const ModelSummary s = summarize(stepper().current());
-    statusLabel_->setText(tr("step %1/%2 · %3 nodes · %4 op types · %5 parameters · %6")
-                              .arg(stepper().step())
-                              .arg(stepper().stepCount())
-                              .arg(s.nodes)
-                              .arg(s.ops.size())
-                              .arg(cli::humanCount(double(s.parameters), QString()).trimmed())
-                              .arg(cli::humanCount(double(s.flops), "FLOPs")));
+    const size_t step = stepper().step(), steps = stepper().stepCount();
+    const int generation = ++statusGeneration_;
+    if (step == 0 && loadedSummary_) return statusLabel_->setText(statusText(step, steps, *loadedSummary_));
+    statusLabel_->setText(tr("step %1/%2 · counting...").arg(step).arg(steps));
+    summarizeInBackground(std::make_shared<const Model>(stepper().current()), this, [this, generation, step, steps](const ModelSummary& s) {
+        if (generation == statusGeneration_) statusLabel_->setText(statusText(step, steps, s));
+    });
 }
 
 } // namespace graphlens

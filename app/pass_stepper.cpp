@@ -23,11 +23,17 @@ void PassStepper::reset(const Model& original) {
     ids_.clear();
     for (const auto& pass : makePipeline("default")) ids_.push_back(pass->id());
     enabled_.assign(ids_.size(), true);
-    snapshots_ = {original};
+    snapshots_.clear();
+    snapshots_.push_back(std::make_shared<const Model>(original));  // one copy ({original} made two)
     results_.clear();
     verifications_.clear();
     passOfStep_.clear();
     step_ = 0;
+}
+
+std::shared_ptr<const Graph> PassStepper::sharedGraph(size_t step) const {
+    const std::shared_ptr<const Model>& snapshot = snapshots_.at(step);
+    return {snapshot, &snapshot->graph};  // aliasing: keeps the snapshot alive
 }
 
 std::string PassStepper::title(size_t pass) const { return makePipeline(ids_.at(pass)).front()->title(); }
@@ -48,7 +54,7 @@ void PassStepper::commit(PassStep step) {
     results_.resize(step_);
     verifications_.resize(step_);
     passOfStep_.resize(step_);
-    snapshots_.push_back(std::move(step.model));
+    snapshots_.push_back(std::make_shared<const Model>(std::move(step.model)));
     results_.push_back(std::move(step.result));
     verifications_.push_back(std::move(step.verification));
     passOfStep_.push_back(step.pass);

@@ -6,6 +6,7 @@
 #include "app/backend_compare_panel.h"
 #include "app/background_profile.h"
 #include "app/compare_panel.h"
+#include "app/panel_orientation.h"
 #include "profiler/run_timeline.h"
 #include "viewer/heat_legend_widget.h"
 #include "viewer/memory_chart.h"
@@ -13,7 +14,8 @@
 
 #include <QApplication>
 #include <QComboBox>
-#include <QFormLayout>
+#include <QEvent>
+#include <QBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPointer>
@@ -21,11 +23,15 @@
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QThread>
 #include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace graphlens {
 namespace {
+
+constexpr int kControlsWidth = 270;  ///< the controls' column beside the tabs
+constexpr int kNarrowTable = 480;    ///< a hotspot table narrower than this hides GFLOP/s
 
 /// The value `overlay` reads from `p`; empty when the node has none.
 std::optional<double> overlayValue(HeatOverlay overlay, const NodeProfile& p) {
@@ -61,56 +67,96 @@ QTableWidgetItem* numberItem(double value, int decimals) {
     return item;
 }
 
+/// The Hotspots table: the node's name takes the room left by the op and the figures, each sized
+/// to its contents, so Median and Share stay in view in a narrow column; long names elide.
+void setUpHotspotTable(QTableWidget& table) {
+    table.setHorizontalHeaderLabels({ProfilePanel::tr("Node"), ProfilePanel::tr("Op"), ProfilePanel::tr("Median ms"),
+                                     ProfilePanel::tr("Share %"), ProfilePanel::tr("GFLOP/s")});
+    table.horizontalHeaderItem(kMedianColumn)->setToolTip(ProfilePanel::tr("Median time of the node over the runs"));
+    table.horizontalHeaderItem(kShareColumn)->setToolTip(ProfilePanel::tr("The node's share of the sum of the node times"));
+    table.setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table.setSelectionBehavior(QAbstractItemView::SelectRows);
+    table.setSelectionMode(QAbstractItemView::SingleSelection);
+    table.setTextElideMode(Qt::ElideLeft);  // "…layer4.2/conv3/Conv": a scoped name's end says most
+    table.setWordWrap(false);
+    table.verticalHeader()->hide();
+    table.verticalHeader()->setDefaultSectionSize(table.fontMetrics().height() + 6);
+    QHeaderView* header = table.horizontalHeader();
+    header->setMinimumSectionSize(48);
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(kNodeColumn, QHeaderView::Stretch);
+    header->setSectionResizeMode(kOpColumn, QHeaderView::Interactive);  // fitHotspotColumns() caps it
+}
+
 } // namespace
 
+/// "FusedConv" for "com.microsoft:FusedConv": the domain goes to the tooltip.
+QString bareOp(const std::string& op) {
+    const size_t colon = op.rfind(':');
+    return QString::fromStdString(colon == std::string::npos ? op : op.substr(colon + 1));
+}
+
 ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
-    backend_ = new QComboBox(this);
-    runButton_ = new QPushButton(tr("Profile on CPU"), this);
-    busy_ = new QProgressBar(this);
+    controls_ = new QWidget(this);
+    backend_ = new QComboBox(controls_);
+    // A long device name must not widen the dock: the combo shows its start, the list all of it.
+    backend_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    backend_->setMinimumContentsLength(8);
+    runButton_ = new QPushButton(tr("Profile on CPU"), controls_);
+    busy_ = new QProgressBar(controls_);
     busy_->setRange(0, 0);  // busy: no known progress
     busy_->setTextVisible(false);
+    busy_->setMaximumHeight(8);
     busy_->hide();
-    summary_ = new QLabel(tr("No profile"), this);
+    summary_ = new QLabel(tr("No profile"), controls_);
     summary_->setObjectName("profileSummary");
     summary_->setWordWrap(true);
-    overlay_ = new QComboBox(this);
+    overlay_ = new QComboBox(controls_);
     for (const OverlayText& o : kOverlays) overlay_->addItem(tr(o.label));
-    scale_ = new QComboBox(this);
+    overlay_->setToolTip(tr("The per-node figure the after side is colored by"));
+    scale_ = new QComboBox(controls_);
     scale_->addItem(tr("Linear"));
     scale_->addItem(tr("Log"));
     scale_->setCurrentIndex(1);
-    legend_ = new HeatLegendWidget(this);
+    scale_->setToolTip(tr("How the colors map the figure: linear or logarithmic"));
+    legend_ = new HeatLegendWidget(controls_);
     hotspots_ = new QTableWidget(0, kHotspotColumns, this);
-    hotspots_->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("Median ms"), tr("Share %"), tr("GFLOP/s")});
-    hotspots_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    hotspots_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    hotspots_->setSelectionMode(QAbstractItemView::SingleSelection);
-    hotspots_->verticalHeader()->hide();
-    hotspots_->horizontalHeader()->setStretchLastSection(true);
+    setUpHotspotTable(*hotspots_);
+    hotspots_->viewport()->installEventFilter(this);
 
-    auto* layout = new QVBoxLayout(this);
-    auto* backendForm = new QFormLayout;
-    backendForm->addRow(tr("Backend"), backend_);
-    layout->addLayout(backendForm);
-    layout->addWidget(runButton_);
-    layout->addWidget(busy_);
-    layout->addWidget(summary_);
-    auto* form = new QFormLayout;
-    form->addRow(tr("Heatmap"), overlay_);
-    form->addRow(tr("Scale"), scale_);
-    layout->addLayout(form);
-    layout->addWidget(legend_);
+    auto* controlsLayout = new QVBoxLayout(controls_);
+    controlsLayout->setContentsMargins(0, 0, 0, 0);
+    auto* backendRow = new QHBoxLayout;
+    backendRow->addWidget(new QLabel(tr("Backend"), controls_));
+    backendRow->addWidget(backend_, 1);
+    controlsLayout->addLayout(backendRow);
+    controlsLayout->addWidget(runButton_);
+    controlsLayout->addWidget(busy_);
+    controlsLayout->addWidget(summary_);
+    auto* heatRow = new QHBoxLayout;  // figure and scale on one row: height is scarce below the graphs
+    heatRow->addWidget(new QLabel(tr("Heatmap"), controls_));
+    heatRow->addWidget(overlay_, 1);
+    heatRow->addWidget(scale_);
+    controlsLayout->addLayout(heatRow);
+    controlsLayout->addWidget(legend_);
+    controlsLayout->addStretch(1);
+
     timeline_ = new TimelineView(this);
     memoryChart_ = new MemoryChart(this);
     compare_ = new ComparePanel(this);
     backendCompare_ = new BackendComparePanel(this);
     tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
     tabs_->addTab(hotspots_, tr("Hotspots"));
     tabs_->addTab(timeline_, tr("Timeline"));
     tabs_->addTab(memoryChart_, tr("Memory"));
     tabs_->addTab(compare_, tr("Before/After"));
     tabs_->addTab(backendCompare_, tr("Backends"));
-    layout->addWidget(tabs_, 1);
+    layout_ = new QBoxLayout(QBoxLayout::TopToBottom, this);
+    layout_->setContentsMargins(4, 4, 4, 4);
+    layout_->addWidget(controls_);
+    layout_->addWidget(tabs_, 1);
+    setMinimumSize(kPanelMinimumSize);
 
     fillBackends();
     connect(backend_, &QComboBox::currentIndexChanged, this, &ProfilePanel::backendChosen);
@@ -124,6 +170,31 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
     connect(memoryChart_, &MemoryChart::nodeClicked, this, &ProfilePanel::nodeActivated);
 }
 
+QString shortBackendName(const QString& name) {
+    const qsizetype paren = name.indexOf(QStringLiteral(" ("));
+    return paren < 0 ? name : name.left(paren);
+}
+
+void ProfilePanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    orientControls(*layout_, *controls_, size(), kControlsWidth);
+}
+
+bool ProfilePanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == hotspots_->viewport() && event->type() == QEvent::Resize) fitHotspotColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ProfilePanel::fitHotspotColumns() {
+    const int width = hotspots_->viewport()->width();
+    // In a narrow column the figures that matter most keep their room: GFLOP/s goes first.
+    hotspots_->setColumnHidden(kGflopsColumn, width < kNarrowTable);
+    const int op = std::max(opColumnWidth_, hotspots_->horizontalHeader()->sectionSizeHint(kOpColumn));
+    hotspots_->horizontalHeader()->resizeSection(kOpColumn, std::min(op, width * 3 / 10));
+}
+
+bool ProfilePanel::controlsBeside() const { return layout_->direction() == QBoxLayout::LeftToRight; }
+
 void ProfilePanel::setProfileOptions(ProfileOptions options) {
     options_ = options;
     compare_->setProfileOptions(options);
@@ -132,6 +203,23 @@ void ProfilePanel::setProfileOptions(ProfileOptions options) {
 
 void ProfilePanel::fillBackends() {
     backend_->addItem(tr("CPU"), -1);  // item data: the Vulkan device index, -1 for the CPU
+    backend_->setToolTip(tr("Looking for Vulkan devices..."));
+    // Creating a Vulkan instance takes ~0.2 s (lavapipe): off the UI thread, so the window and
+    // the model's first frame do not wait for it.
+    QPointer<ProfilePanel> self(this);
+    QThread* lister = QThread::create([self] {
+        (void)vulkanDevicesOnce();
+        QMetaObject::invokeMethod(qApp, [self] {
+            if (self) self->addVulkanDevices();
+        }, Qt::QueuedConnection);
+    });
+    connect(lister, &QThread::finished, lister, &QObject::deleteLater);
+    // Not left running past the event loop: the listing is a static the exit destroys.
+    connect(qApp, &QCoreApplication::aboutToQuit, lister, [lister] { lister->wait(); });
+    lister->start();
+}
+
+void ProfilePanel::addVulkanDevices() {
     const DeviceListing& listing = vulkanDevicesOnce();
     for (const ComputeDevice& d : listing.devices)
         backend_->addItem(tr("Vulkan: %1").arg(QString::fromStdString(d.name)), d.index);
@@ -140,10 +228,15 @@ void ProfilePanel::fillBackends() {
     else
         backend_->setToolTip(tr("The backend profiles run on; Backends compares the CPU with the Vulkan device chosen "
                                 "here (the first one while the CPU is chosen)"));
+    const int device = backend_->currentData().toInt();
+    backendCompare_->setVulkanDevice(device >= 0 ? device : 0);
+    backendsListed_ = true;
+    emit backendsListed();
 }
 
 void ProfilePanel::backendChosen(int index) {
-    runButton_->setText(tr("Profile on %1").arg(backend_->itemText(index)));
+    runButton_->setText(tr("Profile on %1").arg(shortBackendName(backend_->itemText(index))));
+    runButton_->setToolTip(tr("Profile the graph after the current step on %1").arg(backend_->itemText(index)));
     const int device = backend_->itemData(index).toInt();
     if (device >= 0) backendCompare_->setVulkanDevice(device);
 }
@@ -236,19 +329,24 @@ void ProfilePanel::updateHeatmap() {
 void ProfilePanel::fillHotspots() {
     hotspots_->setSortingEnabled(false);
     hotspots_->setRowCount(int(profile_->nodes.size()));
+    opColumnWidth_ = 0;
     for (int row = 0; row < int(profile_->nodes.size()); ++row) {
         const NodeProfile& p = profile_->nodes[size_t(row)];
         auto* name = new QTableWidgetItem(QString::fromStdString(p.name));
         name->setData(Qt::UserRole, p.node);
+        name->setToolTip(name->text());
         hotspots_->setItem(row, kNodeColumn, name);
-        hotspots_->setItem(row, kOpColumn, new QTableWidgetItem(QString::fromStdString(p.op)));
+        auto* op = new QTableWidgetItem(bareOp(p.op));
+        opColumnWidth_ = std::max(opColumnWidth_, hotspots_->fontMetrics().horizontalAdvance(op->text()) + 12);
+        op->setToolTip(QString::fromStdString(p.op));  // with its domain: "com.microsoft:FusedConv"
+        hotspots_->setItem(row, kOpColumn, op);
         hotspots_->setItem(row, kMedianColumn, numberItem(p.ms.median, 4));
         hotspots_->setItem(row, kShareColumn, numberItem(p.share * 100, 1));
         hotspots_->setItem(row, kGflopsColumn, numberItem(p.gflops(), 2));
     }
     hotspots_->setSortingEnabled(true);
     hotspots_->sortItems(kMedianColumn, Qt::DescendingOrder);
-    hotspots_->resizeColumnsToContents();
+    fitHotspotColumns();
 }
 
 void ProfilePanel::fillTimelineAndMemory() {

@@ -17,6 +17,7 @@
 #include <string>
 #include <unordered_map>
 
+class QBoxLayout;
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -34,6 +35,12 @@ class TimelineView;
 
 /// The per-node figure a heatmap shows.
 enum class HeatOverlay { None, Time, Memory, Flops, Gflops };
+
+/// "FusedConv" for "com.microsoft:FusedConv" (a profile's op label): the op without its domain.
+QString bareOp(const std::string& op);
+/// "Vulkan: llvmpipe" for "Vulkan: llvmpipe (LLVM 15.0.6, 256 bits)": a backend entry short
+/// enough for a button.
+QString shortBackendName(const QString& name);
 
 /// Hotspot table columns.
 enum HotspotColumn { kNodeColumn, kOpColumn, kMedianColumn, kShareColumn, kGflopsColumn, kHotspotColumns };
@@ -54,8 +61,11 @@ public:
     const ProfileResult* profile() const { return profile_ ? &*profile_ : nullptr; }
     /// Backend::name() of what ran the last profile ("cpu", "vulkan"); empty without one.
     const std::string& profileBackend() const { return profileBackend_; }
-    /// The backend combo: "CPU", then one "Vulkan: <device>" per device of vulkanDevicesOnce().
+    /// The backend combo: "CPU", then one "Vulkan: <device>" per device of vulkanDevicesOnce(),
+    /// added when the devices are listed (on a worker thread, after the panel is made).
     QComboBox* backendBox() const { return backend_; }
+    /// Whether the Vulkan devices are listed (and in the combo); backendsListed() says when.
+    bool backendsKnown() const { return backendsListed_; }
     /// Options of this panel's profiles and of the before/after comparison's.
     void setProfileOptions(ProfileOptions options);
 
@@ -84,8 +94,13 @@ public:
     /// marked, now and in the profiles that come (kNoId: none).
     void selectNode(NodeId node);
     NodeId selectedNode() const { return selectedNode_; }
+    /// Whether the controls sit in a column beside the tabs (a wide, short dock) rather than
+    /// above them (a narrow one).
+    bool controlsBeside() const;
 
 signals:
+    /// The Vulkan devices were listed and added to the backend combo.
+    void backendsListed();
     /// The "Profile on <backend>" button was pressed: the window answers with startProfile().
     void profileRequested();
     void profileReady();
@@ -95,16 +110,25 @@ signals:
     /// A hotspot row, a timeline bar or a memory column was clicked: focus `node` on the canvas.
     void nodeActivated(graphlens::NodeId node);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void finishProfile(int generation, std::shared_ptr<std::optional<BackendProfile>> result, const QString& error);
     void fillBackends();
+    void addVulkanDevices();
     void backendChosen(int index);
     void setBusy(bool busy);
     void fillHotspots();
+    /// Caps the Op column at 30% of the table and hides GFLOP/s in a narrow one.
+    void fitHotspotColumns();
     void fillTimelineAndMemory();
     void updateHeatmap();
     void activateRow(int row);
 
+    QBoxLayout* layout_ = nullptr;
+    QWidget* controls_ = nullptr;
     QComboBox* backend_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QProgressBar* busy_ = nullptr;
@@ -123,6 +147,8 @@ private:
     std::string profileBackend_;
     std::unordered_map<NodeId, QColor> fills_;
     NodeId selectedNode_ = kNoId;
+    int opColumnWidth_ = 0;
+    bool backendsListed_ = false;  ///< what the widest op name in the hotspot table needs
     int generation_ = 0;  ///< bumped for each profile started or dropped; older results are dropped
     bool running_ = false;
 };

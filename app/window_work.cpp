@@ -6,8 +6,14 @@
 #include "core/onnx/loader.h"
 #include "core/passes/verify.h"
 
-#include <QObject>
+#include "app/cli/model_report.h"
 
+#include <QCoreApplication>
+#include <QObject>
+#include <QPointer>
+#include <QThreadPool>
+
+#include <atomic>
 #include <optional>
 #include <set>
 
@@ -15,8 +21,39 @@ namespace graphlens {
 
 LoadedModel loadForWindow(const QString& path) {
     LoadedModel loaded{loadModel(path.toStdString()), {}};
-    loaded.summary = summarize(loaded.model);
+    // FLOPs on static shapes can take seconds on a deep transformer: the window counts them
+    // after the first frame (summarizeInBackground) when the shapes as loaded do not suffice.
+    loaded.summary = summarize(loaded.model, FlopShapes::AsLoaded);
     return loaded;
+}
+
+QString statusText(size_t step, size_t steps, const ModelSummary& s) {
+    const QString flops = s.flopsComplete ? cli::humanCount(double(s.flops), "FLOPs") + " " + QString::fromStdString(unitDimsNote(s.unitDims))
+                                          : QObject::tr("counting FLOPs...");
+    return QObject::tr("step %1/%2 · %3 nodes · %4 op types · %5 parameters · %6")
+        .arg(step)
+        .arg(steps)
+        .arg(s.nodes)
+        .arg(s.ops.size())
+        .arg(cli::humanCount(double(s.parameters), QString()).trimmed())
+        .arg(flops.trimmed());
+}
+
+void summarizeInBackground(std::shared_ptr<const Model> model, QObject* context, std::function<void(const ModelSummary&)> done) {
+    static std::atomic<bool> quitting = false;  // the pool's end waits for its task: cut it short
+    static QThreadPool* pool = [] {  // not the global pool: Qt's painting waits on that one
+        auto* p = new QThreadPool(qApp);
+        p->setMaxThreadCount(1);
+        QObject::connect(qApp, &QCoreApplication::aboutToQuit, p, [] { quitting = true; });
+        return p;
+    }();
+    QPointer<QObject> receiver(context);
+    pool->start([model = std::move(model), receiver, done = std::move(done)] {
+        auto summary = std::make_shared<const ModelSummary>(summarize(*model, FlopShapes::Static, [] { return quitting.load(); }));
+        QMetaObject::invokeMethod(qApp, [receiver, summary, done] {
+            if (receiver) done(*summary);
+        }, Qt::QueuedConnection);
+    });
 }
 
 namespace {

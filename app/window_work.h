@@ -9,6 +9,8 @@
 
 #include <QString>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,17 @@ struct LoadedModel {
     ModelSummary summary;
 };
 
-/// Loads and summarizes `path`. Throws what loadModel() throws.
+/// Loads and summarizes `path` (FLOPs on the shapes as loaded: see ModelSummary::flopsComplete).
+/// Throws what loadModel() throws.
 LoadedModel loadForWindow(const QString& path);
+
+/// The status bar's line for `summary` at `step` of `steps`: "step 2/9 · 320 nodes · 14 op
+/// types · 25.6 M parameters · 8.20 GFLOPs with batch, sequence = 1".
+QString statusText(size_t step, size_t steps, const ModelSummary& summary);
+
+/// Summarizes `model` on a worker thread of its own (FLOPs on static shapes take a shape
+/// inference) and calls `done` with the summary on `context`'s thread, unless `context` is gone.
+void summarizeInBackground(std::shared_ptr<const Model> model, QObject* context, std::function<void(const ModelSummary&)> done);
 
 /// One pipeline entry to run: its index in the pipeline and its pass id.
 struct PassToRun {

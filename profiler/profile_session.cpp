@@ -1,7 +1,7 @@
 // Profiling sessions: warm-up, alternating plain and observed runs, per-node statistics.
 #include "profiler/profile_session.h"
 
-#include "core/onnx/shape_inference.h"
+#include "core/passes/static_shapes.h"
 
 #include <time.h>
 
@@ -30,13 +30,7 @@ double runMs(Plan& plan, const std::map<std::string, Tensor>& feeds, ExecutionOb
 } // namespace
 
 Graph graphWithShapes(const Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes) {
-    Model shaped = model;  // a snapshot: weights shared
-    try {
-        inferShapesForInputs(shaped, inputShapes);
-    } catch (const std::exception&) {
-        return model.graph;
-    }
-    return std::move(shaped.graph);
+    return graphWithStaticShapes(model, inputShapes);  // through shape computations too: FLOPs need every shape
 }
 
 std::vector<MemoryStep> memorySteps(const Plan& plan, const Graph& graph) {

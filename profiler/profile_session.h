@@ -55,8 +55,8 @@ private:
     std::vector<NodeEvent> events_;
 };
 
-/// `model`'s graph with every shape ONNX shape inference finds for `inputShapes` (the graph as
-/// it is when inference fails): what FLOP and byte counts read.
+/// `model`'s graph with every shape inferred for `inputShapes`, through shape computations too
+/// (graphWithStaticShapes; the graph as it is when inference fails): what FLOP and byte counts read.
 Graph graphWithShapes(const Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes);
 
 /// The live-bytes timeline of `plan`: step i runs plan.nodes()[i] (both backends plan memory

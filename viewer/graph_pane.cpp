@@ -70,6 +70,30 @@ LaidOut layOut(const Graph& graph, std::shared_ptr<const ScopeTree> scopes, cons
     return done;
 }
 
+/// The layout thread's last job and its result. Both sides show the same graph at step 0 and ask
+/// for its layout one after the other; the second asks for exactly what the first made, so it
+/// takes that rather than running Graphviz again. Only the layout thread touches it.
+struct LastLayout {
+    std::weak_ptr<const Graph> graph;
+    std::optional<CollapsedGroups> wanted;
+    std::map<std::string, bool> kept;  ///< the collapse state kept from the graph shown before
+    bool scopesKnown = false;
+    std::shared_ptr<const LaidOut> done;
+};
+
+std::shared_ptr<const LaidOut> layOutOnce(const std::shared_ptr<const Graph>& graph, std::shared_ptr<const ScopeTree> scopes,
+                                          const std::optional<CollapsedGroups>& wanted,
+                                          const std::map<std::string, bool>& kept, const TextMeasure& measure) {
+    static LastLayout last;
+    if (last.done && last.graph.lock() == graph && last.wanted == wanted && last.kept == kept &&
+        last.scopesKnown == bool(scopes))
+        return last.done;
+    const bool scopesKnown = bool(scopes);
+    auto done = std::make_shared<const LaidOut>(layOut(*graph, std::move(scopes), wanted, kept, measure));
+    last = {graph, wanted, kept, scopesKnown, done};
+    return done;
+}
+
 /// The layout jobs' own thread: Graphviz calls are serialized anyway, and Qt's raster painter
 /// splits big fills over the global pool and waits for them, so long layouts there would stall
 /// the UI thread's painting.
@@ -180,7 +204,7 @@ void GraphPane::requestLayout(const CollapsedGroups& collapsed) {
     QPointer<GraphPane> self(this);
     const std::shared_ptr<const Graph> graph = graph_;
     layoutPool()->start([self, graph, scopes = scopes_, wanted, kept = keptCollapse_, measure = scene_->textMeasure(), generation] {
-        auto done = std::make_shared<LaidOut>(layOut(*graph, scopes, wanted, kept, measure));
+        std::shared_ptr<const LaidOut> done = layOutOnce(graph, scopes, wanted, kept, measure);
         QMetaObject::invokeMethod(qApp, [self, graph, done, generation] {
             if (!self || self->graph_ != graph) return;  // another graph is shown now
             if (!self->scopes_) self->scopes_ = done->scopes;

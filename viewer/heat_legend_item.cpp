@@ -4,13 +4,13 @@
 #include <QFontMetricsF>
 #include <QPainter>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
 namespace graphlens {
 namespace {
 
-constexpr qreal kBarWidth = 320;
 constexpr qreal kBarHeight = 14;
 
 QColor qColor(Rgb c) { return QColor(c.r, c.g, c.b); }
@@ -30,12 +30,13 @@ QString siLabel(double value, const QString& unit) {
     return QString::number(value / chosen.first, 'g', 3) + " " + QString::fromUtf8(chosen.second) + unit;
 }
 
-HeatLegendItem::HeatLegendItem(HeatScale scale, QString title, QString unit, QFont font, QColor text)
-    : scale_(scale), title_(std::move(title)), unit_(std::move(unit)), font_(std::move(font)), text_(std::move(text)) {}
+HeatLegendItem::HeatLegendItem(HeatScale scale, QString title, QString unit, QFont font, QColor text, qreal barWidth)
+    : scale_(scale), title_(std::move(title)), unit_(std::move(unit)), font_(std::move(font)), text_(std::move(text)),
+      barWidth_(barWidth) {}
 
 QRectF HeatLegendItem::boundingRect() const {
     const qreal line = QFontMetricsF(font_).height();
-    return QRectF(-40, 0, kBarWidth + 80, 2 * line + kBarHeight + 12);
+    return QRectF(-kLabelOverhang / 2, 0, barWidth_ + kLabelOverhang, 2 * line + kBarHeight + 12);
 }
 
 void HeatLegendItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
@@ -43,15 +44,15 @@ void HeatLegendItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
     const qreal line = metrics.height();
     painter->setFont(font_);
     painter->setPen(text_);
-    painter->drawText(QRectF(0, 0, kBarWidth, line), Qt::AlignLeft | Qt::AlignVCenter, title_);
+    painter->drawText(QRectF(0, 0, barWidth_, line), Qt::AlignLeft | Qt::AlignVCenter, title_);
     const qreal top = line + 4;
-    for (int x = 0; x < int(kBarWidth); ++x)
-        painter->fillRect(QRectF(x, top, 1.5, kBarHeight), qColor(heatColor((x + 0.5) / kBarWidth)));
+    for (int x = 0; x < int(barWidth_); ++x)
+        painter->fillRect(QRectF(x, top, 1.5, kBarHeight), qColor(heatColor((x + 0.5) / barWidth_)));
     painter->setPen(QPen(text_, 1));
     painter->setBrush(Qt::NoBrush);
-    painter->drawRect(QRectF(0, top, kBarWidth, kBarHeight));
-    for (double tick : scale_.ticks()) {
-        const qreal x = scale_.position(tick) * kBarWidth;
+    painter->drawRect(QRectF(0, top, barWidth_, kBarHeight));
+    for (double tick : scale_.ticks(std::clamp(int(barWidth_ / 50), 2, 6))) {  // a label every 50 px at most
+        const qreal x = scale_.position(tick) * barWidth_;
         painter->drawLine(QPointF(x, top + kBarHeight), QPointF(x, top + kBarHeight + 4));
         const QString label = siLabel(tick, unit_);
         const qreal w = metrics.horizontalAdvance(label);

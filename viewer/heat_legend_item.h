@@ -13,7 +13,12 @@ namespace graphlens {
 class HeatLegendItem : public QGraphicsItem {
 public:
     /// `unit` follows each tick label ("s", "B"); the item's origin is its top-left corner.
-    HeatLegendItem(HeatScale scale, QString title, QString unit, QFont font, QColor text);
+    /// `barWidth` is the ramp's length; the labels of its end ticks reach 40 px past it.
+    HeatLegendItem(HeatScale scale, QString title, QString unit, QFont font, QColor text, qreal barWidth = kDefaultBarWidth);
+
+    static constexpr qreal kDefaultBarWidth = 320;
+    /// What the item is wider than its bar (the end ticks' labels).
+    static constexpr qreal kLabelOverhang = 80;
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -24,6 +29,7 @@ private:
     QString unit_;
     QFont font_;
     QColor text_;
+    qreal barWidth_;
 };
 
 /// "2.5 ms", "64 kB", "1.2 GB": `value` in `unit` with an SI prefix, three significant digits.

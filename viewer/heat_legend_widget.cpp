@@ -6,6 +6,8 @@
 
 #include <QPainter>
 
+#include <algorithm>
+
 namespace graphlens {
 
 HeatLegendWidget::HeatLegendWidget(QWidget* parent) : QWidget(parent) {
@@ -29,6 +31,13 @@ void HeatLegendWidget::clear() {
 QString HeatLegendWidget::lowLabel() const { return scale_ ? siLabel(scale_->low(), unit_) : QString(); }
 QString HeatLegendWidget::highLabel() const { return scale_ ? siLabel(scale_->high(), unit_) : QString(); }
 
+/// The ramp as long as the widget allows, from 120 px up to the canvas legend's.
+qreal HeatLegendWidget::barWidth() const {
+    return std::clamp<qreal>(width() - HeatLegendItem::kLabelOverhang, 120, HeatLegendItem::kDefaultBarWidth);
+}
+
+QSize HeatLegendWidget::minimumSizeHint() const { return {int(120 + HeatLegendItem::kLabelOverhang), sizeHint().height()}; }
+
 QSize HeatLegendWidget::sizeHint() const {
     const QRectF bounds = HeatLegendItem(HeatScale(0, 1, HeatScaleKind::Linear), {}, {}, font(), {}).boundingRect();
     return QSize(int(bounds.width()), int(bounds.height() + fontMetrics().height() + 4));
@@ -38,7 +47,7 @@ void HeatLegendWidget::paintEvent(QPaintEvent*) {
     if (!scale_) return;
     QPainter painter(this);
     const QColor text = palette().color(QPalette::WindowText);
-    HeatLegendItem item(*scale_, title_, unit_, font(), text);
+    HeatLegendItem item(*scale_, title_, unit_, font(), text, barWidth());
     const QRectF bounds = item.boundingRect();
     painter.translate(-bounds.left(), 0);
     item.paint(&painter, nullptr, nullptr);

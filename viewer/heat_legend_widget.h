@@ -26,6 +26,9 @@ public:
     QString highLabel() const;
 
     QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    /// The ramp's length: the widget's width less room for the end labels, 120 to 320 px.
+    qreal barWidth() const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;

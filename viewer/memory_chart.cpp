@@ -14,7 +14,8 @@
 namespace graphlens {
 namespace {
 
-constexpr qreal kLeft = 56, kRight = 8, kTop = 20, kBottom = 18;
+constexpr qreal kLeft = 56, kRight = 8, kBottom = 18;
+constexpr qreal kCaptionMargin = 4;  ///< around the caption, which wraps to the width
 /// The naive sum is drawn as a line when it is at most this many times the arena.
 constexpr double kNaiveOnScale = 2.5;
 
@@ -54,8 +55,24 @@ double MemoryChart::topBytes() const {
     return top > 0 ? top * 1.08 : 1;
 }
 
+QString MemoryChart::caption() const {
+    if (steps_.empty()) return {};
+    QString naive = bytesLabel(double(naive_));
+    if (!showsNaiveLine() && naive_ > 0) naive += tr(" (off the scale)");
+    return tr("Planned arena %1 · naive sum %2 · lower bound %3 (most bytes live at one step) · %4 steps")
+        .arg(bytesLabel(double(arena_)), naive, bytesLabel(double(peakBytes())))
+        .arg(steps_.size());
+}
+
+QRectF MemoryChart::captionRect() const {
+    const int textWidth = std::max(width() - 2 * int(kCaptionMargin), 40);
+    const QRect bounds = fontMetrics().boundingRect(QRect(0, 0, textWidth, 10000), Qt::TextWordWrap, caption());
+    return QRectF(kCaptionMargin, kCaptionMargin, textWidth, steps_.empty() ? 0 : bounds.height());
+}
+
 QRectF MemoryChart::plotRect() const {
-    return QRectF(kLeft, kTop, std::max<qreal>(width() - kLeft - kRight, 10), std::max<qreal>(height() - kTop - kBottom, 10));
+    const qreal top = captionRect().bottom() + kCaptionMargin + fontMetrics().height() / 2.0;  // room for the top y label
+    return QRectF(kLeft, top, std::max<qreal>(width() - kLeft - kRight, 10), std::max<qreal>(height() - top - kBottom, 10));
 }
 
 qreal MemoryChart::yOf(double bytes) const {
@@ -102,8 +119,10 @@ void MemoryChart::paintReference(QPainter& painter, double bytes, const QPen& pe
     const qreal y = yOf(bytes);
     painter.setPen(pen);
     painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
-    painter.drawText(QRectF(plot.left(), y - fontMetrics().height() - 1, plot.width() - 4, fontMetrics().height()),
-                     Qt::AlignRight | Qt::AlignBottom, label);
+    // Above its line, or below it where the line runs close to the top of the plot.
+    const qreal h = fontMetrics().height();
+    const qreal top = y - h - 1 >= plot.top() ? y - h - 1 : y + 1;
+    painter.drawText(QRectF(plot.left(), top, plot.width() - 4, h), Qt::AlignRight | Qt::AlignVCenter, label);
 }
 
 void MemoryChart::paintEvent(QPaintEvent*) {
@@ -115,9 +134,7 @@ void MemoryChart::paintEvent(QPaintEvent*) {
         painter.drawText(rect(), Qt::AlignCenter, tr("No profile"));
         return;
     }
-    QString caption = tr("live bytes per step (%1 steps, peak %2)").arg(steps_.size()).arg(bytesLabel(double(peakBytes())));
-    if (!showsNaiveLine() && naive_ > 0) caption += tr("; naive sum %1, off the scale").arg(bytesLabel(double(naive_)));
-    painter.drawText(QRectF(0, 0, width(), kTop - 2), Qt::AlignLeft | Qt::AlignVCenter, caption);
+    painter.drawText(captionRect(), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, caption());
     painter.drawText(QRectF(0, plot.top() - 6, kLeft - 4, 12), Qt::AlignRight | Qt::AlignVCenter, bytesLabel(topBytes()));
     painter.drawText(QRectF(0, plot.bottom() - 6, kLeft - 4, 12), Qt::AlignRight | Qt::AlignVCenter, bytesLabel(0));
     painter.drawText(QRectF(plot.left(), plot.bottom(), plot.width(), kBottom), Qt::AlignCenter, tr("execution step"));

@@ -1,6 +1,7 @@
 // The memory chart of a profiled plan: arena bytes alive at each execution step as columns,
 // against the planned arena size (a solid line) and the naive sum of every tensor (dashed, or
-// named in the caption when it is far off the scale). Hovering a column names the step's node
+// said to be off the scale when it is far above), under a caption that wraps to the width and
+// names the three figures: planned arena, naive sum and lower bound (the tallest column). Hovering a column names the step's node
 // and its bytes; clicking it marks the column and asks for the node, and selectNode() marks the
 // column of a node selected elsewhere (the canvas), as the timeline outlines its bar.
 #pragma once
@@ -31,6 +32,11 @@ public:
     /// squash the columns).
     bool showsNaiveLine() const;
 
+    /// The caption above the plot, wrapped to the width: "Planned arena 192 kB · naive sum 1 MB
+    /// · lower bound 160 kB (most bytes live at one step) · 23 steps"; empty without steps.
+    QString caption() const;
+    /// Where the caption is drawn (its height grows as the width shrinks); the plot starts below.
+    QRectF captionRect() const;
     /// Where step `step`'s column is drawn, in widget coordinates.
     QRectF columnRect(int step) const;
     /// The y of `bytes` in widget coordinates.

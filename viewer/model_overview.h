@@ -6,6 +6,10 @@
 
 #include <QTreeWidget>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace graphlens {
 
 class ModelOverview : public QTreeWidget {
@@ -18,11 +22,20 @@ public:
     /// The same with `summary` = summarize(model) already made (in a worker thread).
     void showModel(const Model& model, const ModelSummary& summary);
 
-    /// Number of node rows listed under "Nodes".
+    /// Updates the FLOPs line (a count made after the rest of the summary).
+    void showFlops(const ModelSummary& summary);
+
+    /// Number of node rows listed under "Nodes" (those of a big graph are made when it is opened).
     int nodeRowCount() const;
 
 private:
     QTreeWidgetItem* addSection(const QString& title, const QString& detail);
+    void addPendingNodeRows();
+
+    static constexpr size_t kEagerNodeRows = 2000;  ///< more node rows wait until "Nodes" is opened
+    QTreeWidgetItem* nodesItem_ = nullptr;
+    QTreeWidgetItem* flopsItem_ = nullptr;
+    std::vector<std::pair<std::string, std::string>> pendingNodeRows_;  ///< name, op; not made into items yet
 };
 
 } // namespace graphlens

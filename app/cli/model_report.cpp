@@ -121,7 +121,8 @@ QString modelInfoText(const Model& model, const ModelSummary& summary) {
       << humanCount(double(summary.parameterBytes), "B") << ") in " << summary.initializers
       << " initializers\n";
     s << "flops:       " << humanCount(double(summary.flops), "FLOPs") << " (estimated over "
-      << summary.nodesWithFlops << " Conv/ConvTranspose/Gemm/MatMul nodes)\n";
+      << summary.nodesWithFlops << " Conv/ConvTranspose/Gemm/MatMul nodes"
+      << QString::fromStdString(summary.unitDims.empty() ? "" : ", " + unitDimsNote(summary.unitDims)) << ")\n";
     s << "ops:\n";
     std::vector<std::pair<int, std::string>> byCount;
     for (const auto& [op, count] : summary.ops) byCount.emplace_back(-count, op);

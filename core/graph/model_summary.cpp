@@ -1,9 +1,12 @@
 // Model statistics and the FLOP estimates of the compute-heavy ops.
 #include "core/graph/model_summary.h"
 
+#include "core/passes/static_shapes.h"
+
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <set>
 
 namespace graphlens {
 namespace {
@@ -81,9 +84,33 @@ std::optional<int64_t> estimateNodeFlops(const Graph& graph, const Node& node) {
     return std::nullopt;
 }
 
-ModelSummary summarize(const Model& model) {
+namespace {
+
+/// Whether a Conv, ConvTranspose, Gemm or MatMul of `g` has no FLOP estimate on `g`'s shapes.
+bool someProductUncounted(const Graph& g) {
+    static const std::set<std::string> products = {"Conv", "ConvTranspose", "Gemm", "MatMul", "FusedConv", "FusedGemm", "FusedMatMul"};
+    for (NodeId id : g.nodeIds()) {
+        const Node& n = g.node(id);
+        if (products.count(n.opType) && !estimateNodeFlops(g, n)) return true;
+    }
+    return false;
+}
+
+} // namespace
+
+ModelSummary summarize(const Model& model, FlopShapes shapes, const std::function<bool()>& cancelled) {
     const Graph& g = model.graph;
     ModelSummary s;
+    s.unitDims = symbolicInputDims(g);
+    // Symbolic sizes, and shape arithmetic ONNX shape inference cannot follow, leave the shapes
+    // after a Reshape unknown, and the passes fold some of that away: counted on static shapes
+    // (symbolic dims as 1), a graph before and after the passes counts every node alike.
+    std::optional<Graph> staticGraph;
+    if (!s.unitDims.empty() || someProductUncounted(g)) {
+        if (shapes == FlopShapes::Static) staticGraph = graphWithStaticShapes(model, unitInputShapes(g), cancelled);
+        else s.flopsComplete = false;
+    }
+    const Graph& shaped = staticGraph ? *staticGraph : g;
     s.nodes = g.nodeCount();
     auto countTensor = [&](const Tensor& t) {
         s.parameters += std::max<int64_t>(t.numel(), 0);
@@ -99,12 +126,19 @@ ModelSummary summarize(const Model& model) {
         ++s.ops[defaultDomain ? n.opType : n.domain + ":" + n.opType];
         if (n.opType == "Constant" && defaultDomain)
             if (const Tensor* t = n.attributes.getTensor("value")) countTensor(*t);
-        if (auto flops = estimateNodeFlops(g, n)) {
+        if (auto flops = estimateNodeFlops(shaped, shaped.node(id))) {
             s.flops += *flops;
             ++s.nodesWithFlops;
         }
     }
     return s;
+}
+
+std::string unitDimsNote(const std::vector<std::string>& unitDims) {
+    if (unitDims.empty()) return {};
+    std::string names;
+    for (const std::string& d : unitDims) names += (names.empty() ? "" : ", ") + d;
+    return "with " + names + " = 1";
 }
 
 } // namespace graphlens

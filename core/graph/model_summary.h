@@ -3,9 +3,11 @@
 
 #include "core/graph/model.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace graphlens {
 
@@ -21,9 +23,27 @@ struct ModelSummary {
     int64_t parameterBytes = 0;
     int64_t flops = 0;               ///< sum of estimateNodeFlops over the nodes that have one
     size_t nodesWithFlops = 0;
+    /// The symbolic input dims the FLOPs take as 1 ({"batch", "sequence"}); empty when the
+    /// inputs are static. The counts come from shapes inferred again with those sizes, so a
+    /// graph before and after the passes count alike.
+    std::vector<std::string> unitDims;
     size_t initializers = 0;
+    /// False when the count was asked on the shapes as loaded (FlopShapes::AsLoaded) and some
+    /// node needed static shapes to be counted: `flops` is then short.
+    bool flopsComplete = true;
 };
 
-ModelSummary summarize(const Model& model);
+/// Which shapes summarize() counts FLOPs on.
+enum class FlopShapes {
+    Static,    ///< symbolic dims as 1, shape computations folded (a shape inference per layer)
+    AsLoaded,  ///< the shapes the graph has: instant, short when those are not static
+};
+
+/// `cancelled` (FlopShapes::Static only) may cut the shape folding short: see graphWithStaticShapes().
+ModelSummary summarize(const Model& model, FlopShapes shapes = FlopShapes::Static, const std::function<bool()>& cancelled = {});
+
+/// "with batch, sequence = 1" for `unitDims` {"batch", "sequence"}: what a FLOP count assumed.
+/// Empty when `unitDims` is.
+std::string unitDimsNote(const std::vector<std::string>& unitDims);
 
 } // namespace graphlens

@@ -27,6 +27,11 @@ bool openSample(MainWindow& w) {
     return w.openModel(kSample) && QTest::qWaitFor([&w] { return !w.layoutPending(); }, 20000);
 }
 
+/// Waits until the window has listed the Vulkan devices (on a worker thread, after it opens).
+bool backendsListed(const MainWindow& w) {
+    return QTest::qWaitFor([&w] { return w.profilePanel()->backendsKnown(); }, 30000);
+}
+
 } // namespace
 
 class TestBackendCompare : public QObject {
@@ -40,6 +45,7 @@ private slots:
 
     void theBackendComboListsTheCpuFirstThenEachVulkanDevice() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         const QComboBox* box = w.profilePanel()->backendBox();
         const DeviceListing listing = listVulkanDevices();
         QCOMPARE(box->count(), 1 + int(listing.devices.size()));
@@ -54,16 +60,21 @@ private slots:
 
     void theProfileButtonFollowsTheChosenBackend() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         QComboBox* box = w.profilePanel()->backendBox();
         if (box->count() < 2) QSKIP("no Vulkan device");
         box->setCurrentIndex(1);
-        QCOMPARE(w.profilePanel()->profileButton()->text(), "Profile on " + box->itemText(1));
+        // The entry without the details in parentheses: "Profile on Vulkan: llvmpipe".
+        QCOMPARE(w.profilePanel()->profileButton()->text(), "Profile on " + shortBackendName(box->itemText(1)));
+        QVERIFY(!w.profilePanel()->profileButton()->text().contains('('));
+        QVERIFY(w.profilePanel()->profileButton()->toolTip().contains(box->itemText(1)));
         box->setCurrentIndex(0);
         QCOMPARE(w.profilePanel()->profileButton()->text(), QString("Profile on CPU"));
     }
 
     void profilingOnTheCpuEntryGivesACpuProfile() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         QVERIFY(openSample(w));
         ProfilePanel* panel = w.profilePanel();
         panel->setProfileOptions({1, 3});
@@ -77,6 +88,7 @@ private slots:
 
     void profilingOnAVulkanEntryGivesAVulkanProfile() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         if (w.profilePanel()->backendBox()->count() < 2) QSKIP("no Vulkan device");
         QVERIFY(openSample(w));
         ProfilePanel* panel = w.profilePanel();
@@ -91,6 +103,7 @@ private slots:
 
     void aBackendThatCannotBeCreatedIsReportedAndThePanelStaysUsable() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         QVERIFY(openSample(w));
         ProfilePanel* panel = w.profilePanel();
         panel->setProfileOptions({1, 3});
@@ -114,6 +127,7 @@ private slots:
 
     void theBackendsTabSitsNextToBeforeAfter() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         QTabWidget* tabs = w.profilePanel()->tabs();
         const int backends = tabs->indexOf(w.profilePanel()->backendComparePanel());
         QVERIFY(backends >= 0);
@@ -123,6 +137,7 @@ private slots:
 
     void comparingBackendsFillsOneRowPerNodeWithBothTimes() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         BackendComparePanel* backends = w.profilePanel()->backendComparePanel();
         if (listVulkanDevices().devices.empty()) {
             QVERIFY(!backends->compareButton()->isEnabled());
@@ -156,6 +171,7 @@ private slots:
 
     void aComparisonOfAStepNoLongerShownIsDropped() {
         MainWindow w;
+        QVERIFY(backendsListed(w));
         BackendComparePanel* backends = w.profilePanel()->backendComparePanel();
         if (listVulkanDevices().devices.empty()) QSKIP("no Vulkan device");
         QVERIFY(openSample(w));

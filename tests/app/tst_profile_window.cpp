@@ -8,7 +8,11 @@
 #include "app/cli/profile_report.h"
 #include "app/compare_panel.h"
 #include "app/main_window.h"
+#include "app/panel_orientation.h"
 #include "app/profile_panel.h"
+#include "core/onnx/loader.h"
+#include "core/passes/pass_manager.h"
+#include "core/passes/pass_registry.h"
 #include "viewer/memory_chart.h"
 #include "viewer/timeline_view.h"
 #include "viewer/graph_pane.h"
@@ -18,6 +22,8 @@
 #include "viewer/speedup_legend.h"
 
 #include <QComboBox>
+#include <QHeaderView>
+#include <QScrollBar>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -109,6 +115,28 @@ std::pair<double, double> span(const std::unordered_map<NodeId, double>& values)
     auto [lo, hi] = std::minmax_element(values.begin(), values.end(),
                                         [](const auto& a, const auto& b) { return a.second < b.second; });
     return {lo->second, hi->second};
+}
+
+/// The sample after the default passes: FusedConv nodes of the com.microsoft domain among them.
+std::shared_ptr<const Model> optimizedSample() {
+    Model m = loadModel(kSample.toStdString());
+    PassContext context = contextFor(m);
+    for (const auto& pass : makePipeline("default")) runPass(*pass, m, context);
+    return std::make_shared<const Model>(std::move(m));
+}
+
+/// Whether column `column` of `table` lies wholly within its viewport.
+bool columnInView(const QTableWidget& table, int column) {
+    const QHeaderView* header = table.horizontalHeader();
+    const int left = header->sectionViewportPosition(column);
+    return left >= 0 && left + header->sectionSize(column) <= table.viewport()->width();
+}
+
+/// Whether `w` lies wholly inside `outer` (an ancestor) and is tall enough for its contents.
+bool wholeInside(const QWidget* w, const QWidget* outer) {
+    const QRect r(w->mapTo(outer, QPoint(0, 0)), w->size());
+    const int wanted = w->hasHeightForWidth() ? w->heightForWidth(w->width()) : w->minimumSizeHint().height();
+    return outer->rect().contains(r) && w->height() >= wanted && w->isVisible();
 }
 
 } // namespace
@@ -310,7 +338,9 @@ private slots:
         const double folded = std::accumulate(c.origins.begin(), c.origins.end(), 0.0,
                                               [](double s, const OriginCost& o) { return s + o.afterMs; });
         QCOMPARE(folded, c.afterNodeSumMs);
-        QCOMPARE(compare->summaryLabel()->text(), QString::fromStdString(cli::comparisonSummary(c)).trimmed());
+        // The CLI's summary, one figure a line.
+        QCOMPARE(compare->summaryLabel()->text(), QString::fromStdString(cli::comparisonSummary(c)).trimmed().replace("; ", "\n"));
+        QCOMPARE(compare->summaryLabel()->text().count('\n'), 2);
         QVERIFY(compare->summaryLabel()->text().startsWith(QString("total speedup %1x").arg(c.speedup(), 0, 'f', 2)));
         QCOMPARE(compare->table()->rowCount(), int(c.groups.size()));
         // The before side is colored by its groups' speedups; the after side keeps its own overlay.
@@ -579,6 +609,75 @@ private slots:
         QVERIFY(panel->nodeFills().empty());
         QCOMPARE(panel->hotspotTable()->rowCount(), 0);
     }
+
+
+    /// Hotspots, at the sizes the dock takes: a strip below the graphs (1100x300) and a side
+    /// column (420 px): the op without its domain (the domain in the tooltip), and the Median
+    /// and Share columns within the viewport, no sideways scrolling.
+    void hotspotsShowTheBareOpAndKeepTheFiguresInViewWideAndNarrow() {
+        ProfilePanel panel;
+        panel.resize(1100, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setProfileOptions({1, 3});
+        QSignalSpy ready(&panel, &ProfilePanel::profileReady);
+        panel.startProfile(optimizedSample());
+        QVERIFY(ready.wait(120000));
+        QTableWidget* table = panel.hotspotTable();
+        int fused = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const QTableWidgetItem* op = table->item(row, kOpColumn);
+            QVERIFY2(!op->text().contains(':'), qPrintable(op->text()));
+            if (op->toolTip() == "com.microsoft:FusedConv") {
+                QCOMPARE(op->text(), QString("FusedConv"));
+                ++fused;
+            }
+        }
+        QVERIFY(fused > 0);
+        QCOMPARE(bareOp("com.microsoft:FusedConv"), QString("FusedConv"));
+        QCOMPARE(bareOp("Relu"), QString("Relu"));
+        for (const QSize size : {QSize(1100, 300), QSize(420, 700)}) {
+            panel.resize(size);
+            QTest::qWait(50);
+            QCOMPARE(panel.controlsBeside(), sideBySide(size));
+            QCOMPARE(panel.controlsBeside(), size.width() == 1100);
+            for (int column : {kNodeColumn, kOpColumn, kMedianColumn, kShareColumn})
+                QVERIFY2(columnInView(*table, column), qPrintable(QString("column %1 at %2 px").arg(column).arg(size.width())));
+            QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+            QCOMPARE(table->isColumnHidden(kGflopsColumn), size.width() < 500);  // the first to go when narrow
+            QVERIFY(table->columnWidth(kNodeColumn) >= 90);  // names keep room for their end
+            // Rows are in view, not squeezed out by the controls.
+            QVERIFY(table->viewport()->height() >= 4 * table->rowHeight(0));
+        }
+    }
+
+    /// Before/After in the 1100x300 strip: the controls beside the table, the summary, the
+    /// legend and the colors' caption whole, and the table's group rows in view.
+    void beforeAfterShowsItsSummaryLegendAndRowsInAShortStrip() {
+        ProfilePanel panel;
+        panel.resize(1100, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setProfileOptions({1, 3});
+        ComparePanel* compare = panel.comparePanel();
+        panel.tabs()->setCurrentWidget(compare);
+        const auto original = std::make_shared<const Model>(loadModel(kSample.toStdString()));
+        QSignalSpy ready(compare, &ComparePanel::comparisonReady);
+        compare->startCompare({original, original, optimizedSample(), "the original graph", true});
+        QVERIFY(ready.wait(240000));
+        QTest::qWait(50);
+        QVERIFY(compare->controlsBeside());
+        const QTableWidget* table = compare->table();
+        QVERIFY(table->rowCount() > 0);
+        QCOMPARE(table->rowCount(), int(compare->comparison()->groups.size()));
+        QVERIFY2(table->viewport()->height() >= 4 * table->rowHeight(0), qPrintable(QString::number(table->viewport()->height())));
+        QVERIFY(table->visualItemRect(table->item(0, kSpeedupColumn)).bottom() < table->viewport()->height());
+        for (int column : {kSpeedupColumn, kBeforeMsColumn, kAfterMsColumn, kOriginalColumn})
+            QVERIFY(columnInView(*table, column));
+        for (const QWidget* w : std::initializer_list<const QWidget*>{compare->summaryLabel(), compare->legend(), compare->colorsLabel()})
+            QVERIFY2(wholeInside(w, &panel), w->metaObject()->className());
+    }
+
 
 private:
     QTemporaryDir settingsDir_;

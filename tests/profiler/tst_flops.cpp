@@ -2,7 +2,11 @@
 // per-element tables, data movement at 0, unknown ops and unknown shapes without a count.
 #include "core/graph/builder.h"
 #include "core/onnx/loader.h"
+#include "core/passes/pass_manager.h"
+#include "core/passes/pass_registry.h"
+#include "core/passes/static_shapes.h"
 #include "profiler/flops.h"
+#include "support/symbolic_attention.h"
 
 #include <QtTest>
 
@@ -108,6 +112,31 @@ private slots:
         // 8,192, Add 16,384, Mul 8,192, GlobalAveragePool 8,192 inputs.
         const int64_t perElement = 2 * (3 * 16384 + 8192) + (3 * 16384 + 8192) + 16384 + 8192 + 8192;
         QCOMPARE(graphFlops(m.graph), int64_t(12681866) + perElement);
+    }
+
+    /// A profile counts FLOPs on static shapes (graphWithStaticShapes): with batch and sequence
+    /// 1, every MatMul of the attention block has a count, before and after the default passes,
+    /// and the totals agree within a few percent (the passes fold nothing that computes).
+    void symbolicShapeModelCountsAlikeBeforeAndAfterThePasses() {
+        const Model before = testing::symbolicAttention();
+        Model after = before;
+        PassContext context = contextFor(after);
+        for (const auto& pass : makePipeline("default")) runPass(*pass, after, context);
+        for (const Model* m : std::initializer_list<const Model*>{&before, &after}) {
+            const Graph g = graphWithStaticShapes(*m, unitInputShapes(m->graph));
+            int matMuls = 0;
+            for (NodeId id : g.nodeIds()) {
+                const Node& n = g.node(id);
+                if (n.opType != "MatMul" && n.opType != "FusedMatMul" && n.opType != "Gemm") continue;
+                ++matMuls;
+                QVERIFY2(nodeFlops(g, n).has_value(), n.name.c_str());
+            }
+            QCOMPARE(matMuls, 6);
+        }
+        const double b = double(graphFlops(graphWithStaticShapes(before, unitInputShapes(before.graph))));
+        const double a = double(graphFlops(graphWithStaticShapes(after, unitInputShapes(after.graph))));
+        QVERIFY(b >= double(testing::kSymbolicAttentionFlops));  // the products, plus Softmax's
+        QVERIFY2(std::abs(a / b - 1) < 0.03, qPrintable(QString("%1 vs %2").arg(a).arg(b)));
     }
 };
 

@@ -8,7 +8,10 @@
 #include "viewer/speedup_legend.h"
 #include "viewer/timeline_view.h"
 
+#include <QApplication>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QWheelEvent>
 #include <QtTest>
 
 using namespace graphlens;
@@ -210,6 +213,98 @@ private slots:
         QCOMPARE(image.pixelColor(middle, y), legend.colorAt(middle + 0.5));
         QVERIFY(image.pixelColor(middle, y).red() > 230 && image.pixelColor(middle, y).green() > 230);
         QVERIFY(image.pixelColor(int(bar.right()) - 3, y).green() > image.pixelColor(int(bar.right()) - 3, y).red());
+    }
+
+    /// The time axis: ticks in ms from 0 across the run, each labelled; the names of the
+    /// nodes on the bars wide enough for them.
+    void timelineHasAMsAxisAndNamesOnWideBars() {
+        TimelineView view;
+        view.resize(664, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        std::vector<TimelineBar> bars = fourBars();
+        bars.push_back({14, "tiny", "Relu", 0, 6.0, 0.01});  // a sliver: no room for its name
+        view.setBars(bars, "run 1");
+        const auto& ticks = view.axisTicks();
+        QVERIFY(ticks.size() >= 3);
+        QCOMPARE(ticks.front().ms, 0.0);
+        QCOMPARE(ticks.front().label, QString("0 ms"));
+        for (size_t i = 1; i < ticks.size(); ++i) {
+            QVERIFY(ticks[i].ms > ticks[i - 1].ms);
+            QVERIFY(ticks[i].x - ticks[i - 1].x >= 60);  // labels do not run into each other
+            QVERIFY(ticks[i].label.endsWith(" ms"));
+            QCOMPARE(ticks[i].label, QString::number(ticks[i].ms) + " ms");
+        }
+        QVERIFY(ticks.back().ms <= view.spanMs() + 1e-9);
+        // A tick sits where its time's bars start: the bar starting at 2 ms begins at the 2 ms tick.
+        const auto two = std::find_if(ticks.begin(), ticks.end(), [](const auto& t) { return t.ms == 2.0; });
+        QVERIFY(two != ticks.end());
+        QCOMPARE(view.barItems()[1]->rect().left(), two->x);
+        QCOMPARE(view.barLabel(0), QString("stem"));
+        QCOMPARE(view.barLabel(2), QString("side"));
+        QCOMPARE(view.barLabel(4), QString());
+        // The name is a child of its bar, inside it.
+        const QGraphicsItem* label = view.barItems()[0]->childItems().value(0);
+        QVERIFY(label);
+        QVERIFY(view.barItems()[0]->rect().contains(label->mapToParent(label->boundingRect()).boundingRect()));
+    }
+
+    /// The wheel and +/- zoom about the pointer (the time under it stays put), 0 fits again;
+    /// zooming in far enough names the sliver too.
+    void timelineZoomsAboutThePointerAndPans() {
+        TimelineView view;
+        view.resize(664, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        std::vector<TimelineBar> bars = fourBars();
+        bars.push_back({14, "tiny", "Relu", 0, 6.0, 0.01});
+        view.setBars(bars);
+        const int x = 400;
+        const double before = view.msAt(x);
+        QWheelEvent wheel(QPointF(x, 50), view.viewport()->mapToGlobal(QPointF(x, 50)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.viewport(), &wheel);
+        QCOMPARE(view.zoom(), 1.25);
+        QVERIFY(std::abs(view.msAt(x) - before) < 0.02);
+        QTest::keyClick(&view, Qt::Key_Plus);
+        QCOMPARE(view.zoom(), 1.25 * 1.25);
+        QTest::keyClick(&view, Qt::Key_Minus);
+        QCOMPARE(view.zoom(), 1.25);
+        QTest::keyClick(&view, Qt::Key_0);
+        QCOMPARE(view.zoom(), 1.0);
+        QCOMPARE(view.horizontalScrollBar()->maximum(), 0);
+        view.zoomAbout(200, x);  // the sliver is now ~100 px wide
+        QCOMPARE(view.barLabel(4), QString("tiny"));
+        const int scrolled = view.horizontalScrollBar()->value();
+        QWheelEvent pan(QPointF(x, 50), view.viewport()->mapToGlobal(QPointF(x, 50)), QPoint(), QPoint(0, -120), Qt::NoButton,
+                        Qt::ShiftModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.viewport(), &pan);
+        QCOMPARE(view.horizontalScrollBar()->value(), scrolled + 120);
+        QCOMPARE(view.zoom(), 200.0);
+    }
+
+    /// The caption names the planned arena, the naive sum and the lower bound, wraps when the
+    /// chart is narrow, and the plot starts below it.
+    void memoryChartCaptionWrapsAboveThePlot() {
+        MemoryChart chart;
+        chart.resize(700, 240);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setSteps(fourSteps(), 16384, 1 << 20);
+        const QString caption = chart.caption();
+        for (const char* part : {"Planned arena 16.4 kB", "naive sum 1.05 MB (off the scale)", "lower bound 12.3 kB", "4 steps"})
+            QVERIFY2(caption.contains(part), qPrintable(caption));
+        const int line = chart.fontMetrics().height();
+        for (int width : {700, 300}) {
+            chart.resize(width, 240);
+            const QRectF r = chart.captionRect();
+            QVERIFY(r.left() >= 0 && r.right() <= width);
+            const QRect needed = chart.fontMetrics().boundingRect(r.toRect(), Qt::TextWordWrap, caption);
+            QVERIFY(needed.height() <= r.height());
+            QVERIFY(needed.width() <= r.width());
+            QVERIFY(chart.yOf(chart.topBytes()) > r.bottom());
+            if (width == 300) QVERIFY(r.height() >= 2 * line);  // wrapped, not cut
+        }
     }
 };
 

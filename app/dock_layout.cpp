@@ -71,7 +71,7 @@ void sizeDefaultDocks(QMainWindow& window) {
     };
     resize(Qt::LeftDockWidgetArea, clampedShare(size.width(), 0.16, 220, 300), Qt::Horizontal);
     resize(Qt::RightDockWidgetArea, clampedShare(size.width(), 0.21, 280, 400), Qt::Horizontal);
-    resize(Qt::BottomDockWidgetArea, clampedShare(size.height(), 0.30, 200, 340), Qt::Vertical);
+    resize(Qt::BottomDockWidgetArea, clampedShare(size.height(), 0.26, 190, 320), Qt::Vertical);
 }
 
 } // namespace graphlens

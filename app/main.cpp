@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
         args.removeFirst();
         return graphlens::cli::run(args);
     }
-    // graphlens MODEL --screenshot FILE.png [--apply-all] [--size WxH] needs no display.
+    // graphlens MODEL --screenshot FILE.png [--apply-all] [--profile] [--size WxH] needs no display.
     QStringList windowArgs;
     for (int i = 1; i < argc; ++i) windowArgs << QString::fromLocal8Bit(argv[i]);
     if (graphlens::wantsScreenshot(windowArgs)) {

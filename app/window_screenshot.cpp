@@ -3,11 +3,14 @@
 #include "app/window_screenshot.h"
 
 #include "app/cli/cli.h"
+#include "app/dock_layout.h"
 #include "app/main_window.h"
+#include "app/profile_panel.h"
 #include "core/onnx/atomic_file.h"
 
 #include <QApplication>
 #include <QBuffer>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QLayout>
 #include <QPixmap>
@@ -54,6 +57,7 @@ ScreenshotRequest parseScreenshotRequest(const QStringList& args) {
         if (arg == QLatin1String("--screenshot")) request.output = valueAfter(i, "--screenshot");
         else if (arg == QLatin1String("--size")) request.size = parseSize(valueAfter(i, "--size"));
         else if (arg == QLatin1String("--apply-all")) request.applyAll = true;
+        else if (arg == QLatin1String("--profile")) request.profile = true;
         else if (arg.startsWith(QLatin1String("-"))) throw std::runtime_error("unknown option '" + arg.toStdString() + "' with --screenshot");
         else if (request.model.isEmpty()) request.model = arg;
         else throw std::runtime_error("--screenshot takes one MODEL, not also '" + arg.toStdString() + "'");
@@ -83,9 +87,7 @@ int runScreenshot(const ScreenshotRequest& request) {
     int status = 0;
     bool written = false;
     // After the graph's first paint; with --apply-all, after the passes' result is shown.
-    const auto grabWhenReady = [&] {
-        if (written || window.layoutPending()) return;  // busy() while the passes run
-        written = true;
+    const auto grab = [&] {
         QTimer::singleShot(0, &window, [&] {  // after the other handlers of the same signal
             try {
                 writeWindowImage(window, request.output);
@@ -94,6 +96,19 @@ int runScreenshot(const ScreenshotRequest& request) {
             }
             QApplication::exit(status);
         });
+    };
+    const auto grabWhenReady = [&] {
+        if (written || window.layoutPending()) return;  // busy() while the passes run
+        written = true;
+        if (!request.profile) return grab();
+        // The step shown, profiled: its heatmap on the graph and the Profile dock in front.
+        if (auto* dock = window.findChild<QDockWidget*>(QLatin1String(kProfileDock))) dock->raise();
+        QObject::connect(window.profilePanel(), &ProfilePanel::profileReady, &window, grab);
+        QObject::connect(window.profilePanel(), &ProfilePanel::profileFailed, &window, [&](const QString& reason) {
+            status = cli::fail("the profile failed: " + reason.toStdString());
+            QApplication::exit(status);
+        });
+        window.profileCurrentStep();
     };
     QObject::connect(&window, &MainWindow::graphShown, &window, grabWhenReady);
     QObject::connect(&window, &MainWindow::passesApplied, &window, grabWhenReady);

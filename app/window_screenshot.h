@@ -1,6 +1,8 @@
-// `graphlens MODEL --screenshot FILE.png [--apply-all] [--size WxH]`: opens the window off screen
-// at the given size (1600x1000 by default), waits for the first paint of the graph (after the
-// default passes with --apply-all), and writes the window as a PNG, atomically.
+// `graphlens MODEL --screenshot FILE.png [--apply-all] [--profile] [--size WxH]`: opens the window
+// off screen at the given size (1600x1000 by default), waits for the first paint of the graph
+// (after the default passes with --apply-all; with --profile, after the Profile dock's profile of
+// that step, its time heatmap painted on the graph and the dock raised), and writes the window as
+// a PNG, atomically.
 #pragma once
 
 #include <QSize>
@@ -18,6 +20,7 @@ struct ScreenshotRequest {
     QString output;
     QSize size{1600, 1000};
     bool applyAll = false;
+    bool profile = false;  ///< profile the step shown and paint its time heatmap first
 };
 
 /// True when the window's arguments (argv without the program) ask for a screenshot.

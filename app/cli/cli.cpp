@@ -36,7 +36,7 @@ constexpr std::array kCommands{
 
 void printUsage(std::ostream& out) {
     out << "usage: graphlens [MODEL] [--apply-all]   open the window (--apply-all: every lossless pass)\n";
-    out << "       graphlens MODEL --screenshot FILE.png [--apply-all] [--size WxH]   the window after its first paint, as a PNG (default 1600x1000)\n";
+    out << "       graphlens MODEL --screenshot FILE.png [--apply-all] [--profile] [--size WxH]   the window after its first paint, as a PNG (default 1600x1000; --profile: with the time heatmap)\n";
     for (const Command& c : kCommands) out << "       graphlens " << c.summary << "\n";
     out << "       graphlens --version\n"
         << "Each command takes --help.\n";

@@ -1,4 +1,4 @@
-// `graphlens MODEL --screenshot FILE.png [--apply-all] [--size WxH]`: the window as a PNG of the
+// `graphlens MODEL --screenshot FILE.png [--apply-all] [--profile] [--size WxH]`: the window as a PNG of the
 // asked size without a display, written atomically; a bad model or bad arguments give one line
 // on stderr and status 1; `graphlens --help` lists the option.
 #include "support/cli_process.h"
@@ -59,6 +59,24 @@ private slots:
         QFile::remove(out);
     }
 
+    /// --profile: the same window with the step profiled, its time heatmap on the after side and
+    /// the Profile dock in front of the rewrite log, so the picture differs in many places.
+    void profileAddsTheHeatmap() {
+        const QString plain = dir_.filePath("plain.png"), profiled = dir_.filePath("profiled.png");
+        const CliResult a = run({kSample, "--apply-all", "--screenshot", plain, "--size", "1280x800"});
+        QVERIFY2(a.status == 0, a.err.constData());
+        const CliResult b = run({kSample, "--apply-all", "--profile", "--screenshot", profiled, "--size", "1280x800"});
+        QVERIFY2(b.status == 0, b.err.constData());
+        const QImage before(plain), after(profiled);
+        QCOMPARE(after.size(), QSize(1280, 800));
+        int differing = 0, sampled = 0;
+        for (int y = 0; y < after.height(); y += 5)
+            for (int x = 0; x < after.width(); x += 5, ++sampled) differing += before.pixel(x, y) != after.pixel(x, y);
+        QVERIFY2(differing * 50 > sampled, qPrintable(QString("%1 of %2 sampled pixels differ").arg(differing).arg(sampled)));
+        QFile::remove(plain);
+        QFile::remove(profiled);
+    }
+
     void badModelFailsWithOneLine() {
         const QString bad = dir_.filePath("bad.onnx");
         std::ofstream(bad.toStdString()) << "not a model";
@@ -84,7 +102,7 @@ private slots:
     void helpListsTheOption() {
         const CliResult r = run({"--help"});
         QCOMPARE(r.status, 0);
-        QVERIFY(r.out.contains("graphlens MODEL --screenshot FILE.png [--apply-all] [--size WxH]"));
+        QVERIFY(r.out.contains("graphlens MODEL --screenshot FILE.png [--apply-all] [--profile] [--size WxH]"));
     }
 };
 

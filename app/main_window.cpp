@@ -34,7 +34,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -211,13 +210,8 @@ void MainWindow::buildDocks() {
     auto* profileDock = new QDockWidget(tr("Profile"), this);
     profileDock->setObjectName(kProfileDock);
     profilePanel_ = new ProfilePanel(profileDock);
-    // Below the panes the dock is wide and low: the panel scrolls rather than push the panes up.
-    auto* profileScroll = new QScrollArea(profileDock);
-    profileScroll->setObjectName("profileScroll");
-    profileScroll->setWidgetResizable(true);
-    profileScroll->setFrameShape(QFrame::NoFrame);
-    profileScroll->setWidget(profilePanel_);
-    profileDock->setWidget(profileScroll);
+    // Below the panes the dock is wide and low: the panel puts its controls beside its tabs there.
+    profileDock->setWidget(profilePanel_);
     connect(profilePanel_, &ProfilePanel::profileRequested, this, &MainWindow::profileCurrentStep);
     connect(profilePanel_, &ProfilePanel::nodeFillsChanged, this, [this] { after_->scene()->setNodeFills(profilePanel_->nodeFills()); });
     connect(profilePanel_, &ProfilePanel::nodeActivated, this, [this](NodeId node) { focusCounterparts(after_, node); });

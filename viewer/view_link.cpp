@@ -22,6 +22,10 @@ ViewLink::Seen ViewLink::look(const GraphPane* pane) {
 
 void ViewLink::follow(GraphPane* from, GraphPane* to) {
     if (following_) return;
+    if (from->layoutPending() || to->layoutPending()) {  // a new graph coming: each side makes its own view
+        seen(from) = look(from);
+        return;
+    }
     const Seen before = seen(from);
     const Seen now = look(from);
     seen(from) = now;

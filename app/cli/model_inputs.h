@@ -14,13 +14,19 @@
 namespace graphlens::cli {
 
 /// Builds feeds for every graph input without an initializer default. Throws std::runtime_error
-/// with one sentence (unknown input name, unreadable file, symbolic dim without --dim).
+/// with one sentence (unknown input name, unreadable file, symbolic dim without --dim), and
+/// ResourceError before allocating random inputs larger than `maxMemory` bytes (0: the memory
+/// available now).
 std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& inputSpecs,
-                                        const QStringList& dimSpecs, uint64_t seed);
+                                        const QStringList& dimSpecs, uint64_t seed, uint64_t maxMemory = 0);
 
 /// The options of every command that runs a model: --backend, --input, --dim, --seed,
-/// --threads, --reference.
+/// --threads, --reference, --max-memory.
 void addRunOptions(QCommandLineParser& parser);
+
+/// The --max-memory value in bytes (a number, optionally with K, M, G or T: powers of 1024);
+/// 0 when not given. Throws std::runtime_error for a malformed value.
+uint64_t maxMemoryFromOptions(const QCommandLineParser& parser);
 
 /// Feeds from those options (see makeFeeds).
 std::map<std::string, Tensor> feedsFromOptions(const Graph& graph, const QCommandLineParser& parser);

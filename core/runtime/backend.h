@@ -20,6 +20,9 @@ struct CompileOptions {
     bool referenceOnly = false;  ///< run every node with its reference kernel (the oracle)
     /// Treat denormal floats as zero while running (x86 FTZ/DAZ), as inference engines do.
     bool flushDenormals = true;
+    /// Refuse a plan whose arena plus weights exceed this many bytes; 0: the memory available
+    /// now (MemAvailable).
+    uint64_t maxMemory = 0;
 };
 
 /// How one node runs in a plan, for `describe` and the profiler.

@@ -6,6 +6,8 @@
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/executor.h"
+#include "core/runtime/op_validation.h"
+#include "core/runtime/resource_limits.h"
 #include "core/onnx/shape_inference.h"
 
 #include <omp.h>
@@ -148,6 +150,8 @@ bool foldShapeComputations(Graph& g, int64_t opset) {
             std::vector<int64_t> slice(dims.begin() + start, dims.begin() + std::max(start, end));
             outputs.push_back(Tensor::int64s({int64_t(slice.size())}, slice));
         } else {
+            // A ConstantOfShape, Expand or Tile of a few constant bytes may ask for gigabytes.
+            if (auto bytes = predictedOutputBytes(g, n); bytes && *bytes > uint64_t(kMaxFoldedElements) * 8) continue;
             auto computed = evaluateOnConstants(g, n, opset, kMaxFoldedElements);
             if (!computed) continue;
             outputs = std::move(*computed);
@@ -235,6 +239,8 @@ private:
     void prepareKernels(int64_t opset, bool referenceOnly);
     std::map<ValueId, uint64_t> keepBlockedLayouts(int64_t opset);
     bool arenaHolds(ValueId v) const;
+    std::vector<TensorLifetime> lifetimes(const std::map<ValueId, uint64_t>& bytesOf, std::vector<ValueId>& planned) const;
+    void checkMemory(const std::vector<TensorLifetime>& lifetimes, const MemoryPlan* plan) const;
     void planArena(const std::map<ValueId, uint64_t>& bytesOf);
     void listKernels();
 
@@ -246,11 +252,14 @@ private:
     MemoryPlan memory_;
     Tensor arena_;
     std::vector<PlannedNode> nodes_;
+    MemoryBudget budget_;
 };
 
 CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
     : threads_(options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()))),
-      flushDenormals_(options.flushDenormals) {
+      flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)) {
+    // Attributes out of range would reach divisions in shape inference and the kernels.
+    validateGraph(model.graph, model.opsetVersion());
     Model concrete = model;  // a snapshot: weights shared
     bool inferred = true;
     try {
@@ -270,12 +279,19 @@ CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
             break;
         }
     }
+    validateGraph(concrete.graph, model.opsetVersion());  // now with the concrete ranks and sizes
     dequantizeConstantWeights(concrete.graph, model.opsetVersion());
     graph_ = std::move(concrete.graph);
     executor_ = std::make_unique<GraphExecutor>(graph_, referenceKernels(), model.opsetVersion(), threads_);
     const auto missing = executor_->unsupportedOps();
     if (!missing.empty())
         throw ExecutionError("the cpu backend does not support these ops of the model: " + joinOpNames(missing));
+    {
+        // Before any kernel is prepared (oneDNN sizes its scratch buffers from the shapes): the
+        // arena without in-place reuse, an upper bound of the one planned below.
+        std::vector<ValueId> planned;
+        checkMemory(lifetimes({}, planned), nullptr);
+    }
     prepareKernels(model.opsetVersion(), options.referenceOnly);
     planArena(options.referenceOnly ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(model.opsetVersion()));
     listKernels();
@@ -308,8 +324,10 @@ bool CpuPlan::arenaHolds(ValueId v) const {
            value.dtype != DType::String && value.dtype != DType::Undefined && !value.uses.empty();
 }
 
-/// Lays out the arena; `bytesOf` overrides the size of values not stored as plain tensors.
-void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
+/// The lifetime and size of every value the arena holds, in the order they are produced
+/// (`planned`); `bytesOf` overrides the size of values not stored as plain tensors.
+std::vector<TensorLifetime> CpuPlan::lifetimes(const std::map<ValueId, uint64_t>& bytesOf,
+                                               std::vector<ValueId>& planned) const {
     const auto& order = executor_->order();
     std::map<ValueId, int> producedAt, lastRead;
     for (size_t pos = 0; pos < order.size(); ++pos) {
@@ -318,8 +336,7 @@ void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
             if (in != kNoId) lastRead[in] = int(pos);
         for (ValueId out : n.outputs) producedAt[out] = int(pos);
     }
-    std::vector<ValueId> planned;
-    std::vector<TensorLifetime> lifetimes;
+    std::vector<TensorLifetime> result;
     std::map<ValueId, int> indexOf;
     std::vector<std::pair<int, ValueId>> byPosition;
     for (const auto& [v, pos] : producedAt) byPosition.emplace_back(pos, v);
@@ -327,8 +344,13 @@ void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
     for (const auto& [pos, v] : byPosition) {
         if (!arenaHolds(v)) continue;
         const Value& value = graph_.value(v);
+        const auto bytes = checkedTensorBytes(value.dtype, *value.shape.sizes());
+        if (!bytes)
+            throw ResourceError("node '" + graph_.node(value.producer).name + "' (" + graph_.node(value.producer).opType +
+                                "): its output '" + value.name + "' of shape " + value.shape.toString() +
+                                " has more bytes than 64 bits can count");
         TensorLifetime t;
-        t.bytes = dtypeStorageBytes(value.dtype, uint64_t(*value.shape.numel()));
+        t.bytes = *bytes;
         if (auto it = bytesOf.find(v); it != bytesOf.end()) t.bytes = std::max(t.bytes, it->second);
         t.firstStep = pos;
         t.lastStep = std::max(pos, lastRead.count(v) ? lastRead[v] : pos);
@@ -336,11 +358,40 @@ void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
         const Node& producer = graph_.node(value.producer);
         if (kernel && kernel->writesInPlace() && value.producerOutput == 0 && !producer.inputs.empty())
             if (auto it = indexOf.find(producer.inputs[0]); it != indexOf.end()) t.inPlaceOf = it->second;
-        indexOf[v] = int(lifetimes.size());
+        indexOf[v] = int(result.size());
         planned.push_back(v);
-        lifetimes.push_back(t);
+        result.push_back(t);
     }
+    return result;
+}
+
+/// Refuses the plan when its arena (planned in `plan`, or all of `lifetimes` side by side when
+/// there is no plan yet) plus the weights exceed the memory budget.
+void CpuPlan::checkMemory(const std::vector<TensorLifetime>& lifetimes, const MemoryPlan* plan) const {
+    uint64_t weights = 0;
+    for (ValueId v : graph_.valueIds())
+        if (const Value& value = graph_.value(v); value.initializer)
+            weights = saturatingAdd(weights, checkedTensorBytes(value.initializer->dtype(), value.initializer->dims()).value_or(0));
+    uint64_t arena = 0;
+    if (plan) {
+        arena = plan->arenaBytes;
+    } else {
+        for (const TensorLifetime& t : lifetimes) arena = saturatingAdd(arena, t.bytes);
+        if (arena <= budget_.bytes || arena == UINT64_MAX) {
+            // Fits side by side, or too large to plan safely: nothing more to learn.
+            checkPlanMemory(arena, weights, budget_, arena == UINT64_MAX);
+            return;
+        }
+        arena = planMemory(lifetimes).arenaBytes;  // sizes below 2^64 in all: the planner's sums cannot wrap
+    }
+    checkPlanMemory(arena, weights, budget_);
+}
+
+void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
+    std::vector<ValueId> planned;
+    const std::vector<TensorLifetime> lifetimes = this->lifetimes(bytesOf, planned);
     memory_ = planMemory(lifetimes);
+    checkMemory(lifetimes, &memory_);
     arena_ = Tensor::allocate(DType::UInt8, {int64_t(memory_.arenaBytes)});
     executor_->setArena(arena_);
     for (size_t i = 0; i < planned.size(); ++i) {

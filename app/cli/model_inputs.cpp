@@ -2,6 +2,7 @@
 #include "app/cli/model_inputs.h"
 
 #include "core/onnx/tensor_file.h"
+#include "core/runtime/backend.h"
 #include "core/runtime/resource_limits.h"
 #include "core/runtime/reference/ref_util.h"
 
@@ -57,7 +58,8 @@ Tensor randomTensor(DType dtype, const std::vector<int64_t>& dims, uint64_t seed
 }
 
 std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& inputSpecs,
-                                        const QStringList& dimSpecs, uint64_t seed, uint64_t maxMemory) {
+                                        const QStringList& dimSpecs, uint64_t seed, uint64_t maxMemory,
+                                        const std::function<void(const FeedShapes&)>& beforeAllocating) {
     std::map<std::string, Tensor> feeds;
     for (const QString& spec : inputSpecs) {
         const int eq = spec.indexOf('=');
@@ -87,6 +89,12 @@ std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& i
     }
     if (const MemoryBudget budget = MemoryBudget::of(maxMemory); total > budget.bytes)
         throw ResourceError("the random inputs need " + formatBytes(total) + " but " + budget.describe());
+    if (beforeAllocating && total > (uint64_t(64) << 20)) {
+        FeedShapes shapes;
+        for (const auto& [name, tensor] : feeds) shapes[name] = tensor.dims();
+        for (const auto& [v, shape] : random) shapes[graph.value(v).name] = shape;
+        beforeAllocating(shapes);
+    }
     for (const auto& [v, shape] : random) {
         const uint64_t index = uint64_t(std::find(graph.inputs().begin(), graph.inputs().end(), v) - graph.inputs().begin()) + 1;
         feeds[graph.value(v).name] = randomTensor(graph.value(v).dtype, shape, seed * 1000003u + index);
@@ -126,6 +134,17 @@ uint64_t maxMemoryFromOptions(const QCommandLineParser& parser) {
 std::map<std::string, Tensor> feedsFromOptions(const Graph& graph, const QCommandLineParser& parser) {
     return makeFeeds(graph, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong(),
                      maxMemoryFromOptions(parser));
+}
+
+std::map<std::string, Tensor> feedsFromOptions(const Model& model, const QCommandLineParser& parser) {
+    const uint64_t maxMemory = maxMemoryFromOptions(parser);
+    return makeFeeds(model.graph, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong(),
+                     maxMemory, [&](const FeedShapes& shapes) {
+                         CompileOptions options;
+                         options.inputShapes = shapes;
+                         options.maxMemory = maxMemory;
+                         checkCpuPlanFits(model, options);
+                     });
 }
 
 CompileOptions compileOptionsFor(const QCommandLineParser& parser, const std::map<std::string, Tensor>& feeds) {

@@ -50,6 +50,10 @@ public:
 };
 
 std::unique_ptr<Backend> makeCpuBackend();
+/// Compiles `model` for the CPU only as far as the memory check (validation, shape inference, the
+/// arena without in-place reuse plus the weights): throws what compile would throw there
+/// (ValidationError, ResourceError), allocates nothing. For callers about to allocate large inputs.
+void checkCpuPlanFits(const Model& model, const CompileOptions& options);
 /// What the CPU backend's optimized kernels compute with on this machine, for benchmark reports:
 /// "AVX-512 with VNNI, activations blocked by 16 channels" (oneDNN's ISA limit, ONEDNN_MAX_CPU_ISA,
 /// counts).

@@ -74,6 +74,13 @@ std::optional<CpuNodeInfo> describeNode(const Graph& g, const Node& n, int64_t o
     return info;
 }
 
+bool hasEmptyTensor(const CpuNodeInfo& info) {
+    for (const auto* list : {&info.inputDims, &info.outputDims})
+        for (const auto& dims : *list)
+            if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return true;
+    return false;
+}
+
 /// Inputs take the given shapes; everything computed loses its shape, so every node runs with
 /// shapes found at run time (reference kernels, heap buffers).
 void forgetIntermediateShapes(Graph& g, const std::map<std::string, std::vector<int64_t>>& inputShapes) {
@@ -198,6 +205,16 @@ bool needsShapeInference(const Graph& g, const CompileOptions& options) {
     return false;
 }
 
+/// Whether the loader's shape inference disagreed with shapes declared in the file (a graph
+/// output declared [1,1,20,24] that computes [1,1,118,24]): kernels sized by the declared shapes
+/// would then write past their buffers, so the plan infers every shape afresh.
+bool shapesMayBeStale(const Model& model) {
+    for (const std::string& warning : model.warnings)
+        if (warning.rfind("ONNX shape inference:", 0) == 0 && warning.find("existing shape differ") != std::string::npos)
+            return true;
+    return false;
+}
+
 /// Flush-to-zero and denormals-are-zero on every OpenMP thread for the length of a run, the
 /// previous state restored afterwards. Denormal floats (below 1.2e-38) are 10-100x slower to
 /// compute with and change no result a model is trusted for.
@@ -224,7 +241,7 @@ private:
 
 class CpuPlan final : public Plan {
 public:
-    CpuPlan(const Model& model, const CompileOptions& options);
+    CpuPlan(const Model& model, const CompileOptions& options, bool memoryCheckOnly = false);
 
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds, ExecutionObserver* observer) override {
         omp_set_num_threads(threads_);
@@ -255,7 +272,7 @@ private:
     MemoryBudget budget_;
 };
 
-CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
+CpuPlan::CpuPlan(const Model& model, const CompileOptions& options, bool memoryCheckOnly)
     : threads_(options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()))),
       flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)) {
     // Attributes out of range would reach divisions in shape inference and the kernels.
@@ -263,7 +280,7 @@ CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
     Model concrete = model;  // a snapshot: weights shared
     bool inferred = true;
     try {
-        if (needsShapeInference(model.graph, options) || !allShapesStatic(concrete.graph))
+        if (shapesMayBeStale(model) || needsShapeInference(model.graph, options) || !allShapesStatic(concrete.graph))
             inferShapesForInputs(concrete, options.inputShapes);
     } catch (const std::exception&) {
         forgetIntermediateShapes(concrete.graph, options.inputShapes);  // run it with run-time shapes
@@ -292,6 +309,7 @@ CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
         std::vector<ValueId> planned;
         checkMemory(lifetimes({}, planned), nullptr);
     }
+    if (memoryCheckOnly) return;
     prepareKernels(model.opsetVersion(), options.referenceOnly);
     planArena(options.referenceOnly ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(model.opsetVersion()));
     listKernels();
@@ -302,7 +320,11 @@ void CpuPlan::prepareKernels(int64_t opset, bool referenceOnly) {
         const Node& n = graph_.node(id);
         subgraphs_ = subgraphs_ || hasSubgraph(n);
         if (referenceOnly) continue;
-        if (auto info = describeNode(graph_, n, opset, threads_))
+        auto info = describeNode(graph_, n, opset, threads_);
+        // Empty tensors (a zero batch) run on the reference kernels, which handle them; the
+        // optimized ones divide by their sizes.
+        if (info && hasEmptyTensor(*info)) continue;
+        if (info)
             if (auto kernel = cpuKernels().prepare(*info)) executor_->setPreparedKernel(id, std::move(kernel));
     }
 }
@@ -420,6 +442,8 @@ public:
 } // namespace
 
 std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+void checkCpuPlanFits(const Model& model, const CompileOptions& options) { CpuPlan(model, options, true); }
 
 std::string cpuBackendMachine() {
     return onednn::cpuIsaName() + ", activations blocked by " + std::to_string(onednn::channelBlock()) + " channels";

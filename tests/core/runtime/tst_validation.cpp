@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <functional>
 
 using namespace graphlens;
@@ -234,6 +235,33 @@ private slots:
         QCOMPARE(checkedTensorBytes(DType::Float, {1000, 1000}).value(), uint64_t(4000000));
         QCOMPARE(formatBytes(41200000000), std::string("41.2 GB"));
         QCOMPARE(formatBytes(512), std::string("512 bytes"));
+    }
+
+    void zeroBatchRunsOnTheReferenceKernels() {
+        // The optimized BatchNormalization divided by batch x channels: SIGFPE on a zero batch.
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape{0, 4, 8, 8});
+        std::vector<ValueId> params{x};
+        for (const char* name : {"scale", "bias", "mean", "var"}) params.push_back(b.initializer(name, floats({4})));
+        b.output(b.op("BatchNormalization", params, {}, "bn"));
+        auto plan = makeCpuBackend()->compile(b.model(17), {});
+        QCOMPARE(plan->nodes().at(0).kernel, std::string("reference"));
+        const auto out = plan->run({{"x", Tensor::allocate(DType::Float, {0, 4, 8, 8})}});
+        QCOMPARE(out.at(0).dims(), (std::vector<int64_t>{0, 4, 8, 8}));
+    }
+
+    void declaredShapesThatDisagreeAreInferredAfresh() {
+        // A graph output declared [1,1,20,24] that computes [1,1,118,24]: the optimized Sigmoid
+        // wrote 118 rows into a buffer of 20 (heap corruption, SIGABRT).
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape{1, 1, 118, 24});
+        b.output(b.op("Sigmoid", {b.op("Relu", {x}, {}, "relu")}, {}, "sigmoid"), DType::Float, Shape{1, 1, 20, 24});
+        const Model m = loadModel(save(b.model(17), "stale.onnx").toStdString());
+        QCOMPARE(m.warnings.empty(), false);
+        auto plan = makeCpuBackend()->compile(m, {});
+        const auto out = plan->run({{"x", floats({1, 1, 118, 24})}});
+        QCOMPARE(out.at(0).dims(), (std::vector<int64_t>{1, 1, 118, 24}));
+        QVERIFY(std::abs(out.at(0).toDoubles().back() - 1.0 / (1.0 + std::exp(-0.5))) < 1e-6);
     }
 
     void foldingDeclinesAHugeConstant() {

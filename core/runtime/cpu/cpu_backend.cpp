@@ -74,11 +74,10 @@ std::optional<CpuNodeInfo> describeNode(const Graph& g, const Node& n, int64_t o
     return info;
 }
 
+/// Whether the node's data (input 0) has no elements. Other inputs may be empty on purpose
+/// (Resize's roi and scales when sizes are given), and so may outputs (a Split size of 0).
 bool hasEmptyTensor(const CpuNodeInfo& info) {
-    for (const auto* list : {&info.inputDims, &info.outputDims})
-        for (const auto& dims : *list)
-            if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return true;
-    return false;
+    return !info.inputDims.empty() && std::find(info.inputDims[0].begin(), info.inputDims[0].end(), 0) != info.inputDims[0].end();
 }
 
 /// Inputs take the given shapes; everything computed loses its shape, so every node runs with
@@ -321,8 +320,8 @@ void CpuPlan::prepareKernels(int64_t opset, bool referenceOnly) {
         subgraphs_ = subgraphs_ || hasSubgraph(n);
         if (referenceOnly) continue;
         auto info = describeNode(graph_, n, opset, threads_);
-        // Empty tensors (a zero batch) run on the reference kernels, which handle them; the
-        // optimized ones divide by their sizes.
+        // Empty data (a zero batch) runs on the reference kernels, which handle it; the
+        // optimized ones divide by its sizes.
         if (info && hasEmptyTensor(*info)) continue;
         if (info)
             if (auto kernel = cpuKernels().prepare(*info)) executor_->setPreparedKernel(id, std::move(kernel));

@@ -281,7 +281,10 @@ CpuPlan::CpuPlan(const Model& model, const CompileOptions& options, bool memoryC
     try {
         if (shapesMayBeStale(model) || needsShapeInference(model.graph, options) || !allShapesStatic(concrete.graph))
             inferShapesForInputs(concrete, options.inputShapes);
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+        // Static dims that cannot broadcast fail at run time too, after every node before them
+        // ran on the slow run-time-shape path (minutes for a 2^20-token input): say so now.
+        if (std::string(e.what()).find("Incompatible dimensions") != std::string::npos) throw ExecutionError(e.what());
         forgetIntermediateShapes(concrete.graph, options.inputShapes);  // run it with run-time shapes
         inferred = false;
     }

@@ -264,6 +264,17 @@ private slots:
         QVERIFY(std::abs(out.at(0).toDoubles().back() - 1.0 / (1.0 + std::exp(-0.5))) < 1e-6);
     }
 
+    void staticDimsThatCannotBroadcastAreRefusedAtCompile() {
+        // A mutated transformer (a 2^20-token input) ran its nodes on run-time shapes for minutes
+        // before reaching the Add that could not broadcast.
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape{1, 8});
+        b.output(b.op("Relu", {b.op("Add", {x, b.initializer("b", floats({3}))}, {}, "add")}, {}, "relu"));
+        const std::string error = compileError(b.model(17));
+        QVERIFY2(error.find("(op_type:Add, node name: add)") != std::string::npos, error.c_str());
+        QVERIFY2(error.find("Incompatible dimensions") != std::string::npos, error.c_str());
+    }
+
     void foldingDeclinesAHugeConstant() {
         // ConstantOfShape [65536, 65536] (16 GB of floats) from an 16-byte shape: folding declines.
         GraphBuilder b;

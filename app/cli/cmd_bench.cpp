@@ -74,7 +74,7 @@ int runBench(const QStringList& args) {
     if (!backend) return 1;
     try {
         applyPassOption(*model, parser);
-        const auto feeds = feedsFromOptions(model->graph, parser);
+        const auto feeds = feedsFromOptions(*model, parser);
         const CompileOptions options = compileOptionsFor(parser, feeds);
         const auto compileStart = std::chrono::steady_clock::now();
         const std::unique_ptr<Plan> plan = backend->compile(*model, options);

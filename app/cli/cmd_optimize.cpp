@@ -57,7 +57,7 @@ PipelineOptions pipelineOptions(const QCommandLineParser& parser, const Model& m
     if (!rtolOk || !atolOk || options.verifyOptions.rtol < 0 || options.verifyOptions.atol < 0)
         throw std::runtime_error("--rtol and --atol must be non-negative numbers");
     options.verifyOptions.threads = parser.value("threads").toInt();
-    if (options.verify) options.feeds = feedsFromOptions(model.graph, parser);
+    if (options.verify) options.feeds = feedsFromOptions(model, parser);
     return options;
 }
 

@@ -179,7 +179,7 @@ int runProfile(const QStringList& args) {
     try {
         const Model original = *model;  // a snapshot: weights shared
         applyPassOption(*model, parser);
-        const auto feeds = feedsFromOptions(model->graph, parser);
+        const auto feeds = feedsFromOptions(*model, parser);
         Outputs outputs(parser);
         if (parser.isSet("ort-profile")) {
             std::map<std::string, std::vector<int64_t>> shapes;

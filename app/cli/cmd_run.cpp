@@ -52,7 +52,7 @@ int runRun(const QStringList& args) {
     const Graph& g = model->graph;
     try {
         applyPassOption(*model, parser);
-        const auto feeds = feedsFromOptions(g, parser);
+        const auto feeds = feedsFromOptions(*model, parser);
         if (const QString dir = parser.value("save-inputs"); !dir.isEmpty()) {
             if (!QDir().mkpath(dir)) return fail("cannot create the folder '" + dir.toStdString() + "'");
             int k = 0;

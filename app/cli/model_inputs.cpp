@@ -2,8 +2,11 @@
 #include "app/cli/model_inputs.h"
 
 #include "core/onnx/tensor_file.h"
+#include "core/runtime/backend.h"
+#include "core/runtime/resource_limits.h"
 #include "core/runtime/reference/ref_util.h"
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 
@@ -55,7 +58,8 @@ Tensor randomTensor(DType dtype, const std::vector<int64_t>& dims, uint64_t seed
 }
 
 std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& inputSpecs,
-                                        const QStringList& dimSpecs, uint64_t seed) {
+                                        const QStringList& dimSpecs, uint64_t seed, uint64_t maxMemory,
+                                        const std::function<void(const FeedShapes&)>& beforeAllocating) {
     std::map<std::string, Tensor> feeds;
     for (const QString& spec : inputSpecs) {
         const int eq = spec.indexOf('=');
@@ -66,14 +70,34 @@ std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& i
         feeds[name] = readTensorFile(spec.mid(eq + 1).toStdString());
     }
     const auto dims = parseDims(dimSpecs);
-    uint64_t index = 0;
+    // The sizes of the random inputs first, so inputs too large for the memory are refused
+    // before any is allocated.
+    std::vector<std::pair<ValueId, std::vector<int64_t>>> random;
+    uint64_t total = 0;
     for (ValueId v : graph.inputs()) {
         const Value& input = graph.value(v);
-        ++index;
         if (feeds.count(input.name) || input.initializer) continue;
         if (input.dtype == DType::Undefined || input.dtype == DType::String)
             throw std::runtime_error("the input '" + input.name + "' needs a file: --input " + input.name + "=FILE.pb");
-        feeds[input.name] = randomTensor(input.dtype, concreteDims(input, dims), seed * 1000003u + index);
+        std::vector<int64_t> shape = concreteDims(input, dims);
+        const auto bytes = checkedTensorBytes(input.dtype, shape);
+        if (!bytes)
+            throw ResourceError("the input '" + input.name + "' of shape " + Shape::ofSizes(shape).toString() +
+                                " has more bytes than 64 bits can count");
+        total = saturatingAdd(total, *bytes);
+        random.emplace_back(v, std::move(shape));
+    }
+    if (const MemoryBudget budget = MemoryBudget::of(maxMemory); total > budget.bytes)
+        throw ResourceError("the random inputs need " + formatBytes(total) + " but " + budget.describe());
+    if (beforeAllocating && total > (uint64_t(64) << 20)) {
+        FeedShapes shapes;
+        for (const auto& [name, tensor] : feeds) shapes[name] = tensor.dims();
+        for (const auto& [v, shape] : random) shapes[graph.value(v).name] = shape;
+        beforeAllocating(shapes);
+    }
+    for (const auto& [v, shape] : random) {
+        const uint64_t index = uint64_t(std::find(graph.inputs().begin(), graph.inputs().end(), v) - graph.inputs().begin()) + 1;
+        feeds[graph.value(v).name] = randomTensor(graph.value(v).dtype, shape, seed * 1000003u + index);
     }
     return feeds;
 }
@@ -85,16 +109,49 @@ void addRunOptions(QCommandLineParser& parser) {
     parser.addOption({"seed", "seed of the random inputs", "N", "0"});
     parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
     parser.addOption({"reference", "run every node with its reference kernel"});
+    parser.addOption({"max-memory", "refuse a plan whose arena plus weights exceed BYTES (K, M, G, T suffixes; "
+                                    "default: the memory available)", "BYTES"});
+}
+
+uint64_t maxMemoryFromOptions(const QCommandLineParser& parser) {
+    if (!parser.optionNames().contains("max-memory")) return 0;
+    QString text = parser.value("max-memory").trimmed().toUpper();
+    uint64_t unit = 1;
+    if (text.endsWith('B')) text.chop(1);
+    const QString suffixes = "KMGT";
+    if (!text.isEmpty() && suffixes.contains(text.back())) {
+        unit = uint64_t(1) << (10 * (suffixes.indexOf(text.back()) + 1));
+        text.chop(1);
+    }
+    bool ok = false;
+    const qulonglong value = text.toULongLong(&ok);
+    if (!ok || value == 0 || value > UINT64_MAX / unit)
+        throw std::runtime_error("--max-memory takes a positive number of bytes (K, M, G or T allowed), not '" +
+                                 parser.value("max-memory").toStdString() + "'");
+    return value * unit;
 }
 
 std::map<std::string, Tensor> feedsFromOptions(const Graph& graph, const QCommandLineParser& parser) {
-    return makeFeeds(graph, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong());
+    return makeFeeds(graph, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong(),
+                     maxMemoryFromOptions(parser));
+}
+
+std::map<std::string, Tensor> feedsFromOptions(const Model& model, const QCommandLineParser& parser) {
+    const uint64_t maxMemory = maxMemoryFromOptions(parser);
+    return makeFeeds(model.graph, parser.values("input"), parser.values("dim"), parser.value("seed").toULongLong(),
+                     maxMemory, [&](const FeedShapes& shapes) {
+                         CompileOptions options;
+                         options.inputShapes = shapes;
+                         options.maxMemory = maxMemory;
+                         checkCpuPlanFits(model, options);
+                     });
 }
 
 CompileOptions compileOptionsFor(const QCommandLineParser& parser, const std::map<std::string, Tensor>& feeds) {
     CompileOptions options;
     options.threads = parser.value("threads").toInt();
     options.referenceOnly = parser.isSet("reference");
+    options.maxMemory = maxMemoryFromOptions(parser);
     for (const auto& [name, tensor] : feeds) options.inputShapes[name] = tensor.dims();
     return options;
 }

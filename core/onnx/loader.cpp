@@ -8,6 +8,7 @@
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
 #include "core/onnx/shape_inference.h"
+#include "core/runtime/op_validation.h"
 #include "core/onnx/tensor_proto.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -320,8 +321,14 @@ Model importModel(ProtoPtr proto, const fs::path& dir, const LoadOptions& option
     ExternalDataReader external(dir);
     GraphImporter importer(proto, &external);
     std::shared_ptr<Graph> main = importer.import(proto->graph(), nullptr);
+    // Out-of-range attributes (a zero stride reaches a division in ONNX's shape inference) are
+    // refused before anything reads them, and again once inferred shapes show the input ranks.
+    validateGraph(*main, model.opsetVersion());
     if (options.runChecker) runChecker(*proto, dir, model);
-    if (options.inferShapes) inferShapes(*proto, importer, model);
+    if (options.inferShapes) {
+        inferShapes(*proto, importer, model);
+        validateGraph(*main, model.opsetVersion());
+    }
     model.graph = std::move(*main);
     return model;
 }

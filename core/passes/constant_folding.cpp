@@ -5,6 +5,7 @@
 
 #include "core/passes/graph_query.h"
 #include "core/runtime/kernel.h"
+#include "core/runtime/op_validation.h"
 
 #include <algorithm>
 #include <array>
@@ -68,23 +69,13 @@ std::string whyNotFoldable(const Graph& g, const Node& n) {
     return {};
 }
 
-/// Bytes the outputs will take, when inference knows every output's type and static shape.
-std::optional<uint64_t> predictedOutputBytes(const Graph& g, const Node& n) {
-    uint64_t total = 0;
-    for (ValueId out : n.outputs) {
-        if (out == kNoId) continue;
-        const Value& v = g.value(out);
-        const std::optional<int64_t> count = v.shape.numel();
-        if (!count || v.dtype == DType::Undefined) return std::nullopt;
-        total += dtypeStorageBytes(v.dtype, uint64_t(*count));
-    }
-    return total;
-}
-
 /// The size cap: a result bigger than the limit AND bigger than the inputs together would grow
 /// the model (a ConstantOfShape, Expand or Tile that blows a few bytes up into megabytes).
 std::string sizeProblem(uint64_t outputBytes, uint64_t inputBytes, const PassContext& context) {
     if (outputBytes <= context.foldSizeLimitBytes || outputBytes <= inputBytes) return {};
+    if (outputBytes == UINT64_MAX)
+        return "its result would have more bytes than 64 bits can count, more than the limit of " +
+               std::to_string(context.foldSizeLimitBytes) + " bytes";
     return "folding would store " + std::to_string(outputBytes) + " bytes, more than the limit of " +
            std::to_string(context.foldSizeLimitBytes) + " bytes and more than its inputs' " +
            std::to_string(inputBytes) + " bytes together, so it would grow the model";

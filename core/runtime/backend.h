@@ -20,6 +20,9 @@ struct CompileOptions {
     bool referenceOnly = false;  ///< run every node with its reference kernel (the oracle)
     /// Treat denormal floats as zero while running (x86 FTZ/DAZ), as inference engines do.
     bool flushDenormals = true;
+    /// Refuse a plan whose arena plus weights exceed this many bytes; 0: the memory available
+    /// now (MemAvailable).
+    uint64_t maxMemory = 0;
 };
 
 /// How one node runs in a plan, for `describe` and the profiler.
@@ -47,6 +50,10 @@ public:
 };
 
 std::unique_ptr<Backend> makeCpuBackend();
+/// Compiles `model` for the CPU only as far as the memory check (validation, shape inference, the
+/// arena without in-place reuse plus the weights): throws what compile would throw there
+/// (ValidationError, ResourceError), allocates nothing. For callers about to allocate large inputs.
+void checkCpuPlanFits(const Model& model, const CompileOptions& options);
 /// What the CPU backend's optimized kernels compute with on this machine, for benchmark reports:
 /// "AVX-512 with VNNI, activations blocked by 16 channels" (oneDNN's ISA limit, ONEDNN_MAX_CPU_ISA,
 /// counts).

@@ -180,6 +180,16 @@ std::vector<Tensor> GraphExecutor::runPositional(const std::vector<Tensor>& inpu
 void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs,
                               std::vector<Tensor>& outputs, const OuterLookup& lookup) {
     if (PreparedKernel* prepared = size_t(n.id) < prepared_.size() ? prepared_[size_t(n.id)].get() : nullptr) {
+        // A prepared kernel was sized for the plan's shapes: an input computed at run time with
+        // another shape (a kernel and shape inference disagreeing) would overrun its buffers.
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            if (!inputs[i]) continue;
+            const Shape& planned = graph_.value(n.inputs[i]).shape;
+            if (planned.isStatic() && inputs[i]->dims() != *planned.sizes())
+                throw ExecutionError("input " + std::to_string(i) + " has the shape " +
+                                     Shape::ofSizes(inputs[i]->dims()).toString() + " at run time but the plan was made for " +
+                                     planned.toString());
+        }
         for (size_t i = 0; i < n.outputs.size(); ++i) outputs[i] = outputBuffer(n.outputs[i]);
         prepared->run(inputs, outputs);
         return;

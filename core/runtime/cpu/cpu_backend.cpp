@@ -6,6 +6,8 @@
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/executor.h"
+#include "core/runtime/op_validation.h"
+#include "core/runtime/resource_limits.h"
 #include "core/onnx/shape_inference.h"
 
 #include <omp.h>
@@ -70,6 +72,12 @@ std::optional<CpuNodeInfo> describeNode(const Graph& g, const Node& n, int64_t o
         info.outputTypes.push_back(g.value(out).dtype);
     }
     return info;
+}
+
+/// Whether the node's data (input 0) has no elements. Other inputs may be empty on purpose
+/// (Resize's roi and scales when sizes are given), and so may outputs (a Split size of 0).
+bool hasEmptyTensor(const CpuNodeInfo& info) {
+    return !info.inputDims.empty() && std::find(info.inputDims[0].begin(), info.inputDims[0].end(), 0) != info.inputDims[0].end();
 }
 
 /// Inputs take the given shapes; everything computed loses its shape, so every node runs with
@@ -148,6 +156,8 @@ bool foldShapeComputations(Graph& g, int64_t opset) {
             std::vector<int64_t> slice(dims.begin() + start, dims.begin() + std::max(start, end));
             outputs.push_back(Tensor::int64s({int64_t(slice.size())}, slice));
         } else {
+            // A ConstantOfShape, Expand or Tile of a few constant bytes may ask for gigabytes.
+            if (auto bytes = predictedOutputBytes(g, n); bytes && *bytes > uint64_t(kMaxFoldedElements) * 8) continue;
             auto computed = evaluateOnConstants(g, n, opset, kMaxFoldedElements);
             if (!computed) continue;
             outputs = std::move(*computed);
@@ -194,6 +204,16 @@ bool needsShapeInference(const Graph& g, const CompileOptions& options) {
     return false;
 }
 
+/// Whether the loader's shape inference disagreed with shapes declared in the file (a graph
+/// output declared [1,1,20,24] that computes [1,1,118,24]): kernels sized by the declared shapes
+/// would then write past their buffers, so the plan infers every shape afresh.
+bool shapesMayBeStale(const Model& model) {
+    for (const std::string& warning : model.warnings)
+        if (warning.rfind("ONNX shape inference:", 0) == 0 && warning.find("existing shape differ") != std::string::npos)
+            return true;
+    return false;
+}
+
 /// Flush-to-zero and denormals-are-zero on every OpenMP thread for the length of a run, the
 /// previous state restored afterwards. Denormal floats (below 1.2e-38) are 10-100x slower to
 /// compute with and change no result a model is trusted for.
@@ -220,7 +240,7 @@ private:
 
 class CpuPlan final : public Plan {
 public:
-    CpuPlan(const Model& model, const CompileOptions& options);
+    CpuPlan(const Model& model, const CompileOptions& options, bool memoryCheckOnly = false);
 
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds, ExecutionObserver* observer) override {
         omp_set_num_threads(threads_);
@@ -235,6 +255,8 @@ private:
     void prepareKernels(int64_t opset, bool referenceOnly);
     std::map<ValueId, uint64_t> keepBlockedLayouts(int64_t opset);
     bool arenaHolds(ValueId v) const;
+    std::vector<TensorLifetime> lifetimes(const std::map<ValueId, uint64_t>& bytesOf, std::vector<ValueId>& planned) const;
+    void checkMemory(const std::vector<TensorLifetime>& lifetimes, const MemoryPlan* plan) const;
     void planArena(const std::map<ValueId, uint64_t>& bytesOf);
     void listKernels();
 
@@ -246,17 +268,23 @@ private:
     MemoryPlan memory_;
     Tensor arena_;
     std::vector<PlannedNode> nodes_;
+    MemoryBudget budget_;
 };
 
-CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
+CpuPlan::CpuPlan(const Model& model, const CompileOptions& options, bool memoryCheckOnly)
     : threads_(options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()))),
-      flushDenormals_(options.flushDenormals) {
+      flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)) {
+    // Attributes out of range would reach divisions in shape inference and the kernels.
+    validateGraph(model.graph, model.opsetVersion());
     Model concrete = model;  // a snapshot: weights shared
     bool inferred = true;
     try {
-        if (needsShapeInference(model.graph, options) || !allShapesStatic(concrete.graph))
+        if (shapesMayBeStale(model) || needsShapeInference(model.graph, options) || !allShapesStatic(concrete.graph))
             inferShapesForInputs(concrete, options.inputShapes);
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+        // Static dims that cannot broadcast fail at run time too, after every node before them
+        // ran on the slow run-time-shape path (minutes for a 2^20-token input): say so now.
+        if (std::string(e.what()).find("Incompatible dimensions") != std::string::npos) throw ExecutionError(e.what());
         forgetIntermediateShapes(concrete.graph, options.inputShapes);  // run it with run-time shapes
         inferred = false;
     }
@@ -270,12 +298,20 @@ CpuPlan::CpuPlan(const Model& model, const CompileOptions& options)
             break;
         }
     }
+    validateGraph(concrete.graph, model.opsetVersion());  // now with the concrete ranks and sizes
     dequantizeConstantWeights(concrete.graph, model.opsetVersion());
     graph_ = std::move(concrete.graph);
     executor_ = std::make_unique<GraphExecutor>(graph_, referenceKernels(), model.opsetVersion(), threads_);
     const auto missing = executor_->unsupportedOps();
     if (!missing.empty())
         throw ExecutionError("the cpu backend does not support these ops of the model: " + joinOpNames(missing));
+    {
+        // Before any kernel is prepared (oneDNN sizes its scratch buffers from the shapes): the
+        // arena without in-place reuse, an upper bound of the one planned below.
+        std::vector<ValueId> planned;
+        checkMemory(lifetimes({}, planned), nullptr);
+    }
+    if (memoryCheckOnly) return;
     prepareKernels(model.opsetVersion(), options.referenceOnly);
     planArena(options.referenceOnly ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(model.opsetVersion()));
     listKernels();
@@ -286,7 +322,11 @@ void CpuPlan::prepareKernels(int64_t opset, bool referenceOnly) {
         const Node& n = graph_.node(id);
         subgraphs_ = subgraphs_ || hasSubgraph(n);
         if (referenceOnly) continue;
-        if (auto info = describeNode(graph_, n, opset, threads_))
+        auto info = describeNode(graph_, n, opset, threads_);
+        // Empty data (a zero batch) runs on the reference kernels, which handle it; the
+        // optimized ones divide by its sizes.
+        if (info && hasEmptyTensor(*info)) continue;
+        if (info)
             if (auto kernel = cpuKernels().prepare(*info)) executor_->setPreparedKernel(id, std::move(kernel));
     }
 }
@@ -308,8 +348,10 @@ bool CpuPlan::arenaHolds(ValueId v) const {
            value.dtype != DType::String && value.dtype != DType::Undefined && !value.uses.empty();
 }
 
-/// Lays out the arena; `bytesOf` overrides the size of values not stored as plain tensors.
-void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
+/// The lifetime and size of every value the arena holds, in the order they are produced
+/// (`planned`); `bytesOf` overrides the size of values not stored as plain tensors.
+std::vector<TensorLifetime> CpuPlan::lifetimes(const std::map<ValueId, uint64_t>& bytesOf,
+                                               std::vector<ValueId>& planned) const {
     const auto& order = executor_->order();
     std::map<ValueId, int> producedAt, lastRead;
     for (size_t pos = 0; pos < order.size(); ++pos) {
@@ -318,8 +360,7 @@ void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
             if (in != kNoId) lastRead[in] = int(pos);
         for (ValueId out : n.outputs) producedAt[out] = int(pos);
     }
-    std::vector<ValueId> planned;
-    std::vector<TensorLifetime> lifetimes;
+    std::vector<TensorLifetime> result;
     std::map<ValueId, int> indexOf;
     std::vector<std::pair<int, ValueId>> byPosition;
     for (const auto& [v, pos] : producedAt) byPosition.emplace_back(pos, v);
@@ -327,8 +368,13 @@ void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
     for (const auto& [pos, v] : byPosition) {
         if (!arenaHolds(v)) continue;
         const Value& value = graph_.value(v);
+        const auto bytes = checkedTensorBytes(value.dtype, *value.shape.sizes());
+        if (!bytes)
+            throw ResourceError("node '" + graph_.node(value.producer).name + "' (" + graph_.node(value.producer).opType +
+                                "): its output '" + value.name + "' of shape " + value.shape.toString() +
+                                " has more bytes than 64 bits can count");
         TensorLifetime t;
-        t.bytes = dtypeStorageBytes(value.dtype, uint64_t(*value.shape.numel()));
+        t.bytes = *bytes;
         if (auto it = bytesOf.find(v); it != bytesOf.end()) t.bytes = std::max(t.bytes, it->second);
         t.firstStep = pos;
         t.lastStep = std::max(pos, lastRead.count(v) ? lastRead[v] : pos);
@@ -336,11 +382,40 @@ void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
         const Node& producer = graph_.node(value.producer);
         if (kernel && kernel->writesInPlace() && value.producerOutput == 0 && !producer.inputs.empty())
             if (auto it = indexOf.find(producer.inputs[0]); it != indexOf.end()) t.inPlaceOf = it->second;
-        indexOf[v] = int(lifetimes.size());
+        indexOf[v] = int(result.size());
         planned.push_back(v);
-        lifetimes.push_back(t);
+        result.push_back(t);
     }
+    return result;
+}
+
+/// Refuses the plan when its arena (planned in `plan`, or all of `lifetimes` side by side when
+/// there is no plan yet) plus the weights exceed the memory budget.
+void CpuPlan::checkMemory(const std::vector<TensorLifetime>& lifetimes, const MemoryPlan* plan) const {
+    uint64_t weights = 0;
+    for (ValueId v : graph_.valueIds())
+        if (const Value& value = graph_.value(v); value.initializer)
+            weights = saturatingAdd(weights, checkedTensorBytes(value.initializer->dtype(), value.initializer->dims()).value_or(0));
+    uint64_t arena = 0;
+    if (plan) {
+        arena = plan->arenaBytes;
+    } else {
+        for (const TensorLifetime& t : lifetimes) arena = saturatingAdd(arena, t.bytes);
+        if (arena <= budget_.bytes || arena == UINT64_MAX) {
+            // Fits side by side, or too large to plan safely: nothing more to learn.
+            checkPlanMemory(arena, weights, budget_, arena == UINT64_MAX);
+            return;
+        }
+        arena = planMemory(lifetimes).arenaBytes;  // sizes below 2^64 in all: the planner's sums cannot wrap
+    }
+    checkPlanMemory(arena, weights, budget_);
+}
+
+void CpuPlan::planArena(const std::map<ValueId, uint64_t>& bytesOf) {
+    std::vector<ValueId> planned;
+    const std::vector<TensorLifetime> lifetimes = this->lifetimes(bytesOf, planned);
     memory_ = planMemory(lifetimes);
+    checkMemory(lifetimes, &memory_);
     arena_ = Tensor::allocate(DType::UInt8, {int64_t(memory_.arenaBytes)});
     executor_->setArena(arena_);
     for (size_t i = 0; i < planned.size(); ++i) {
@@ -369,6 +444,8 @@ public:
 } // namespace
 
 std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+void checkCpuPlanFits(const Model& model, const CompileOptions& options) { CpuPlan(model, options, true); }
 
 std::string cpuBackendMachine() {
     return onednn::cpuIsaName() + ", activations blocked by " + std::to_string(onednn::channelBlock()) + " channels";

@@ -90,6 +90,15 @@ bool waitForLayout(const GraphPane& pane) {
     return QTest::qWaitFor([&pane] { return pane.graph() && !pane.layoutPending(); }, 60000);
 }
 
+/// Shows `pane` at 700x900 on screen with `graph` in it, and waits for its first layout.
+bool showLaidOut(GraphPane& pane, std::shared_ptr<const Graph> graph) {
+    pane.resize(700, 900);
+    pane.show();
+    if (!QTest::qWaitForWindowExposed(&pane)) return false;
+    pane.showGraph(std::move(graph), {}, NodeMark::Normal);
+    return waitForLayout(pane);
+}
+
 /// The on-screen pixel height of the op-type text at the view's zoom.
 qreal titlePixels(const GraphPane& pane) {
     return QFontMetricsF(pane.scene()->style().titleFont).height() * pane.view()->zoom();
@@ -145,11 +154,7 @@ private slots:
         QFETCH(std::shared_ptr<const Graph>, graph);
         QFETCH(int, boxes);
         GraphPane pane;
-        pane.resize(700, 900);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        pane.showGraph(graph, {}, NodeMark::Normal);
-        QVERIFY(waitForLayout(pane));
+        QVERIFY(showLaidOut(pane, graph));
         QCOMPARE(int(pane.scene()->nodeItems().size()), boxes);
         QVERIFY(pane.collapsedGroups().empty());
         QVERIFY2(titlePixels(pane) >= 9, qPrintable(QString::number(titlePixels(pane))));
@@ -183,11 +188,7 @@ private slots:
         GraphBuilder b;
         b.output(b.op("Relu", {b.op("Conv", {b.input("x", DType::Float, {1, 3, 8, 8})}, {}, "conv")}, {}, "relu"));
         GraphPane pane;
-        pane.resize(700, 900);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        pane.showGraph(std::make_shared<const Graph>(b.graph()), {}, NodeMark::Normal);
-        QVERIFY(waitForLayout(pane));
+        QVERIFY(showLaidOut(pane, std::make_shared<const Graph>(b.graph())));
         QCOMPARE(pane.view()->zoom(), 1.0);  // never magnified beyond 100%
         QVERIFY(pane.view()->visibleSceneRect().contains(pane.scene()->visualGraph().bounds));
     }
@@ -196,11 +197,7 @@ private slots:
         const auto graph = transformer15k();
         QCOMPARE(graph->nodeCount(), size_t(15000));
         GraphPane pane;
-        pane.resize(700, 900);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        pane.showGraph(graph, {}, NodeMark::Normal);
-        QVERIFY(waitForLayout(pane));
+        QVERIFY(showLaidOut(pane, graph));
         qInfo("15k nodes, first layout (scopes, 50 group boxes, Graphviz): %lld ms", pane.lastLayoutMilliseconds());
         const std::vector<GroupId> top = pane.scopes()->topLevelGroups();
         QCOMPARE(top.size(), size_t(50));
@@ -219,11 +216,7 @@ private slots:
 
     void expandingAGroupOpensItsPartsCollapsedThenAPart() {
         GraphPane pane;
-        pane.resize(700, 900);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        pane.showGraph(transformer15k(), {}, NodeMark::Normal);
-        QVERIFY(waitForLayout(pane));
+        QVERIFY(showLaidOut(pane, transformer15k()));
         const ScopeTree& scopes = *pane.scopes();
         const GroupId block = scopes.findGroup("/blocks.7");
         // A 300-node block opens as its six parts.
@@ -243,11 +236,7 @@ private slots:
 
     void revealGroupOpensItAndShowsItsFrame() {
         GraphPane pane;
-        pane.resize(700, 900);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        pane.showGraph(transformer15k(), {}, NodeMark::Normal);
-        QVERIFY(waitForLayout(pane));
+        QVERIFY(showLaidOut(pane, transformer15k()));
         pane.revealGroup("/blocks.30/mlp");
         QVERIFY(waitForLayout(pane));
         QVERIFY(pane.layoutPending() == false);
@@ -264,11 +253,7 @@ private slots:
 
     void theNextGraphKeepsTheViewAndTheExpansion() {
         GraphPane pane;
-        pane.resize(700, 900);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        pane.showGraph(transformer15k(), {}, NodeMark::Normal);
-        QVERIFY(waitForLayout(pane));
+        QVERIFY(showLaidOut(pane, transformer15k()));
         pane.revealGroup("/blocks.2/attn");
         QVERIFY(waitForLayout(pane));
         pane.view()->zoomBy(1.5, pane.view()->viewport()->rect().center());
@@ -291,11 +276,7 @@ private slots:
 
     void minimapSitsBesideTheViewAndMovesIt() {
         GraphPane pane;
-        pane.resize(700, 900);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        pane.showGraph(resnetLikeGraph(), {}, NodeMark::Normal);
-        QVERIFY(waitForLayout(pane));
+        QVERIFY(showLaidOut(pane, resnetLikeGraph()));
         QVERIFY(pane.minimapFrame()->isVisible());
         const QRect viewArea(pane.view()->mapTo(&pane, QPoint(0, 0)), pane.view()->size());
         const QRect mapArea(pane.minimapFrame()->mapTo(&pane, QPoint(0, 0)), pane.minimapFrame()->size());
@@ -344,11 +325,7 @@ private slots:
         if (!QFileInfo::exists(path)) QSKIP("model not on this machine");
         const auto graph = std::make_shared<const Graph>(loadModel(path.toStdString()).graph);
         GraphPane pane;
-        pane.resize(700, 900);
-        pane.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&pane));
-        pane.showGraph(graph, {}, NodeMark::Normal);
-        QVERIFY(waitForLayout(pane));
+        QVERIFY(showLaidOut(pane, graph));
         const ScopeTree& scopes = *pane.scopes();
         qInfo("%s: %zu nodes, first layout %lld ms, %zu boxes", qPrintable(path), scopes.nodeCount(),
               pane.lastLayoutMilliseconds(), pane.scene()->nodeItems().size());

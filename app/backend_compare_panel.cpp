@@ -93,11 +93,7 @@ BackendComparePanel::BackendComparePanel(QWidget* parent) : QWidget(parent) {
     controls->addWidget(button_);
     controls->addWidget(summary_);
     controls->addStretch(1);
-    layout_ = new QBoxLayout(QBoxLayout::TopToBottom, this);
-    layout_->setContentsMargins(4, 4, 4, 4);
-    layout_->addWidget(controls_);
-    layout_->addWidget(table_, 1);
-    setMinimumSize(kPanelMinimumSize);
+    layout_ = arrangeControlsAndContent(*this, *controls_, *table_);
     connect(button_, &QPushButton::clicked, this, &BackendComparePanel::compareRequested);
     connect(table_, &QTableWidget::cellClicked, this, &BackendComparePanel::activateRow);
     connect(table_, &QTableWidget::cellActivated, this, &BackendComparePanel::activateRow);

@@ -122,11 +122,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
         controls->addWidget(w);
     }
     controls->addStretch(1);
-    layout_ = new QBoxLayout(QBoxLayout::TopToBottom, this);
-    layout_->setContentsMargins(4, 4, 4, 4);
-    layout_->addWidget(controls_);
-    layout_->addWidget(table_, 1);
-    setMinimumSize(kPanelMinimumSize);
+    layout_ = arrangeControlsAndContent(*this, *controls_, *table_);
     connect(button_, &QPushButton::clicked, this, &ComparePanel::compareRequested);
     connect(overlay_, &QCheckBox::toggled, this, &ComparePanel::updateFills);
     connect(perNode_, &QCheckBox::toggled, this, [this] {

@@ -8,6 +8,15 @@ namespace graphlens {
 
 bool sideBySide(QSize size) { return size.width() >= 640 && size.width() >= 2 * size.height(); }
 
+QBoxLayout* arrangeControlsAndContent(QWidget& panel, QWidget& controls, QWidget& content) {
+    auto* box = new QBoxLayout(QBoxLayout::TopToBottom, &panel);
+    box->setContentsMargins(4, 4, 4, 4);
+    box->addWidget(&controls);
+    box->addWidget(&content, 1);
+    panel.setMinimumSize(kPanelMinimumSize);
+    return box;
+}
+
 void orientControls(QBoxLayout& box, QWidget& controls, QSize size, int columnWidth) {
     const bool beside = sideBySide(size);
     const QBoxLayout::Direction direction = beside ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;

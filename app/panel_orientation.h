@@ -17,6 +17,10 @@ bool sideBySide(QSize size);
 /// the stacked arrangement does not force a short dock taller and keep the panel from turning.
 constexpr QSize kPanelMinimumSize(240, 160);
 
+/// Lays `panel` out as `controls` then `content` (which takes the space left), stacked until
+/// orientControls() turns them, and gives the panel kPanelMinimumSize. Returns the layout.
+QBoxLayout* arrangeControlsAndContent(QWidget& panel, QWidget& controls, QWidget& content);
+
 /// Turns `box` (the controls, then the content) to suit an area of `size`: side by side, the
 /// controls take a column `columnWidth` wide; stacked, they take the full width.
 void orientControls(QBoxLayout& box, QWidget& controls, QSize size, int columnWidth);

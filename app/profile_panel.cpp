@@ -152,11 +152,7 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
     tabs_->addTab(memoryChart_, tr("Memory"));
     tabs_->addTab(compare_, tr("Before/After"));
     tabs_->addTab(backendCompare_, tr("Backends"));
-    layout_ = new QBoxLayout(QBoxLayout::TopToBottom, this);
-    layout_->setContentsMargins(4, 4, 4, 4);
-    layout_->addWidget(controls_);
-    layout_->addWidget(tabs_, 1);
-    setMinimumSize(kPanelMinimumSize);
+    layout_ = arrangeControlsAndContent(*this, *controls_, *tabs_);
 
     fillBackends();
     connect(backend_, &QComboBox::currentIndexChanged, this, &ProfilePanel::backendChosen);

@@ -13,9 +13,8 @@
 #include "viewer/node_item.h"
 #include "viewer/scope_outline.h"
 
-#include <QBuffer>
-#include <QPainter>
-#include <QSvgGenerator>
+#include "support/scene_svg.h"
+
 #include <QtTest>
 
 using namespace graphlens;
@@ -23,6 +22,8 @@ using namespace graphlens;
 Q_DECLARE_METATYPE(std::shared_ptr<const graphlens::Graph>)
 
 namespace {
+
+using graphlens::testing::svgAtScale;
 
 std::shared_ptr<const Graph> sampleGraph() {
     static const auto graph =
@@ -118,19 +119,6 @@ int boxesInView(const GraphPane& pane) {
     return n;
 }
 
-/// The scene rendered as SVG at `scale` (the level of detail the items see).
-QByteArray svgAtScale(GraphScene& scene, qreal scale) {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    const QRectF source = scene.sceneRect();
-    svg.setSize((source.size() * scale).toSize());
-    QPainter painter(&svg);
-    scene.render(&painter, QRectF(QPointF(0, 0), source.size() * scale), source);
-    painter.end();
-    return bytes;
-}
 
 /// Which groups are collapsed, by path.
 std::set<std::string> collapsedPaths(const GraphPane& pane) {

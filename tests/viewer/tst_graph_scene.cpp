@@ -12,15 +12,16 @@
 #include "viewer/node_item.h"
 #include "viewer/scene_export.h"
 
-#include <QBuffer>
-#include <QPainter>
+#include "support/scene_svg.h"
+
 #include <QSignalSpy>
-#include <QSvgGenerator>
 #include <QtTest>
 
 using namespace graphlens;
 
 namespace {
+
+using graphlens::testing::svgAtScale;
 
 const Graph& sampleGraph() {
     static const Model model = loadModel(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
@@ -34,19 +35,6 @@ void showSample(GraphScene& scene, GraphLayoutRequest request = {}) {
     scene.showGraph(layoutGraph(sampleGraph(), request));
 }
 
-/// The SVG of the whole scene drawn at `scale` (the level of detail the items see).
-QByteArray svgAtScale(GraphScene& scene, qreal scale) {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    const QRectF source = scene.sceneRect();
-    svg.setSize((source.size() * scale).toSize());
-    QPainter painter(&svg);
-    scene.render(&painter, QRectF(QPointF(0, 0), source.size() * scale), source);
-    painter.end();
-    return bytes;
-}
 
 QPalette darkPalette() {
     QPalette p;

@@ -210,9 +210,12 @@ void ProfilePanel::fillBackends() {
         }, Qt::QueuedConnection);
     });
     connect(lister, &QThread::finished, lister, &QObject::deleteLater);
-    // Not left running past the event loop: the listing is a static the exit destroys.
-    connect(qApp, &QCoreApplication::aboutToQuit, lister, [lister] { lister->wait(); });
+    lister_ = lister;
     lister->start();
+}
+
+ProfilePanel::~ProfilePanel() {
+    if (lister_) lister_->wait();
 }
 
 void ProfilePanel::addVulkanDevices() {

@@ -10,6 +10,8 @@
 #include "profiler/profile_session.h"
 
 #include <QColor>
+#include <QPointer>
+#include <QThread>
 #include <QWidget>
 
 #include <memory>
@@ -49,6 +51,9 @@ class ProfilePanel : public QWidget {
     Q_OBJECT
 public:
     explicit ProfilePanel(QWidget* parent = nullptr);
+    /// Waits for the Vulkan device listing if it still runs: it fills a static that the exit
+    /// destroys, and the process may end without an event loop (a failed first open).
+    ~ProfilePanel() override;
 
     /// Profiles `model` on the chosen backend in a worker thread, on seeded random inputs (as
     /// `graphlens profile` makes them); profileReady() or profileFailed() follows unless the
@@ -129,6 +134,7 @@ private:
 
     QBoxLayout* layout_ = nullptr;
     QWidget* controls_ = nullptr;
+    QPointer<QThread> lister_;  ///< the Vulkan device listing while it runs
     QComboBox* backend_ = nullptr;
     QPushButton* runButton_ = nullptr;
     QProgressBar* busy_ = nullptr;

@@ -71,9 +71,8 @@ bool ComparePanel::controlsBeside() const { return layout_->direction() == QBoxL
 CompareSides compareSides(const PassStepper& stepper, CompareBaseline baseline, size_t shownStep) {
     const size_t step = stepper.step();
     const size_t beforeStep = baseline == CompareBaseline::Original || step == 0 ? 0 : step - 1;
-    const Model& before = beforeStep == 0 ? stepper.original() : stepper.previous();
-    return {std::make_shared<const Model>(stepper.original()), std::make_shared<const Model>(before),
-            std::make_shared<const Model>(stepper.current()), stepName(beforeStep), beforeStep == shownStep};
+    return {stepper.sharedSnapshot(0), stepper.sharedSnapshot(beforeStep), stepper.sharedCurrent(), stepName(beforeStep),
+            beforeStep == shownStep};
 }
 
 ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {

@@ -227,7 +227,7 @@ void MainWindow::buildDocks() {
     // Backends: the current step on the CPU and on the Vulkan device, side by side.
     BackendComparePanel* backends = profilePanel_->backendComparePanel();
     connect(backends, &BackendComparePanel::compareRequested, this, [this, backends] {
-        if (model_) backends->startCompare(std::make_shared<const Model>(stepper().current()));
+        if (model_) backends->startCompare(stepper().sharedCurrent());
     });
     // The pass flow shows each step it moves to; passes about to run make the profile stale.
     connect(passPanel_, &PassPanel::stepChanged, this, &MainWindow::showStep);
@@ -256,7 +256,7 @@ void MainWindow::buildOutlineDock() {
 void MainWindow::profileCurrentStep() {
     findChild<QDockWidget*>(kProfileDock)->raise();  // its tab, where the results come
     profileWhenIdle_ = busy();  // the step is about to change: profile the one that comes
-    if (model_ && !profileWhenIdle_) profilePanel_->startProfile(std::make_shared<const Model>(stepper().current()));
+    if (model_ && !profileWhenIdle_) profilePanel_->startProfile(stepper().sharedCurrent());
 }
 
 GraphScene* MainWindow::beforeScene() const { return before_->scene(); }
@@ -428,16 +428,24 @@ void MainWindow::nodeSelected(GraphPane* side, NodeId node) {
         return;
     }
     other->scene()->selectNode(kNoId);  // one selection across both sides: the inspector shows it
-    const Graph& graph = *side->graph();
-    const ProvenanceIndex& otherIndex = side == before_ ? afterIndex_ : beforeIndex_;
-    const std::vector<NodeId> counterparts = drawnOnly(*other->graph(), otherIndex.nodesFrom(graph.node(node).provenance));
+    const std::vector<NodeId> counterparts = counterpartsOf(side, node);
     other->setHighlighted(counterparts);
-    inspector_->showNode(graph, node, model_->graph, resultsBehind(side));
+    inspector_->showNode(*side->graph(), node, model_->graph, resultsBehind(side));
     // Center each side on its own node, once per selection (a side laid out again selects its
     // node again without moving).
-    NodeId& centered = centeredFor_[side == before_ ? 0 : 1];
-    if (focusing_ || centered == node) return;
-    centered = node;
+    if (focusing_ || centeredFor_[side == before_ ? 0 : 1] == node) return;
+    centerBoth(side, node, counterparts);
+}
+
+std::vector<NodeId> MainWindow::counterpartsOf(const GraphPane* side, NodeId node) const {
+    const GraphPane* other = side == before_ ? after_ : before_;
+    const ProvenanceIndex& otherIndex = side == before_ ? afterIndex_ : beforeIndex_;
+    return drawnOnly(*other->graph(), otherIndex.nodesFrom(side->graph()->node(node).provenance));
+}
+
+void MainWindow::centerBoth(GraphPane* side, NodeId node, const std::vector<NodeId>& counterparts) {
+    GraphPane* other = side == before_ ? after_ : before_;
+    centeredFor_[side == before_ ? 0 : 1] = node;
     centeredFor_[side == before_ ? 1 : 0] = kNoId;
     side->centerNode(node);
     if (!counterparts.empty()) other->centerNode(counterparts.front());
@@ -448,14 +456,9 @@ void MainWindow::focusCounterparts(GraphPane* side, NodeId node) {
     side->focusNode(node);  // selects it, now or when its layout is in: nodeSelected() centers both
     if (side->scene()->selectedNode() != node) return;
     // Selected already, or selected just now: center both all the same, the user asked for it.
-    GraphPane* other = side == before_ ? after_ : before_;
-    const ProvenanceIndex& otherIndex = side == before_ ? afterIndex_ : beforeIndex_;
-    const std::vector<NodeId> counterparts = drawnOnly(*other->graph(), otherIndex.nodesFrom(side->graph()->node(node).provenance));
-    centeredFor_[side == before_ ? 0 : 1] = node;
-    centeredFor_[side == before_ ? 1 : 0] = kNoId;
-    other->setHighlighted(counterparts);
-    side->centerNode(node);
-    if (!counterparts.empty()) other->centerNode(counterparts.front());
+    const std::vector<NodeId> counterparts = counterpartsOf(side, node);
+    (side == before_ ? after_ : before_)->setHighlighted(counterparts);
+    centerBoth(side, node, counterparts);
 }
 
 void MainWindow::groupSelected(GraphPane* side, GroupId group) {
@@ -502,7 +505,7 @@ void MainWindow::updateStatus() {
     const int generation = ++statusGeneration_;
     if (step == 0 && loadedSummary_) return statusLabel_->setText(statusText(step, steps, *loadedSummary_));
     statusLabel_->setText(tr("step %1/%2 · counting...").arg(step).arg(steps));
-    summarizeInBackground(std::make_shared<const Model>(stepper().current()), this, [this, generation, step, steps](const ModelSummary& s) {
+    summarizeInBackground(stepper().sharedCurrent(), this, [this, generation, step, steps](const ModelSummary& s) {
         if (generation == statusGeneration_) statusLabel_->setText(statusText(step, steps, s));
     });
 }

@@ -181,6 +181,11 @@ private:
     /// Selects and centers `node` on `side`, centers the other side on the first of the nodes
     /// made from the same original nodes and highlights those.
     void focusCounterparts(GraphPane* side, NodeId node);
+    /// The boxes on the other side made from the same original nodes as `node` on `side`.
+    std::vector<NodeId> counterpartsOf(const GraphPane* side, NodeId node) const;
+    /// Centers `side` on `node` and the other side on the first of `counterparts`, and keeps
+    /// which node the selection centered each side for.
+    void centerBoth(GraphPane* side, NodeId node, const std::vector<NodeId>& counterparts);
     /// A rewrite log line: its nodes on each side, selected on the right where it has some.
     void focusRewrite(size_t step, RewriteLogPanel::Entry kind, size_t index);
     /// The results of the passes that made the graph `side` shows, oldest first.

@@ -95,7 +95,7 @@ void MainWindow::chooseAndSave(bool standardOpsOnly) {
 
 bool MainWindow::saveOptimizedModel(const QString& path, bool standardOpsOnly, bool quiet) {
     if (!model_ || busy()) return false;
-    auto model = std::make_shared<const Model>(stepper().current());  // shares the tensors
+    std::shared_ptr<const Model> model = stepper().sharedCurrent();
     const QString title = tr("Saving %1").arg(QFileInfo(path).fileName());
     return tasks_->start(title, [this, model, path, standardOpsOnly, quiet, title](const TaskRunner::Control& control) -> TaskRunner::Completion {
         control.report(0, 0, title);

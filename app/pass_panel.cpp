@@ -159,7 +159,7 @@ void PassPanel::startApplying(size_t count) {
     emit applyStarted();
     const QString title = passes.size() == 1 ? tr("Applying %1").arg(QString::fromStdString(passes.front().id))
                                              : tr("Applying %1 passes").arg(passes.size());
-    auto from = std::make_shared<const Model>(stepper_.current());  // a snapshot: tensors shared
+    std::shared_ptr<const Model> from = stepper_.sharedCurrent();
     // The work only reads its captures; `this` is used by the completion, on the UI thread.
     tasks_->start(title, [this, from, passes, verify = verifySteps()](const TaskRunner::Control& control) {
         auto applied = std::make_shared<AppliedSteps>(applyPasses(*from, passes, verify, control));

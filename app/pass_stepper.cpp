@@ -32,7 +32,7 @@ void PassStepper::reset(const Model& original) {
 }
 
 std::shared_ptr<const Graph> PassStepper::sharedGraph(size_t step) const {
-    const std::shared_ptr<const Model>& snapshot = snapshots_.at(step);
+    std::shared_ptr<const Model> snapshot = sharedSnapshot(step);
     return {snapshot, &snapshot->graph};  // aliasing: keeps the snapshot alive
 }
 

@@ -55,8 +55,11 @@ public:
     /// The model after the current step (the original at step 0).
     const Model& current() const { return *snapshots_.at(step_); }
     const Model& previous() const { return *snapshots_.at(step_ == 0 ? 0 : step_ - 1); }
-    /// The graph of the snapshot after `step` steps, sharing the snapshot rather than copying it
-    /// (a copy of a 60,000-node graph takes a fifth of a second): what the panes show.
+    /// The snapshot after `step` steps itself, shared rather than copied (a copy of a
+    /// 60,000-node graph takes a fifth of a second): what background work reads.
+    std::shared_ptr<const Model> sharedSnapshot(size_t step) const { return snapshots_.at(step); }
+    std::shared_ptr<const Model> sharedCurrent() const { return snapshots_.at(step_); }
+    /// The graph of sharedSnapshot(step): what the panes show.
     std::shared_ptr<const Graph> sharedGraph(size_t step) const;
     size_t step() const { return step_; }
     size_t stepCount() const { return results_.size(); }

@@ -20,8 +20,6 @@
 namespace graphlens {
 namespace {
 
-constexpr const char* kFallbackPrefix = "cpu-fallback:";  // how the Vulkan plan names a CPU kernel
-
 QTableWidgetItem* numberItem(double value, int decimals) {
     auto* item = new QTableWidgetItem;
     item->setData(Qt::DisplayRole, QString::number(value, 'f', decimals).toDouble());
@@ -55,9 +53,8 @@ BackendComparison compareBackends(const ProfileResult& cpu, const ProfileResult&
     for (const NodeProfile& p : cpu.nodes) {
         const auto v = onVulkan.find(p.node);
         if (v == onVulkan.end()) continue;
-        const std::string& kernel = v->second->kernel;
-        c.nodes.push_back({p.node, p.name, p.op, p.ms.median, v->second->ms.median,
-                           kernel.rfind(kFallbackPrefix, 0) == 0, kernel});
+        const NodeProfile& onGpu = *v->second;
+        c.nodes.push_back({p.node, p.name, p.op, p.ms.median, onGpu.ms.median, onGpu.device == "cpu", onGpu.kernel, onGpu.why});
     }
     return c;
 }
@@ -74,7 +71,7 @@ BackendComparePanel::BackendComparePanel(QWidget* parent) : QWidget(parent) {
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_ = new QTableWidget(0, kBackendColumns, this);
     table_->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("CPU ms"), tr("Vulkan ms"),
-                                       tr("Vulkan/CPU"), tr("On Vulkan")});
+                                       tr("Vulkan/CPU"), tr("On Vulkan"), tr("Why")});
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -84,6 +81,9 @@ BackendComparePanel::BackendComparePanel(QWidget* parent) : QWidget(parent) {
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(kBackendNodeColumn, QHeaderView::Stretch);
+    // Reasons can be long: the column keeps a readable width and the tooltip has the sentence.
+    table_->horizontalHeader()->setSectionResizeMode(kWhyColumn, QHeaderView::Interactive);
+    table_->setColumnWidth(kWhyColumn, 16 * table_->fontMetrics().averageCharWidth());
 
     controls_ = new QWidget(this);
     auto* controls = new QVBoxLayout(controls_);
@@ -178,6 +178,9 @@ void BackendComparePanel::fillTable() {
         runsOn->setToolTip(QString::fromStdString(n.vulkanKernel));
         if (n.cpuFallback) runsOn->setForeground(QColor(0xb0, 0x40, 0x00));
         table_->setItem(row, kRunsOnColumn, runsOn);
+        auto* why = new QTableWidgetItem(QString::fromStdString(n.why));
+        why->setToolTip(why->text());
+        table_->setItem(row, kWhyColumn, why);
     }
     table_->setSortingEnabled(true);
 }

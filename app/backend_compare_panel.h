@@ -30,6 +30,7 @@ struct BackendNodeTimes {
     double vulkanMs = 0;  ///< median
     bool cpuFallback = false;  ///< the Vulkan plan ran it on the CPU
     std::string vulkanKernel;
+    std::string why;           ///< why the Vulkan plan ran it on the CPU (PlannedNode::why)
     double ratio() const { return cpuMs > 0 ? vulkanMs / cpuMs : 0; }
 };
 
@@ -45,7 +46,7 @@ struct BackendComparison {
 BackendComparison compareBackends(const ProfileResult& cpu, const ProfileResult& vulkan);
 
 /// Backend table columns.
-enum BackendColumn { kBackendNodeColumn, kBackendOpColumn, kCpuMsColumn, kVulkanMsColumn, kRatioColumn, kRunsOnColumn, kBackendColumns };
+enum BackendColumn { kBackendNodeColumn, kBackendOpColumn, kCpuMsColumn, kVulkanMsColumn, kRatioColumn, kRunsOnColumn, kWhyColumn, kBackendColumns };
 
 class BackendComparePanel : public QWidget {
     Q_OBJECT

@@ -17,6 +17,9 @@ struct NodeProfile {
     std::string name;    ///< the node's name, its op type when it has none
     std::string op;      ///< op type, "domain:Op" outside the default domain
     std::string kernel;  ///< how the backend ran it ("onednn:conv", ...); empty when unknown
+    std::string device;  ///< where it ran: "cpu" or "vulkan"; empty when unknown
+    /// Why it ran there on that kernel and not the backend's own fast path (PlannedNode::why).
+    std::string why;
     std::vector<std::string> inputShapes;  ///< "[1,3,224,224]" per input, "" for an omitted one
     std::string outputShape;               ///< the first output's
     SampleStats ms;                        ///< time per run

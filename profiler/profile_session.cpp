@@ -58,9 +58,14 @@ ProfileResult profilePlan(Plan& plan, const Graph& graph, const std::map<std::st
     result.runs = options.runs;
     result.events = recorder.take();
     result.nodes = profileNodes(graph, result.events);
-    std::map<NodeId, std::string> kernelOf;
-    for (const PlannedNode& n : plan.nodes()) kernelOf[n.node] = n.kernel;
-    for (NodeProfile& p : result.nodes) p.kernel = kernelOf[p.node];
+    std::map<NodeId, const PlannedNode*> plannedOf;
+    for (const PlannedNode& n : plan.nodes()) plannedOf[n.node] = &n;
+    for (NodeProfile& p : result.nodes)
+        if (const PlannedNode* planned = plannedOf[p.node]) {
+            p.kernel = planned->kernel;
+            p.device = planned->device;
+            p.why = planned->why;
+        }
     result.runMs = summarizeSamples(std::move(plain));
     result.runCpuMs = summarizeSamples(std::move(plainCpu));
     result.observedRunMs = summarizeSamples(std::move(observed));

@@ -1,6 +1,7 @@
 // Subcommand dispatch and the top-level help.
 #include "app/cli/cli.h"
 #include "core/runtime/backend_registry.h"
+#include "core/runtime/errors.h"
 
 #include <QTextStream>
 
@@ -89,16 +90,13 @@ std::unique_ptr<Backend> openBackendOrThrow(const QCommandLineParser& parser, bo
     const int device = parser.value("device").toInt(&ok);
     if (!ok || device < -1) throw std::runtime_error("--device takes a device index from `graphlens devices`");
     if (name != "cpu" && name != "vulkan") throw std::runtime_error("the backend '" + name + "' is not known; use cpu or vulkan");
-    std::string reason;
     try {
         return makeBackend(name, device);
-    } catch (const std::exception& e) {
-        reason = e.what();
+    } catch (const ExecutionError& e) {
+        // Only a missing device falls back; a device index the machine does not have is a mistake.
+        if (!fallBackToCpu || e.kind() != ErrorKind::NoDevice) throw std::runtime_error(e.what());
+        std::cerr << "graphlens: " << e.what() << "; running on the CPU backend" << std::endl;
     }
-    // A device index the machine does not have is a mistake, not a missing device.
-    const bool badIndex = reason.find("there is no Vulkan device") != std::string::npos;
-    if (!fallBackToCpu || badIndex) throw std::runtime_error(reason);
-    std::cerr << "graphlens: " << reason << "; running on the CPU backend" << std::endl;
     return makeBackend("cpu");
 }
 

@@ -21,11 +21,12 @@
 namespace graphlens::cli {
 namespace {
 
-/// Sums node times per (op type, kernel) over the measured runs, for --by-op.
+/// Sums node times per (op type, kernel, where it ran and why) over the measured runs, for --by-op.
 class OpTimes final : public ExecutionObserver {
 public:
     OpTimes(const Graph& graph, const Plan& plan) : graph_(graph) {
-        for (const PlannedNode& n : plan.nodes()) kernelOf_[n.node] = n.kernel;
+        for (const PlannedNode& n : plan.nodes())
+            kernelOf_[n.node] = n.kernel + " on " + n.device + (n.why.empty() ? "" : ": " + n.why);
     }
     void nodeFinished(const NodeEvent& e) override {
         const Node& n = graph_.node(e.node);
@@ -89,20 +90,27 @@ int runBench(const QStringList& args) {
         const SampleStats s = summarizeSamples(samples);
         int optimized = 0;
         int fallbacks = 0;
+        std::map<std::string, int> reasons;  // nodes off the backend's own fast path, by why
         for (const PlannedNode& n : plan->nodes()) {
             optimized += n.kernel != "reference";
-            fallbacks += n.kernel.rfind("cpu-fallback:", 0) == 0;
+            fallbacks += backend->name() == "vulkan" && n.device == "cpu";
+            if (!n.why.empty()) ++reasons[n.why];
         }
         const MemoryPlan& memory = plan->memoryPlan();
         if (parser.isSet("json")) {
             QJsonArray all;
             for (double v : samples) all.append(v);
+            QJsonArray preparation;
+            for (const std::string& step : plan->preparation()) preparation.append(QString::fromStdString(step));
+            QJsonObject why;
+            for (const auto& [reason, count] : reasons) why[QString::fromStdString(reason)] = count;
             const QJsonObject json{{"model", parser.positionalArguments()[0]}, {"backend", QString::fromStdString(backend->name())},
                                    {"runs", runs}, {"warmup", warmup}, {"threads", options.threads},
                                    {"min_ms", s.min}, {"median_ms", s.median}, {"max_ms", s.max},
                                    {"mean_ms", s.mean}, {"samples_ms", all}, {"compile_ms", compileMs},
                                    {"nodes", qint64(plan->nodes().size())}, {"optimized_nodes", optimized},
-                                   {"cpu_fallback_nodes", fallbacks},
+                                   {"cpu_fallback_nodes", fallbacks}, {"preparation", preparation},
+                                   {"nodes_off_fast_path_by_why", why},
                                    {"cpu", QString::fromStdString(cpuBackendMachine())},
                                    {"arena_bytes", qint64(memory.arenaBytes)},
                                    {"naive_bytes", qint64(memory.naiveBytes)},
@@ -111,6 +119,7 @@ int runBench(const QStringList& args) {
         } else {
             std::printf("%d runs after %d warm-up: min %.3f ms  median %.3f ms  max %.3f ms\n", runs, warmup, s.min,
                         s.median, s.max);
+            for (const std::string& step : plan->preparation()) std::printf("prepared: %s\n", step.c_str());
             if (backend->name() == "vulkan")
                 std::printf("plan: %zu nodes on vulkan, %d of them CPU fallbacks; compiled in %.1f ms\n",
                             plan->nodes().size(), fallbacks, compileMs);

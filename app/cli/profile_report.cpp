@@ -80,6 +80,8 @@ QJsonArray nodesJson(const std::vector<NodeProfile>& nodes) {
     for (const NodeProfile& p : nodes)
         array.append(QJsonObject{{"name", QString::fromStdString(p.name)}, {"op", QString::fromStdString(p.op)},
                                  {"kernel", QString::fromStdString(p.kernel)},
+                                 {"device", QString::fromStdString(p.device)},
+                                 {"why", QString::fromStdString(p.why)},
                                  {"output_shape", QString::fromStdString(p.outputShape)},
                                  {"median_ms", p.ms.median}, {"min_ms", p.ms.min}, {"max_ms", p.ms.max},
                                  {"share", p.share},

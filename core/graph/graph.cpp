@@ -245,6 +245,42 @@ std::vector<std::string> Graph::validate() const {
                                    "' is not produced by any node, graph input or initializer");
         }
     }
+    // The links kept in both directions agree: a node's inputs and its uses, its outputs and
+    // their producer.
+    for (const auto& n : nodes_) {
+        if (!n) continue;
+        const std::string label = n->name.empty() ? n->opType : n->name;
+        for (size_t i = 0; i < n->inputs.size(); ++i) {
+            const ValueId in = n->inputs[i];
+            if (in == kNoId) continue;
+            if (!hasValue(in)) {
+                problems.push_back("input " + std::to_string(i) + " of node '" + label + "' is a removed value");
+                continue;
+            }
+            const auto& uses = value(in).uses;
+            if (std::find(uses.begin(), uses.end(), Use{n->id, int(i)}) == uses.end())
+                problems.push_back("node '" + label + "' reads '" + value(in).name + "' as input " + std::to_string(i) +
+                                   " but the value does not list that use");
+        }
+        for (size_t i = 0; i < n->outputs.size(); ++i) {
+            const ValueId out = n->outputs[i];
+            if (!hasValue(out)) {
+                problems.push_back("output " + std::to_string(i) + " of node '" + label + "' is a removed value");
+                continue;
+            }
+            if (value(out).producer != n->id || value(out).producerOutput != int(i))
+                problems.push_back("node '" + label + "' writes '" + value(out).name + "' but the value names another producer");
+        }
+    }
+    for (const auto& v : values_) {
+        if (!v) continue;
+        for (const Use& use : v->uses)
+            if (!hasNode(use.node) || use.input < 0 || size_t(use.input) >= node(use.node).inputs.size() ||
+                node(use.node).inputs[size_t(use.input)] != v->id)
+                problems.push_back("the value '" + v->name + "' lists a use by a node that does not read it");
+        if (v->producer != kNoId && !hasNode(v->producer))
+            problems.push_back("the value '" + v->name + "' names a removed node as its producer");
+    }
     for (ValueId out : outputs_) {
         const Value& v = value(out);
         if (v.producer == kNoId && !v.initializer && !isGraphInput(out) && !v.outerScope)

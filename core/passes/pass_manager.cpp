@@ -2,6 +2,7 @@
 #include "core/passes/pass_manager.h"
 
 #include "core/onnx/shape_inference.h"
+#include "core/passes/pass_registry.h"
 #include "core/passes/rewriter.h"
 
 #include <chrono>
@@ -50,7 +51,15 @@ PassResult runPass(Pass& pass, Model& model, PassContext& context) {
     {
         Rewriter rewriter(model.graph, result);
         pass.run(rewriter, context);
+        // An edit never committed would change the graph with no rewrite in the log.
+        if (rewriter.hasPendingChanges())
+            throw PassError("the pass '" + pass.id() + "' left changes it did not commit to a rewrite");
     }
+#ifndef NDEBUG
+    // Debug builds check every pass leaves a well-formed graph with consistent use lists.
+    if (const auto problems = model.graph.validate(); !problems.empty())
+        throw PassError("the pass '" + pass.id() + "' left a broken graph: " + problems.front());
+#endif
     result.nodesAfter = model.graph.nodeCount();
     importDomains(model, result.domainsUsed);
     if (!result.rewrites.empty() && pass.refreshesShapes()) {

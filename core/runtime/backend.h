@@ -1,10 +1,16 @@
 // The backend interface: a backend compiles a graph into a plan (a kernel per node, a memory plan,
-// pre-packed weights); a plan runs many times. The CPU backend implements it now, Vulkan later.
+// pre-packed weights); a plan runs many times. Compiling is two steps: the shared preparation
+// (prepare.h: shapes made concrete, shape arithmetic folded, weights dequantized), then the
+// backend claims each node of the prepared graph, the way ONNX Runtime's execution providers
+// answer GetCapability: it runs a node on its own kernel or says why not, and that node runs on
+// the CPU's (optimized or reference) kernel instead. Every planned node carries where it runs
+// and why.
 #pragma once
 
 #include "core/graph/model.h"
 #include "core/runtime/memory_planner.h"
 #include "core/runtime/observer.h"
+#include "core/runtime/prepare.h"
 
 #include <map>
 #include <memory>
@@ -25,10 +31,15 @@ struct CompileOptions {
     uint64_t maxMemory = 0;
 };
 
-/// How one node runs in a plan, for `describe` and the profiler.
+/// How one node runs in a plan, for `describe`, `bench --by-op`, the profiler and the window.
 struct PlannedNode {
     NodeId node = kNoId;
-    std::string kernel;  ///< "onednn:conv", "cpu:relu", "reference", ...
+    std::string kernel;          ///< "onednn:conv", "cpu:relu", "reference", "vulkan:conv-gemm", ...
+    std::string device = "cpu";  ///< where it runs: "cpu" or "vulkan"
+    /// Why it runs there and not on the backend's own fast path ("no shader for Gather", "its
+    /// shapes are known only when the model runs: ..."); empty when the backend's own optimized
+    /// kernel (a shader on Vulkan) runs it.
+    std::string why;
 };
 
 class Plan {
@@ -39,14 +50,21 @@ public:
                                     ExecutionObserver* observer = nullptr) = 0;
     virtual const MemoryPlan& memoryPlan() const = 0;
     virtual const std::vector<PlannedNode>& nodes() const = 0;
+    /// What the shared preparation did for this plan (PreparedModel::steps).
+    virtual const std::vector<std::string>& preparation() const = 0;
 };
 
 class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
-    /// Throws ExecutionError naming unsupported ops or shapes.
-    virtual std::unique_ptr<Plan> compile(const Model& model, const CompileOptions& options) = 0;
+    /// Prepares `model` for `options.inputShapes` (prepareModel) and compiles the result. Throws
+    /// ExecutionError naming unsupported ops or shapes, with its kind.
+    std::unique_ptr<Plan> compile(const Model& model, const CompileOptions& options) {
+        return compilePrepared(prepareModel(model, options.inputShapes), options);
+    }
+    /// Compiles an already prepared model (its input shapes are options.inputShapes').
+    virtual std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) = 0;
 };
 
 std::unique_ptr<Backend> makeCpuBackend();

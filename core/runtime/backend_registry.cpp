@@ -36,16 +36,20 @@ DeviceListing listVulkanDevices() {
 
 std::unique_ptr<Backend> makeBackend(const std::string& name, int deviceIndex) {
     if (name == "cpu") return makeCpuBackend();
-    if (name != "vulkan") throw ExecutionError("the backend '" + name + "' is not known; use cpu or vulkan");
+    if (name != "vulkan") throw ExecutionError("the backend '" + name + "' is not known; use cpu or vulkan", ErrorKind::UnknownBackend);
 #if GRAPHLENS_HAVE_VULKAN
     try {
         return vk::makeVulkanBackend(deviceIndex);
+    } catch (const ExecutionError& e) {
+        // A device index the machine does not have is a mistake, not a missing device.
+        if (e.kind() == ErrorKind::BadDeviceIndex) throw;
+        throw ExecutionError(std::string("no Vulkan device: ") + e.what(), ErrorKind::NoDevice);
     } catch (const std::exception& e) {
-        throw ExecutionError(std::string("no Vulkan device: ") + e.what());
+        throw ExecutionError(std::string("no Vulkan device: ") + e.what(), ErrorKind::NoDevice);
     }
 #else
     (void)deviceIndex;
-    throw ExecutionError("no Vulkan device: this build of graphlens has no Vulkan backend");
+    throw ExecutionError("no Vulkan device: this build of graphlens has no Vulkan backend", ErrorKind::NoDevice);
 #endif
 }
 

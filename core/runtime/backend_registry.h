@@ -32,7 +32,9 @@ DeviceListing listVulkanDevices();
 bool vulkanBuilt();
 
 /// The backend `name` on device `deviceIndex` (-1: the preferred one; the CPU backend ignores it).
-/// Throws ExecutionError: an unknown name, or for vulkan a sentence starting "no Vulkan device: ".
+/// Throws ExecutionError: an unknown name (UnknownBackend); for vulkan, a device index the machine
+/// does not have (BadDeviceIndex), or no usable device at all, a sentence starting "no Vulkan
+/// device: " (NoDevice).
 std::unique_ptr<Backend> makeBackend(const std::string& name, int deviceIndex = -1);
 
 /// The ops of `graph` ("Op" or "domain:Op", sorted, distinct) that have no Vulkan shader: they

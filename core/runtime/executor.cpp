@@ -43,7 +43,7 @@ GraphExecutor::GraphExecutor(const Graph& graph, const KernelRegistry& kernels, 
     try {
         order_ = graph.topologicalOrder();
     } catch (const GraphError& e) {
-        throw ExecutionError(e.what());
+        throw ExecutionError(e.what(), ErrorKind::InvalidModel);
     }
     const auto nodes = graph.nodeIds();
     kernelOf_.assign(nodes.empty() ? 0 : size_t(nodes.back()) + 1, nullptr);
@@ -109,7 +109,7 @@ std::vector<ValueId> GraphExecutor::feedableInputs() const { return graph_.input
 void GraphExecutor::checkFeed(const Value& input, const Tensor& t) const {
     if (input.dtype != DType::Undefined && t.dtype() != input.dtype)
         throw ExecutionError("the input '" + input.name + "' is " + std::string(dtypeName(t.dtype())) +
-                             " but the model expects " + std::string(dtypeName(input.dtype)));
+                             " but the model expects " + std::string(dtypeName(input.dtype)), ErrorKind::BadFeeds);
     if (!input.shape.rankKnown()) return;
     bool matches = input.shape.rank() == t.rank();
     for (size_t i = 0; matches && i < t.rank(); ++i)
@@ -117,7 +117,7 @@ void GraphExecutor::checkFeed(const Value& input, const Tensor& t) const {
     if (!matches) {
         const Shape given = Shape::ofSizes(t.dims());
         throw ExecutionError("the input '" + input.name + "' has the shape " + given.toString() +
-                             " but the model expects " + input.shape.toString());
+                             " but the model expects " + input.shape.toString(), ErrorKind::BadFeeds);
     }
 }
 
@@ -128,12 +128,12 @@ std::vector<Tensor> GraphExecutor::run(const std::map<std::string, Tensor>& feed
         const Value& value = graph_.value(v);
         auto it = feeds.find(value.name);
         if (it == feeds.end() && !value.initializer)
-            throw ExecutionError("the model input '" + value.name + "' was not given");
+            throw ExecutionError("the model input '" + value.name + "' was not given", ErrorKind::BadFeeds);
         inputs.push_back(it == feeds.end() ? Tensor() : it->second);
     }
     for (const auto& [name, tensor] : feeds) {
         auto v = graph_.findValue(name);
-        if (!v || !graph_.isGraphInput(*v)) throw ExecutionError("the model has no input named '" + name + "'");
+        if (!v || !graph_.isGraphInput(*v)) throw ExecutionError("the model has no input named '" + name + "'", ErrorKind::BadFeeds);
     }
     return runPositional(inputs, observer);
 }
@@ -145,7 +145,7 @@ std::vector<Tensor> GraphExecutor::runPositional(const std::vector<Tensor>& inpu
     for (ValueId v : graph_.initializers()) values[size_t(v)] = *graph_.value(v).initializer;
     if (inputs.size() > graph_.inputs().size())
         throw ExecutionError("the graph takes " + std::to_string(graph_.inputs().size()) + " inputs, got " +
-                             std::to_string(inputs.size()));
+                             std::to_string(inputs.size()), ErrorKind::BadFeeds);
     for (size_t i = 0; i < graph_.inputs().size(); ++i) {
         const ValueId v = graph_.inputs()[i];
         const bool given = i < inputs.size() && !inputs[i].empty();
@@ -153,7 +153,7 @@ std::vector<Tensor> GraphExecutor::runPositional(const std::vector<Tensor>& inpu
             checkFeed(graph_.value(v), inputs[i]);
             values[size_t(v)] = inputs[i];
         } else if (!graph_.value(v).initializer) {
-            throw ExecutionError("the model input '" + graph_.value(v).name + "' was not given");
+            throw ExecutionError("the model input '" + graph_.value(v).name + "' was not given", ErrorKind::BadFeeds);
         }
     }
     for (ValueId v : ids) {
@@ -228,7 +228,7 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
     // Built only when a node fails: a string per node per run would show in the timings.
     const auto where = [&] { return "node '" + label(n) + "' (" + n.opType + ")"; };
     if (!kernelOf_[size_t(n.id)] && !preparedKernel(n.id))
-        throw ExecutionError(where() + ": the op is not supported by this backend");
+        throw ExecutionError(where() + ": the op is not supported by this backend", ErrorKind::UnsupportedOp);
     std::vector<const Tensor*> inputs;
     uint64_t bytesRead = 0;
     for (ValueId in : n.inputs) {
@@ -242,9 +242,9 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
     } catch (const KernelError& e) {
         throw ExecutionError(where() + ": " + e.what());
     } catch (const ExecutionError& e) {
-        throw ExecutionError(where() + ": " + e.what());
+        throw ExecutionError(where() + ": " + e.what(), e.kind());
     } catch (const std::bad_alloc&) {
-        throw ExecutionError(where() + ": not enough memory");
+        throw ExecutionError(where() + ": not enough memory", ErrorKind::ResourceLimit);
     } catch (const std::length_error& e) {
         throw ExecutionError(where() + ": " + e.what());
     }

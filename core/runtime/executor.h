@@ -3,6 +3,7 @@
 // CPU backend builds on it.
 #pragma once
 
+#include "core/runtime/errors.h"
 #include "core/runtime/kernel.h"
 #include "core/runtime/observer.h"
 
@@ -14,11 +15,6 @@
 
 namespace graphlens {
 
-/// Bad feeds, unsupported ops, or a kernel failure; one sentence naming the input or node.
-class ExecutionError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 class GraphExecutor {
 public:

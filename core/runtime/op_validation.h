@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/graph/graph.h"
+#include "core/runtime/errors.h"
 
 #include <cstdint>
 #include <optional>
@@ -14,12 +15,6 @@
 
 namespace graphlens {
 
-/// One sentence naming the node, its op and the attribute or input:
-/// "node 'conv1' (Conv): strides[1] is 0; strides must be positive".
-class ValidationError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 /// Throws ValidationError for the first node (in node order, sub-graphs included) whose
 /// attributes or known input ranks/sizes are out of the range its op allows. `opset` is the

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/graph/dtype.h"
+#include "core/runtime/errors.h"
 
 #include <cstdint>
 #include <optional>
@@ -13,11 +14,6 @@
 
 namespace graphlens {
 
-/// A plan or inputs larger than the memory allowed, or a size that overflows 64 bits.
-class ResourceError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 /// /proc/meminfo's MemAvailable in bytes (the machine's physical memory where it cannot be read).
 uint64_t availableMemoryBytes();

@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace graphlens;
 
 namespace {
@@ -113,7 +115,9 @@ private slots:
         panel->profileButton()->click();
         QVERIFY(failed.wait(60000));
         const QString reason = failed.first().first().toString();
-        QVERIFY2(reason.startsWith("no Vulkan device: "), qPrintable(reason));
+        // A device index the machine lacks is named as such (ErrorKind::BadDeviceIndex), not as a
+        // machine without Vulkan.
+        QVERIFY2(reason.startsWith("there is no Vulkan device 99 ("), qPrintable(reason));
         QCOMPARE(panel->findChild<QLabel*>("profileSummary")->text(), "Profile failed: " + reason);
         QVERIFY(!panel->running());
         QVERIFY(panel->profileButton()->isEnabled());
@@ -157,6 +161,12 @@ private slots:
         for (const BackendNodeTimes& n : c->nodes) {
             QVERIFY2(n.cpuMs > 0 && n.vulkanMs > 0, n.name.c_str());
             QCOMPARE(n.cpuFallback, n.vulkanKernel.rfind("cpu-fallback:", 0) == 0);
+            QCOMPARE(n.cpuFallback, !n.why.empty());  // a node runs on the CPU only with a reason
+        }
+        for (int row = 0; row < backends->table()->rowCount(); ++row) {
+            const NodeId id = backends->table()->item(row, kBackendNodeColumn)->data(Qt::UserRole).value<NodeId>();
+            const auto n = std::find_if(c->nodes.begin(), c->nodes.end(), [&](const BackendNodeTimes& t) { return t.node == id; });
+            QCOMPARE(backends->table()->item(row, kWhyColumn)->text(), QString::fromStdString(n->why));
         }
         QVERIFY(c->cpuMs > 0 && c->vulkanMs > 0);
         QCOMPARE(c->ratio(), c->vulkanMs / c->cpuMs);
@@ -167,6 +177,28 @@ private slots:
         for (int row = 0; row < backends->table()->rowCount(); ++row)
             fallbacks += backends->table()->item(row, kRunsOnColumn)->text() == "CPU fallback";
         QCOMPARE(fallbacks, int(std::count_if(c->nodes.begin(), c->nodes.end(), [](const BackendNodeTimes& n) { return n.cpuFallback; })));
+    }
+
+    void aNodeTheVulkanPlanRanOnTheCpuKeepsItsReason() {
+        ProfileResult cpu, vulkan;
+        cpu.nodes.resize(2);
+        vulkan.nodes.resize(2);
+        for (int i = 0; i < 2; ++i) {
+            cpu.nodes[size_t(i)].node = vulkan.nodes[size_t(i)].node = i;
+            cpu.nodes[size_t(i)].ms.median = 1;
+            vulkan.nodes[size_t(i)].ms.median = 2;
+        }
+        vulkan.nodes[0].device = "vulkan";
+        vulkan.nodes[0].kernel = "vulkan:conv-texel";
+        vulkan.nodes[1].device = "cpu";
+        vulkan.nodes[1].kernel = "cpu-fallback:Tile [cpu:tile]";
+        vulkan.nodes[1].why = "no shader for Tile";
+        const BackendComparison c = compareBackends(cpu, vulkan);
+        QCOMPARE(c.nodes.size(), size_t(2));
+        QVERIFY(!c.nodes[0].cpuFallback);
+        QCOMPARE(c.nodes[0].why, std::string());
+        QVERIFY(c.nodes[1].cpuFallback);
+        QCOMPARE(c.nodes[1].why, std::string("no shader for Tile"));
     }
 
     void aComparisonOfAStepNoLongerShownIsDropped() {

@@ -4,6 +4,7 @@
 
 #include "core/graph/graph.h"
 #include "core/runtime/kernel.h"
+#include "core/runtime/node_descriptor.h"
 
 #include <map>
 #include <memory>
@@ -12,21 +13,9 @@
 
 namespace graphlens {
 
-/// What a factory knows about a node at plan time. Every input and output shape is static.
-struct CpuNodeInfo {
-    const Graph& graph;
-    const Node& node;
-    int64_t opset = 0;
-    int threads = 1;
-    std::vector<std::vector<int64_t>> inputDims;   ///< empty for omitted inputs
-    std::vector<DType> inputTypes;                 ///< Undefined for omitted inputs
-    std::vector<const Tensor*> constants;          ///< an input's constant value, or nullptr
-    std::vector<std::vector<int64_t>> outputDims;
-    std::vector<DType> outputTypes;
-
-    bool hasInput(size_t i) const { return i < inputTypes.size() && inputTypes[i] != DType::Undefined; }
-    const Attributes& attributes() const { return node.attributes; }
-};
+/// What a factory knows about a node at plan time (node_descriptor.h): every input and output
+/// shape is static, every output given.
+using CpuNodeInfo = NodeDescriptor;
 
 using CpuKernelFactory = std::unique_ptr<PreparedKernel> (*)(const CpuNodeInfo& info);
 
@@ -43,6 +32,16 @@ private:
 };
 
 const CpuKernelRegistry& cpuKernels();
+
+/// How the CPU backend runs a node: its optimized kernel, prepared (weights packed), or the
+/// reference kernel, with why.
+struct CpuClaim {
+    std::unique_ptr<PreparedKernel> kernel;  ///< nullptr: the reference kernel runs the node
+    std::string why;                         ///< why not an optimized kernel; empty when one took it
+};
+/// The CPU backend's answer for one node of a prepared graph: an optimized kernel when one
+/// accepts `node` (nullopt descriptor: shapes known only at run time, said in `openShapes`).
+CpuClaim claimOnCpu(const std::optional<NodeDescriptor>& node, const Node& n, const std::string& openShapes);
 
 // Families of optimized kernels; each file registers its factories.
 void registerOneDnnKernels(CpuKernelRegistry& registry);      ///< Conv, ConvTranspose, Gemm, MatMul, pooling

@@ -28,7 +28,7 @@ VkInstance createInstance() {
     VkInstance instance = VK_NULL_HANDLE;
     const VkResult r = vkCreateInstance(&info, nullptr, &instance);
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
-        throw ExecutionError("no Vulkan driver (ICD) is installed or it does not support Vulkan 1.1");
+        throw ExecutionError("no Vulkan driver (ICD) is installed or it does not support Vulkan 1.1", ErrorKind::NoDevice);
     check(r, "vkCreateInstance");
     return instance;
 }
@@ -88,7 +88,7 @@ std::vector<PhysicalDeviceInfo> describeAll(VkInstance instance, std::vector<VkP
             list.push_back(*info);
             if (handles) handles->push_back(d);
         }
-    if (list.empty()) throw ExecutionError("the Vulkan driver reports no device with a compute queue and Vulkan 1.1");
+    if (list.empty()) throw ExecutionError("the Vulkan driver reports no device with a compute queue and Vulkan 1.1", ErrorKind::NoDevice);
     return list;
 }
 
@@ -110,7 +110,7 @@ std::vector<PhysicalDeviceInfo> listPhysicalDevices() {
 int choosePhysicalDevice(const std::vector<PhysicalDeviceInfo>& devices, int index) {
     if (index >= int(devices.size()))
         throw ExecutionError("there is no Vulkan device " + std::to_string(index) + " (" +
-                             std::to_string(devices.size()) + " found; see `graphlens devices`)");
+                             std::to_string(devices.size()) + " found; see `graphlens devices`)", ErrorKind::BadDeviceIndex);
     if (index >= 0) return index;
     const auto best = std::min_element(devices.begin(), devices.end(), [](const auto& a, const auto& b) {
         return preference(a.type) < preference(b.type);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/graph/graph.h"
+#include "core/runtime/node_descriptor.h"
 
 #include <array>
 #include <bit>
@@ -38,22 +39,9 @@ struct DeviceTraits {
     bool texelLoads = false;
 };
 
-/// A node with static shapes, as the factories see it.
-struct NodeShapes {
-    const Node& node;
-    int64_t opset = 0;
-    std::vector<std::vector<int64_t>> inputDims;   ///< empty for omitted inputs
-    std::vector<DType> inputTypes;                 ///< Undefined for omitted inputs
-    std::vector<const Tensor*> constants;          ///< an input's constant value, or nullptr
-    std::vector<std::vector<int64_t>> outputDims;
-    std::vector<DType> outputTypes;                ///< Undefined for omitted outputs
+/// A node of the prepared graph as the op factories see it: its descriptor and the device.
+struct NodeShapes : NodeDescriptor {
     DeviceTraits device;
-
-    bool hasInput(size_t i) const { return i < inputTypes.size() && inputTypes[i] != DType::Undefined; }
-    bool hasOutput(size_t i) const { return i < outputTypes.size() && outputTypes[i] != DType::Undefined; }
-    const Attributes& attributes() const { return node.attributes; }
-    /// True when input `i` exists and is float32.
-    bool floatInput(size_t i) const { return hasInput(i) && inputTypes[i] == DType::Float; }
 };
 
 /// A tensor bound to a shader binding: one of the node's inputs or outputs, one of the weights its

@@ -9,8 +9,8 @@ class VulkanBackend final : public Backend {
 public:
     explicit VulkanBackend(int deviceIndex) : device_(std::make_shared<Device>(deviceIndex)) {}
     std::string name() const override { return "vulkan"; }
-    std::unique_ptr<Plan> compile(const Model& model, const CompileOptions& options) override {
-        return std::make_unique<VulkanPlan>(device_, model, options);
+    std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) override {
+        return std::make_unique<VulkanPlan>(device_, std::move(prepared), options);
     }
 
 private:

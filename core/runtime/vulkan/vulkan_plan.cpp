@@ -1,8 +1,8 @@
-// Building a Vulkan plan: concrete shapes, a shader or a CPU kernel per node (within the device's
-// limits), segments, where each value lives, the arena layout and the buffers. Descriptor sets are
-// in vulkan_plan_bind.cpp, recording in vulkan_plan_record.cpp, running in vulkan_plan_run.cpp.
+// Building a Vulkan plan from a prepared model (prepare.h): the claim (a shader or a CPU kernel
+// per node, within the device's limits, with the reason for each CPU node), segments, where each
+// value lives, the arena layout and the buffers. Descriptor sets are in vulkan_plan_bind.cpp,
+// recording in vulkan_plan_record.cpp, running in vulkan_plan_run.cpp.
 #include "core/runtime/vulkan/vulkan_plan.h"
-#include "core/onnx/shape_inference.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/executor.h"
 #include "core/runtime/vulkan/vulkan_check.h"
@@ -16,31 +16,7 @@
 namespace graphlens::vk {
 namespace {
 
-bool hasSubgraph(const Node& n) {
-    for (const auto& [name, attr] : n.attributes)
-        if (attr.holds<GraphPtr>() || attr.holds<std::vector<GraphPtr>>()) return true;
-    return false;
-}
-
-bool allShapesStatic(const Graph& g) {
-    for (NodeId id : g.nodeIds())
-        for (ValueId out : g.node(id).outputs)
-            if (!g.value(out).name.empty() && !g.value(out).shape.isStatic()) return false;
-    return true;
-}
-
-/// True when the caller's input shapes differ from the model's.
-bool inputShapesChange(const Graph& g, const CompileOptions& options) {
-    for (ValueId v : g.inputs()) {
-        auto given = options.inputShapes.find(g.value(v).name);
-        if (given != options.inputShapes.end() && g.value(v).shape.sizes() != given->second) return true;
-    }
-    return false;
-}
-
 uint64_t alignUp(uint64_t n, uint64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
-
-std::string label(const Node& n) { return n.name.empty() ? n.opType : n.name; }
 
 /// The device as the op factories see it. Product kernels follow the device type: texel tiles on
 /// CPU devices, shared-memory tiles elsewhere, and CPU devices read the inputs of loops through
@@ -73,10 +49,10 @@ std::string humanBytes(uint64_t bytes) {
 
 } // namespace
 
-VulkanPlan::VulkanPlan(std::shared_ptr<Device> device, const Model& model, const CompileOptions& options)
-    : device_(std::move(device)), traits_(traitsOf(*device_)), opset_(model.opsetVersion()),
+VulkanPlan::VulkanPlan(std::shared_ptr<Device> device, PreparedModel prepared, const CompileOptions& options)
+    : device_(std::move(device)), traits_(traitsOf(*device_)), opset_(prepared.model.opsetVersion()),
       threads_(options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()))) {
-    prepareGraph(model, options);
+    takeGraph(std::move(prepared));
     chooseKernels();
     placeValues();
     planArena();
@@ -93,20 +69,18 @@ VulkanPlan::~VulkanPlan() {
                              commandBuffers_.data());
 }
 
-void VulkanPlan::prepareGraph(const Model& model, const CompileOptions& options) {
-    Model concrete = model;  // a snapshot: weights shared
-    if (inputShapesChange(model.graph, options) || !allShapesStatic(model.graph)) {
-        try {
-            inferShapesForInputs(concrete, options.inputShapes);
-        } catch (const std::exception& e) {
-            throw ExecutionError(std::string("the vulkan backend needs static shapes, and shape inference failed: ") + e.what());
-        }
-    }
-    graph_ = std::move(concrete.graph);
+/// Every buffer is sized before the plan runs: a shape the preparation could not make static
+/// (it names the first) refuses the plan.
+void VulkanPlan::takeGraph(PreparedModel prepared) {
+    if (!prepared.shapesStatic())
+        throw ExecutionError("the vulkan backend needs static shapes; " + prepared.openShapes,
+                             ErrorKind::DynamicShapes);
+    preparation_ = std::move(prepared.steps);
+    graph_ = std::move(prepared.model.graph);
     try {
         order_ = graph_.topologicalOrder();
     } catch (const GraphError& e) {
-        throw ExecutionError(e.what());
+        throw ExecutionError(e.what(), ErrorKind::InvalidModel);
     }
     const auto ids = graph_.valueIds();
     slots_.resize(ids.empty() ? 0 : size_t(ids.back()) + 1);
@@ -127,18 +101,7 @@ DType VulkanPlan::typeOf(ValueId v) const {
     return value.dtype;
 }
 
-/// The constant a value holds: an initializer (not a graph input), a Constant node's value, or an
-/// Identity of either.
-const Tensor* VulkanPlan::constantOf(ValueId v) const {
-    for (int hops = 0; hops < 16 && v != kNoId && !graph_.isGraphInput(v); ++hops) {
-        if (const Tensor* t = graph_.constantValue(v)) return t;
-        const NodeId producer = graph_.value(v).producer;
-        if (producer == kNoId || graph_.node(producer).opType != "Identity" || graph_.node(producer).inputs.empty())
-            return nullptr;
-        v = graph_.node(producer).inputs[0];
-    }
-    return nullptr;
-}
+const Tensor* VulkanPlan::constantOf(ValueId v) const { return constantThroughIdentity(graph_, v); }
 
 std::vector<ValueId> VulkanPlan::boundValues(size_t position, bool outputs) const {
     std::set<ValueId> values;
@@ -154,35 +117,29 @@ std::vector<ValueId> VulkanPlan::boundValues(size_t position, bool outputs) cons
     return {values.begin(), values.end()};
 }
 
+/// The claim: each node runs on its shader when one accepts it within the device's limits, else
+/// on the CPU (optimized or reference kernel) with the reason.
 void VulkanPlan::chooseKernels() {
     gpu_.resize(order_.size());
     cpu_.resize(order_.size());
     std::set<std::string> missing;
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const Node& n = graph_.node(order_[pos]);
-        if (hasSubgraph(n)) throw ExecutionError("the vulkan backend does not run ops with sub-graphs (" + n.opType + ")");
-        NodeShapes s{n, opset_, {}, {}, {}, {}, {}, traits_};
-        for (ValueId in : n.inputs) {
-            const bool given = in != kNoId;
-            s.inputDims.push_back(given ? dimsOf(in) : std::vector<int64_t>{});
-            s.inputTypes.push_back(given ? typeOf(in) : DType::Undefined);
-            s.constants.push_back(given ? constantOf(in) : nullptr);
-            if (given && !graph_.value(in).initializer && !graph_.constantValue(in) && !graph_.value(in).shape.isStatic())
-                throw ExecutionError("the vulkan backend needs static shapes; the input '" + graph_.value(in).name +
-                                     "' of node '" + label(n) + "' (" + n.opType + ") has none");
-            if (given) lastRead_[size_t(in)] = int(pos);
-        }
-        for (ValueId out : n.outputs) {
-            const Value& value = graph_.value(out);
-            const bool omitted = value.name.empty() && value.uses.empty() && !graph_.isGraphOutput(out);
-            if (!omitted && !value.shape.isStatic())
-                throw ExecutionError("the vulkan backend needs static shapes; the output '" + value.name + "' of node '" +
-                                     label(n) + "' (" + n.opType + ") has none");
-            s.outputDims.push_back(omitted ? std::vector<int64_t>{} : *value.shape.sizes());
-            s.outputTypes.push_back(omitted ? DType::Undefined : value.dtype);
-        }
+        if (nodeHasSubgraph(n))
+            throw ExecutionError("the vulkan backend does not run ops with sub-graphs (" + nodeLabel(n) + ")",
+                                 ErrorKind::UnsupportedOp);
+        std::string open;
+        auto descriptor = describeNode(graph_, n, opset_, threads_, &open);
+        if (!descriptor)
+            throw ExecutionError("the vulkan backend needs static shapes; " + open + " (" + nodeLabel(n) + ")",
+                                 ErrorKind::DynamicShapes);
+        for (ValueId in : n.inputs)
+            if (in != kNoId) lastRead_[size_t(in)] = int(pos);
+        const NodeShapes s{*descriptor, traits_};
         std::string why;
-        if (auto program = vulkanOps().build(s)) {
+        if (!vulkanOps().has(n.domain, n.opType)) {
+            why = "no shader for " + n.opType;
+        } else if (auto program = vulkanOps().build(s)) {
             why = limitPassed(*program, s);
             gpu_[pos] = std::make_unique<GpuNode>(GpuNode{std::move(*program), 0, {}, {}, {}});
             bool usable = true;  // every bound tensor non-empty, every produced output bound
@@ -193,22 +150,22 @@ void VulkanPlan::chooseKernels() {
                     usable = usable && numel(s.outputDims[i]) > 0 &&
                              std::find(outs.begin(), outs.end(), n.outputs[i]) != outs.end();
             if (usable && why.empty()) continue;
+            if (why.empty()) why = "a tensor it reads or writes has no elements";
             gpu_[pos].reset();
+        } else {
+            why = "its shaders decline these inputs or attributes";
         }
         auto cpu = std::make_unique<CpuNode>();
         cpu->why = why;
-        bool plain = std::all_of(s.outputTypes.begin(), s.outputTypes.end(), [](DType t) { return t != DType::Undefined; });
-        if (plain) {
-            const CpuNodeInfo info{graph_, n, opset_, threads_, s.inputDims, s.inputTypes, s.constants, s.outputDims, s.outputTypes};
-            cpu->prepared = cpuKernels().prepare(info);
-        }
+        cpu->prepared = claimOnCpu(descriptor, n, {}).kernel;
         cpu->reference = referenceKernels().find(n.domain, n.opType);
         if (!cpu->prepared && !cpu->reference) missing.insert(n.domain.empty() ? n.opType : n.domain + ":" + n.opType);
         cpu_[pos] = std::move(cpu);
     }
     if (!missing.empty())
         throw ExecutionError("the vulkan backend does not support these ops of the model: " +
-                             joinOpNames({missing.begin(), missing.end()}));
+                                 joinOpNames({missing.begin(), missing.end()}),
+                             ErrorKind::UnsupportedOp);
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const bool gpu = gpu_[pos] != nullptr;
         if (segments_.empty() || segments_.back().gpu != gpu) segments_.push_back(Segment{gpu, {}, {}, {}});
@@ -398,7 +355,7 @@ void VulkanPlan::listNodes() {
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const Node& n = graph_.node(order_[pos]);
         if (gpu_[pos]) {
-            planned_.push_back({n.id, elided(pos) ? "vulkan:view" : gpu_[pos]->program.kernel});
+            planned_.push_back({n.id, elided(pos) ? "vulkan:view" : gpu_[pos]->program.kernel, "vulkan", {}});
             continue;
         }
         uint64_t transfer = 0;  // downloads it waits for and uploads it feeds
@@ -408,9 +365,8 @@ void VulkanPlan::listNodes() {
             if (slot(out).uploadSegment >= 0) transfer += slot(out).bytes;
         std::string kernel = "cpu-fallback:" + n.opType;
         if (cpu_[pos]->prepared) kernel += " [" + cpu_[pos]->prepared->name() + "]";
-        if (!cpu_[pos]->why.empty()) kernel += " (" + cpu_[pos]->why + ")";
         if (transfer) kernel += " (transfer " + humanBytes(transfer) + ")";
-        planned_.push_back({n.id, kernel});
+        planned_.push_back({n.id, kernel, "cpu", cpu_[pos]->why});
     }
 }
 

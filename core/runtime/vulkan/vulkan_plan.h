@@ -23,12 +23,13 @@ constexpr int kGpuQueueTrack = 1000;
 
 class VulkanPlan final : public Plan {
 public:
-    VulkanPlan(std::shared_ptr<Device> device, const Model& model, const CompileOptions& options);
+    VulkanPlan(std::shared_ptr<Device> device, PreparedModel prepared, const CompileOptions& options);
     ~VulkanPlan() override;
 
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds, ExecutionObserver* observer) override;
     const MemoryPlan& memoryPlan() const override { return memory_; }
     const std::vector<PlannedNode>& nodes() const override { return planned_; }
+    const std::vector<std::string>& preparation() const override { return preparation_; }
 
 private:
     /// Where a value lives while the plan runs.
@@ -51,7 +52,7 @@ private:
     struct CpuNode {
         std::unique_ptr<PreparedKernel> prepared;
         KernelFn reference = nullptr;
-        std::string why;                        ///< why a node with a shader runs here (a device limit)
+        std::string why;                        ///< why it runs on the CPU: no shader, a decline, a device limit
     };
     /// Where a bound tensor lives.
     struct Location {
@@ -67,7 +68,7 @@ private:
         uint32_t firstQuery = 0;
     };
 
-    void prepareGraph(const Model& model, const CompileOptions& options);
+    void takeGraph(PreparedModel prepared);
     void chooseKernels();
     void placeValues();
     void planArena();
@@ -117,6 +118,7 @@ private:
     std::unique_ptr<TexelViews> views_;          ///< of the dispatches' texel bindings
     VkBufferView placeholderView_ = VK_NULL_HANDLE;  ///< for texel bindings a dispatch does not use
     std::vector<PlannedNode> planned_;
+    std::vector<std::string> preparation_;
 };
 
 } // namespace graphlens::vk

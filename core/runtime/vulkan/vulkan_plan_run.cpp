@@ -29,19 +29,19 @@ std::vector<Tensor> VulkanPlan::run(const std::map<std::string, Tensor>& feeds, 
     std::vector<Tensor> host(slots_.size());
     for (const auto& [name, tensor] : feeds) {
         auto v = graph_.findValue(name);
-        if (!v || !graph_.isGraphInput(*v)) throw ExecutionError("the model has no input named '" + name + "'");
+        if (!v || !graph_.isGraphInput(*v)) throw ExecutionError("the model has no input named '" + name + "'", ErrorKind::BadFeeds);
         const Value& input = graph_.value(*v);
         if (input.dtype != DType::Undefined && tensor.dtype() != input.dtype)
             throw ExecutionError("the input '" + name + "' is " + std::string(dtypeName(tensor.dtype())) +
-                                 " but the model expects " + std::string(dtypeName(input.dtype)));
+                                 " but the model expects " + std::string(dtypeName(input.dtype)), ErrorKind::BadFeeds);
         if (input.shape.sizes() && tensor.dims() != *input.shape.sizes())
             throw ExecutionError("the input '" + name + "' has the shape " + Shape::ofSizes(tensor.dims()).toString() +
-                                 " but the plan was made for " + input.shape.toString());
+                                 " but the plan was made for " + input.shape.toString(), ErrorKind::BadFeeds);
         host[size_t(*v)] = tensor;
     }
     for (ValueId v : graph_.inputs()) {
         if (!host[size_t(v)].empty()) continue;
-        if (!graph_.value(v).initializer) throw ExecutionError("the model input '" + graph_.value(v).name + "' was not given");
+        if (!graph_.value(v).initializer) throw ExecutionError("the model input '" + graph_.value(v).name + "' was not given", ErrorKind::BadFeeds);
         host[size_t(v)] = *graph_.value(v).initializer;
     }
     omp_set_num_threads(threads_);
@@ -99,7 +99,7 @@ void VulkanPlan::runCpuNode(size_t position, std::vector<Tensor>& host, Executio
     } catch (const KernelError& e) {
         throw ExecutionError(where + ": " + e.what());
     } catch (const ExecutionError& e) {
-        throw ExecutionError(where + ": " + e.what());
+        throw ExecutionError(where + ": " + e.what(), e.kind());
     }
     uint64_t bytesWritten = 0;
     for (size_t i = 0; i < n.outputs.size() && i < outputs.size(); ++i) {

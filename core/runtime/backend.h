@@ -29,6 +29,9 @@ struct CompileOptions {
     /// Refuse a plan whose arena plus weights exceed this many bytes; 0: the memory available
     /// now (MemAvailable).
     uint64_t maxMemory = 0;
+
+    /// The threads a plan uses: `threads`, or every core when it is 0.
+    int threadCount() const;
 };
 
 /// How one node runs in a plan, for `describe`, `bench --by-op`, the profiler and the window.

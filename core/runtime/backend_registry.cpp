@@ -7,7 +7,9 @@
 #include "core/runtime/vulkan/vulkan_backend.h"
 #endif
 
+#include <algorithm>
 #include <set>
+#include <thread>
 
 namespace graphlens {
 
@@ -32,6 +34,10 @@ DeviceListing listVulkanDevices() {
     listing.problem = "this build of graphlens has no Vulkan backend (GRAPHLENS_VULKAN was OFF)";
 #endif
     return listing;
+}
+
+int CompileOptions::threadCount() const {
+    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 std::unique_ptr<Backend> makeBackend(const std::string& name, int deviceIndex) {

@@ -17,7 +17,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <thread>
 
 namespace graphlens {
 namespace {
@@ -99,8 +98,7 @@ private:
 };
 
 CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly)
-    : threads_(options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()))),
-      flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)),
+    : threads_(options.threadCount()), flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)),
       openShapes_(std::move(prepared.openShapes)), preparation_(std::move(prepared.steps)) {
     const int64_t opset = prepared.model.opsetVersion();
     graph_ = std::move(prepared.model.graph);

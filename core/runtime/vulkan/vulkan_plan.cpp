@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
-#include <thread>
 
 namespace graphlens::vk {
 namespace {
@@ -51,7 +50,7 @@ std::string humanBytes(uint64_t bytes) {
 
 VulkanPlan::VulkanPlan(std::shared_ptr<Device> device, PreparedModel prepared, const CompileOptions& options)
     : device_(std::move(device)), traits_(traitsOf(*device_)), opset_(prepared.model.opsetVersion()),
-      threads_(options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()))) {
+      threads_(options.threadCount()) {
     takeGraph(std::move(prepared));
     chooseKernels();
     placeValues();

@@ -109,7 +109,7 @@ bool hasSubgraph(const Node& n) {
 /// then reported at run time, with the node's name).
 std::optional<std::vector<Tensor>> evaluateOnConstants(const Graph& g, const Node& n, int64_t opset,
                                                        int64_t maxInputElements) {
-    const KernelFn kernel = referenceKernels().find("", n.opType);
+    const KernelFn kernel = referenceKernels().find(OpKey::of(n));
     if (n.inputs.empty() || !kernel) return std::nullopt;
     std::vector<const Tensor*> inputs;
     for (ValueId in : n.inputs) {

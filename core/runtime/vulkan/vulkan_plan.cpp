@@ -157,7 +157,7 @@ std::vector<ValueId> VulkanPlan::boundValues(size_t position, bool outputs) cons
 void VulkanPlan::chooseKernels() {
     gpu_.resize(order_.size());
     cpu_.resize(order_.size());
-    std::set<std::string> missing;
+    std::set<OpKey> missing;
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const Node& n = graph_.node(order_[pos]);
         if (hasSubgraph(n)) throw ExecutionError("the vulkan backend does not run ops with sub-graphs (" + n.opType + ")");
@@ -203,7 +203,7 @@ void VulkanPlan::chooseKernels() {
             cpu->prepared = cpuKernels().prepare(info);
         }
         cpu->reference = referenceKernels().find(n.domain, n.opType);
-        if (!cpu->prepared && !cpu->reference) missing.insert(n.domain.empty() ? n.opType : n.domain + ":" + n.opType);
+        if (!cpu->prepared && !cpu->reference) missing.insert(OpKey::of(n));
         cpu_[pos] = std::move(cpu);
     }
     if (!missing.empty())

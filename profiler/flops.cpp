@@ -3,6 +3,7 @@
 #include "profiler/flops.h"
 
 #include "core/graph/model_summary.h"
+#include "core/graph/op_key.h"
 
 #include <algorithm>
 #include <functional>
@@ -125,7 +126,7 @@ std::optional<int64_t> defaultDomainFlops(const Graph& g, const Node& n) {
 std::optional<int64_t> nodeFlops(const Graph& graph, const Node& node) {
     if (node.outputs.empty()) return std::nullopt;
     if (node.domain == "com.microsoft") return node.inputs.empty() ? std::nullopt : microsoftFlops(graph, node);
-    if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;
+    if (!isDefaultDomain(node.domain)) return std::nullopt;
     if (node.opType == "Constant") return 0;
     return node.inputs.empty() ? std::nullopt : defaultDomainFlops(graph, node);
 }

@@ -1,6 +1,7 @@
 // Per-node statistics from execution events and the graph's static facts.
 #include "profiler/node_profile.h"
 
+#include "core/graph/op_key.h"
 #include "profiler/flops.h"
 
 #include <map>
@@ -40,7 +41,7 @@ NodeProfile describe(const Graph& g, NodeId id) {
 } // namespace
 
 std::string opLabel(const Node& node) {
-    return node.domain.empty() || node.domain == "ai.onnx" ? node.opType : node.domain + ":" + node.opType;
+    return OpKey::of(node).toString();
 }
 
 std::string displayName(const Node& node) { return node.name.empty() ? node.opType : node.name; }

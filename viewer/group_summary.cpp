@@ -2,6 +2,7 @@
 #include "viewer/group_summary.h"
 
 #include "core/graph/model_summary.h"
+#include "core/graph/op_key.h"
 #include "viewer/node_label.h"
 
 #include <algorithm>
@@ -19,8 +20,7 @@ void collectNodes(const ScopeTree& scopes, GroupId group, std::vector<NodeId>& o
 }
 
 std::string opKey(const Node& node) {
-    const bool defaultDomain = node.domain.empty() || node.domain == "ai.onnx";
-    return defaultDomain ? node.opType : node.domain + ":" + node.opType;
+    return OpKey::of(node).toString();
 }
 
 } // namespace

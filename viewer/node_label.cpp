@@ -2,6 +2,7 @@
 #include "viewer/node_label.h"
 
 #include "core/graph/dtype.h"
+#include "core/graph/op_key.h"
 
 #include <array>
 #include <unordered_map>
@@ -122,7 +123,7 @@ bool isParameterValue(const Graph& graph, ValueId value) {
 }
 
 bool isDrawnAsParameter(const Graph& graph, const Node& node) {
-    if (!node.domain.empty() && node.domain != "ai.onnx") return false;
+    if (!isDefaultDomain(node.domain)) return false;
     if (node.opType == "Constant") return true;
     return node.opType == "Identity" && node.inputs.size() == 1 && node.inputs[0] != kNoId &&
            isParameterValue(graph, node.inputs[0]);

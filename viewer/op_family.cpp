@@ -1,6 +1,8 @@
 // The op -> family table. Ops of other domains than the default one are fused operators.
 #include "viewer/op_family.h"
 
+#include "core/graph/op_key.h"
+
 #include <array>
 #include <string_view>
 #include <unordered_map>
@@ -89,7 +91,7 @@ constexpr std::array kFamilies{
 } // namespace
 
 OpFamily opFamily(std::string_view opType, std::string_view domain) {
-    if (!domain.empty() && domain != "ai.onnx") return OpFamily::Fused;
+    if (!isDefaultDomain(domain)) return OpFamily::Fused;
     static const std::unordered_map<std::string_view, OpFamily> table(kFamilies.begin(), kFamilies.end());
     const auto it = table.find(opType);
     return it == table.end() ? OpFamily::Other : it->second;

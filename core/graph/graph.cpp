@@ -1,6 +1,8 @@
 // Graph construction, editing, lookup, topological order and validation.
 #include "core/graph/graph.h"
 
+#include "core/graph/op_key.h"
+
 #include <algorithm>
 #include <queue>
 
@@ -48,7 +50,7 @@ NodeId Graph::addNodeProducing(std::string opType, std::vector<ValueId> nodeInpu
     n.id = static_cast<NodeId>(nodes_.size());
     n.opType = std::move(opType);
     n.name = std::move(nodeName);
-    n.domain = std::move(domain);
+    n.domain = isDefaultDomain(domain) ? std::string() : std::move(domain);  // one spelling: ""
     n.attributes = std::move(attributes);
     n.provenance = {n.id};
     for (ValueId in : nodeInputs)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/graph/graph.h"
+#include "core/graph/op_key.h"
 
 #include <filesystem>
 #include <string>
@@ -11,7 +12,7 @@
 namespace graphlens {
 
 struct OpsetImport {
-    std::string domain;  ///< "" (or "ai.onnx") is the default domain
+    std::string domain;  ///< canonical: "" is the default domain (the loader reads "ai.onnx" as "")
     int64_t version = 0;
     bool operator==(const OpsetImport&) const = default;
 };
@@ -37,11 +38,9 @@ struct Model {
 
     /// The opset version imported for `domain` ("" and "ai.onnx" are the same); 0 when absent.
     int64_t opsetVersion(std::string_view opsetDomain = "") const {
-        for (const OpsetImport& o : opsets) {
-            const bool defaultDomain = o.domain.empty() || o.domain == "ai.onnx";
-            const bool wantDefault = opsetDomain.empty() || opsetDomain == "ai.onnx";
-            if ((defaultDomain && wantDefault) || o.domain == opsetDomain) return o.version;
-        }
+        const std::string wanted = canonicalDomain(opsetDomain);
+        for (const OpsetImport& o : opsets)
+            if (canonicalDomain(o.domain) == wanted) return o.version;
         return 0;
     }
 };

@@ -1,6 +1,7 @@
 // Model statistics and the FLOP estimates of the compute-heavy ops.
 #include "core/graph/model_summary.h"
 
+#include "core/graph/op_key.h"
 #include "core/passes/static_shapes.h"
 
 #include <algorithm>
@@ -76,7 +77,7 @@ std::optional<int64_t> estimateNodeFlops(const Graph& graph, const Node& node) {
         if (node.opType == "FusedMatMul") return matMulFlops(graph, node);
         return std::nullopt;
     }
-    if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;
+    if (!isDefaultDomain(node.domain)) return std::nullopt;
     if (node.opType == "Conv") return convFlops(graph, node);
     if (node.opType == "ConvTranspose") return convTransposeFlops(graph, node);
     if (node.opType == "Gemm") return gemmFlops(graph, node);
@@ -122,8 +123,8 @@ ModelSummary summarize(const Model& model, FlopShapes shapes, const std::functio
     }
     for (NodeId id : g.nodeIds()) {
         const Node& n = g.node(id);
-        const bool defaultDomain = n.domain.empty() || n.domain == "ai.onnx";
-        ++s.ops[defaultDomain ? n.opType : n.domain + ":" + n.opType];
+        const bool defaultDomain = isDefaultDomain(n.domain);
+        ++s.ops[OpKey::of(n).toString()];
         if (n.opType == "Constant" && defaultDomain)
             if (const Tensor* t = n.attributes.getTensor("value")) countTensor(*t);
         if (auto flops = estimateNodeFlops(shaped, shaped.node(id))) {

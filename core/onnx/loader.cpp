@@ -185,7 +185,7 @@ void GraphImporter::importNodes(const onnx::GraphProto& proto, Graph& g, const S
         for (const std::string& out : n.output())
             outputs.push_back(out.empty() ? g.addValue("") : *g.findValue(out));
         NodeId id = g.addNodeProducing(n.op_type(), std::move(inputs), std::move(outputs),
-                                       importAttributes(n, scope), n.name(), n.domain());
+                                       importAttributes(n, scope), n.name(), canonicalDomain(n.domain()));
         g.node(id).docString = n.doc_string();
     }
 }
@@ -303,7 +303,7 @@ Model importModel(ProtoPtr proto, const fs::path& dir, const LoadOptions& option
     Model model;
     model.irVersion = proto->ir_version();
     model.opsets.clear();
-    for (const auto& o : proto->opset_import()) model.opsets.push_back({o.domain(), o.version()});
+    for (const auto& o : proto->opset_import()) model.opsets.push_back({canonicalDomain(o.domain()), o.version()});
     model.producerName = proto->producer_name();
     model.producerVersion = proto->producer_version();
     model.domain = proto->domain();

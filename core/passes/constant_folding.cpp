@@ -3,6 +3,7 @@
 // outputs. The folding itself (foldToConstants) is shared with fold-shapes.
 #include "core/passes/constant_folding.h"
 
+#include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
 #include "core/runtime/kernel.h"
 #include "core/runtime/op_validation.h"
@@ -57,7 +58,7 @@ namespace {
 std::string whyNotFoldable(const Graph& g, const Node& n) {
     if (hasSubgraph(n)) return "it has a sub-graph, which folding does not evaluate";
     if (drawsRandomNumbers(n)) return n.opType + " draws random numbers, a new sample on every run";
-    if (!n.domain.empty() && n.domain != "ai.onnx")
+    if (!isDefaultDomain(n.domain))
         return "operators of the domain '" + n.domain + "' are not folded";
     if (n.opType == "DequantizeLinear")
         return "a DequantizeLinear of a constant is how a quantized (QDQ) model stores its weights; "

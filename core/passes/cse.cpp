@@ -3,6 +3,8 @@
 // MLIR's CSE.cpp does: each node is looked up among the nodes seen so far by its operator,
 // attributes and (already renumbered) inputs, so chains of duplicates collapse in one sweep.
 #include "core/passes/constant_folding.h"
+
+#include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
 
 #include <algorithm>
@@ -58,7 +60,7 @@ bool attributesEqual(const Attributes& a, const Attributes& b) {
 
 /// What a node computes, up to its outputs: operator, attributes and the values it reads.
 size_t hashNode(const Node& n) {
-    size_t h = std::hash<std::string>()(n.domain == "ai.onnx" ? std::string() : n.domain);
+    size_t h = std::hash<std::string>()(canonicalDomain(n.domain));
     mix(h, std::hash<std::string>()(n.opType));
     for (ValueId v : n.inputs) mix(h, std::hash<ValueId>()(v));
     size_t attributes = 0;  // order-independent: a sum of per-attribute hashes
@@ -76,8 +78,7 @@ size_t hashNode(const Node& n) {
 
 /// Same operator, attributes and inputs, and the same output slots present.
 bool sameComputation(const Node& a, const Node& b) {
-    const auto domainOf = [](const Node& n) { return n.domain == "ai.onnx" ? std::string() : n.domain; };
-    if (a.opType != b.opType || domainOf(a) != domainOf(b) || a.inputs != b.inputs || a.outputs.size() != b.outputs.size())
+    if (OpKey::of(a) != OpKey::of(b) || a.inputs != b.inputs || a.outputs.size() != b.outputs.size())
         return false;
     for (size_t i = 0; i < a.outputs.size(); ++i)
         if ((a.outputs[i] == kNoId) != (b.outputs[i] == kNoId)) return false;

@@ -4,6 +4,8 @@
 // folded into the weights of the Conv, ConvTranspose, Gemm or MatMul computing x; where there
 // is none to fold into, it becomes one Mul and one Add with per-channel constants.
 #include "core/passes/fold_channel_affine.h"
+
+#include "core/onnx/schema_defaults.h"
 #include "core/passes/graph_query.h"
 #include "core/passes/pattern.h"
 
@@ -49,7 +51,7 @@ std::optional<BatchNormStats> statsOf(const Graph& g, const Node& bn) {
         if (!f || (i > 0 && f->size() != s.gamma.size())) return std::nullopt;
         *slots[i] = std::move(*f);
     }
-    s.eps = bn.attributes.getFloat("epsilon", 1e-5f);
+    s.eps = floatAttributeOrDefault(bn.attributes, OpKey::of(bn), 0, "epsilon");  // 1e-5 in every opset
     return s;
 }
 

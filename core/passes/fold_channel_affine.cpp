@@ -1,6 +1,7 @@
 // Folding y -> scale * y + shift into the weights and bias of the node computing y.
 #include "core/passes/fold_channel_affine.h"
 
+#include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
 
 #include <algorithm>
@@ -11,7 +12,7 @@ namespace {
 using math::FloatTensor;
 
 bool isFoldableOp(const Node& n) {
-    if (!n.domain.empty() && n.domain != "ai.onnx") return false;
+    if (!isDefaultDomain(n.domain)) return false;
     return n.opType == "Conv" || n.opType == "ConvTranspose" || n.opType == "Gemm" || n.opType == "MatMul";
 }
 

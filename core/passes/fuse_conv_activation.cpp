@@ -2,13 +2,16 @@
 // Runtime's com.microsoft FusedConv (activation, activation_params) and FusedGemm (activation,
 // activation_alpha, activation_beta): Y = activation(Conv(X, W, B) [+ Z]), Y = activation(A * B + C).
 #include "core/passes/fused_activation.h"
+
+#include "core/graph/activation_kinds.h"
+#include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
 #include "core/passes/pattern.h"
 
 namespace graphlens {
 namespace {
 
-bool inDefaultDomain(const Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
+bool inDefaultDomain(const Node& n) { return isDefaultDomain(n.domain); }
 
 /// Conv, a FusedConv without an activation yet (e.g. one with a residual Z), or Gemm.
 bool canCarryActivation(const Node& n) {
@@ -19,13 +22,16 @@ bool canCarryActivation(const Node& n) {
 class FuseActivation final : public RewritePattern {
 public:
     std::vector<std::string> rootOps() const override {
-        return {"Relu", "Clip", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "com.microsoft:QuickGelu"};
+        std::vector<std::string> ops;  // every fusable kind of core/graph/activations.def
+        for (const ActivationKind& kind : kActivationKinds)
+            if (kind.has(kActFusable)) ops.push_back(OpKey(kind.domain, kind.name).toString());
+        return ops;
     }
 
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& act = g.node(root);
-        if ((!inDefaultDomain(act) && act.opType != "QuickGelu") || !hasInput(act, 0)) return false;
+        if (!hasInput(act, 0)) return false;  // fusableActivation() below checks the domain
         const Node* p = producerOf(g, act.inputs[0]);
         if (!p || !canCarryActivation(*p)) return false;
         const auto activation = fusableActivation(g, act);

@@ -3,6 +3,8 @@
 // Y = activation(Conv(X, W, B) + Z)), so the sum happens while the output is written. A ReLU after
 // the sum joins it later (fuse-conv-activation accepts a FusedConv with Z and no activation).
 #include "core/passes/fused_activation.h"
+
+#include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
 #include "core/passes/pattern.h"
 
@@ -16,7 +18,7 @@ bool fullyKnown(const Shape& s) {
 }
 
 bool isConvolution(const Node& n) {
-    if (n.opType == "Conv") return n.domain.empty() || n.domain == "ai.onnx";
+    if (n.opType == "Conv") return isDefaultDomain(n.domain);
     return n.opType == "FusedConv" && n.domain == "com.microsoft";
 }
 

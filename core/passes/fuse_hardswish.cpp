@@ -4,6 +4,8 @@
 //   x * relu6(x + 3) / 6, "* (1/6)" too, the division first or last -> HardSwish(x)
 // with relu6 as Clip(0, 6), Min(Relu(.), 6), Min(Max(., 0), 6), Max(Min(., 6), 0) or Relu(Min(., 6)).
 #include "core/passes/fused_activation.h"
+
+#include "core/graph/activation_kinds.h"
 #include "core/passes/graph_query.h"
 #include "core/passes/pattern.h"
 #include "core/passes/subgraph_match.h"
@@ -71,7 +73,7 @@ std::optional<HardSwishMatch> matchHardSigmoidForm(const Graph& g, const Node& h
     const ValueId x = hs.inputs.at(0);
     auto product = matchScaledProduct(g, hs.outputs.at(0), x, 1, why);
     if (!product) return std::nullopt;
-    const float alpha = hs.attributes.getFloat("alpha", 0.2f), beta = hs.attributes.getFloat("beta", 0.5f);
+    const auto [alpha, beta] = activationParams(activationKind(ActivationId::HardSigmoid), hs.attributes);
     if (!nearlyEqual(alpha, 1.0 / 6) || !nearlyEqual(beta, 0.5)) {
         why = "HardSigmoid's alpha and beta are " + formatNumber(alpha) + " and " + formatNumber(beta) + ", not 1/6 and 1/2";
         return std::nullopt;

@@ -4,6 +4,8 @@
 // SkipLayerNormFusion does: the sum is formed row by row inside the normalization instead of being
 // written out by an Add and read back.
 #include "core/passes/graph_query.h"
+
+#include "core/onnx/schema_defaults.h"
 #include "core/passes/pattern.h"
 #include "core/passes/subgraph_match.h"
 
@@ -33,7 +35,7 @@ public:
         std::vector<ValueId> inputs{add->inputs[0], add->inputs[1], norm.inputs[1]};
         if (hasInput(norm, 2)) inputs.push_back(norm.inputs[2]);
         Attributes attributes;
-        attributes.set("epsilon", norm.attributes.getFloat("epsilon", 1e-5f));
+        attributes.set("epsilon", floatAttributeOrDefault(norm.attributes, OpKey::of(norm), 0, "epsilon"));
         const std::string sentence = "fused the residual " + describe(*add) + " into " + describe(norm) +
                                      ": SkipLayerNormalization(" + quoted(g, add->inputs[0]) + ", " +
                                      quoted(g, add->inputs[1]) + ") adds them row by row as it normalizes";

@@ -1,33 +1,25 @@
 // Reading activations off nodes and writing them back as nodes.
 #include "core/passes/fused_activation.h"
 
+#include "core/graph/activation_kinds.h"
 #include "core/passes/graph_query.h"
 #include "core/passes/rewriter.h"
-
-#include <limits>
 
 namespace graphlens {
 
 std::optional<FusedActivation> fusableActivation(const Graph& graph, const Node& node) {
-    const std::string& op = node.opType;
-    // SiLU / Swish as fuse-silu writes it: x * sigmoid(alpha * x), oneDNN's eltwise_swish.
-    if (op == "QuickGelu" && node.domain == "com.microsoft")
-        return FusedActivation{op, {node.attributes.getFloat("alpha", 1.702f)}};
-    if (!node.domain.empty() && node.domain != "ai.onnx") return std::nullopt;
-    if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "HardSwish") return FusedActivation{op, {}};
-    if (op == "LeakyRelu") return FusedActivation{op, {node.attributes.getFloat("alpha", 0.01f)}};
-    if (op == "HardSigmoid")
-        return FusedActivation{op, {node.attributes.getFloat("alpha", 0.2f), node.attributes.getFloat("beta", 0.5f)}};
-    if (op != "Clip") return std::nullopt;
-    constexpr float inf = std::numeric_limits<float>::infinity();
-    float lo = node.attributes.getFloat("min", -inf), hi = node.attributes.getFloat("max", inf);
-    for (size_t i : {size_t(1), size_t(2)}) {
-        if (!hasInput(node, i)) continue;
-        auto v = scalarInput(graph, node, i);
-        if (!v) return std::nullopt;  // a bound computed at run time
-        (i == 1 ? lo : hi) = *v;
+    const ActivationKind* kind = activationKindOfOp(node.domain, node.opType);
+    if (!kind || !kind->has(kActFusable)) return std::nullopt;
+    ActivationParams p = activationParams(*kind, node.attributes);  // Clip: min/max before opset 11
+    if (kind->id == ActivationId::Clip) {
+        for (size_t i : {size_t(1), size_t(2)}) {  // and its inputs from opset 11 on
+            if (!hasInput(node, i)) continue;
+            auto v = scalarInput(graph, node, i);
+            if (!v) return std::nullopt;  // a bound computed at run time
+            p[i - 1] = *v;
+        }
     }
-    return FusedActivation{"Clip", {lo, hi}};
+    return FusedActivation{std::string(kind->name), {p.begin(), p.begin() + kind->paramCount()}};
 }
 
 void setActivationAttributes(Attributes& attributes, const FusedActivation& activation) {
@@ -45,9 +37,8 @@ std::optional<FusedActivation> activationOf(const Attributes& attributes) {
 }
 
 bool onnxRuntimeFusesActivation(const FusedActivation& activation) {
-    for (const char* known : {"Relu", "Tanh", "Sigmoid", "LeakyRelu", "Clip", "HardSigmoid"})
-        if (activation.name == known) return true;
-    return false;
+    const ActivationKind* kind = activationKindNamed(activation.name);
+    return kind && kind->has(kActOrtConv);
 }
 
 void setGemmActivationAttributes(Attributes& attributes, const FusedActivation& activation) {
@@ -61,14 +52,16 @@ std::optional<FusedActivation> gemmActivationOf(const Attributes& attributes) {
     if (!name || !name->holds<std::string>()) return std::nullopt;
     FusedActivation a{name->get<std::string>(), {}};
     const bool hasAlpha = attributes.has("activation_alpha"), hasBeta = attributes.has("activation_beta");
-    const float alphaDefault = a.name == "HardSigmoid" ? 0.2f : a.name == "LeakyRelu" ? 0.01f : 0.0f;
-    if (hasAlpha || hasBeta) a.params.push_back(attributes.getFloat("activation_alpha", alphaDefault));
-    if (hasBeta) a.params.push_back(attributes.getFloat("activation_beta", 0.5f));
+    const ActivationKind* kind = activationKindNamed(a.name);
+    const ActivationParams defaults = kind ? kind->defaults() : ActivationParams{};
+    if (hasAlpha || hasBeta) a.params.push_back(attributes.getFloat("activation_alpha", defaults[0]));
+    if (hasBeta) a.params.push_back(attributes.getFloat("activation_beta", defaults[1]));
     return a;
 }
 
 bool onnxRuntimeFusesGemmActivation(const FusedActivation& activation) {
-    return activation.name != "Clip" && onnxRuntimeFusesActivation(activation);
+    const ActivationKind* kind = activationKindNamed(activation.name);
+    return kind && kind->has(kActOrtGemm);
 }
 
 namespace {
@@ -89,20 +82,20 @@ NodeId replaceWithSwish(Rewriter& rw, NodeId node, float alpha, ValueId x) {
 } // namespace
 
 NodeId replaceWithActivation(Rewriter& rw, NodeId node, const FusedActivation& a, ValueId input, int64_t opset) {
-    const std::vector<float>& p = a.params;
-    auto param = [&](size_t i, float fallback) { return i < p.size() ? p[i] : fallback; };
-    if (a.name == "LeakyRelu") return rw.replaceNodes({node}, a.name, {input}, {{"alpha", param(0, 0.01f)}});
-    if (a.name == "HardSigmoid")
-        return rw.replaceNodes({node}, a.name, {input}, {{"alpha", param(0, 0.2f)}, {"beta", param(1, 0.5f)}});
-    if (a.name == "QuickGelu") return replaceWithSwish(rw, node, param(0, 1.702f), input);
-    if (a.name != "Clip") return rw.replaceNodes({node}, a.name, {input}, {});
-    constexpr float inf = std::numeric_limits<float>::infinity();
-    const float lo = param(0, -inf), hi = param(1, inf);
-    if (opset < 11) return rw.replaceNodes({node}, "Clip", {input}, {{"min", lo}, {"max", hi}});
-    const std::string base = rw.graph().node(node).name;
-    const ValueId loV = rw.addInitializer(base + "_clip_min", Tensor::scalar(lo));
-    const ValueId hiV = rw.addInitializer(base + "_clip_max", Tensor::scalar(hi));
-    return rw.replaceNodes({node}, "Clip", {input, loV, hiV}, {});
+    const ActivationKind* kind = activationKindNamed(a.name);
+    if (!kind) return rw.replaceNodes({node}, a.name, {input}, {});
+    const ActivationParams p = activationParams(*kind, a.params);
+    if (kind->id == ActivationId::QuickGelu) return replaceWithSwish(rw, node, p[0], input);
+    if (kind->id == ActivationId::Clip && opset >= 11) {  // bounds as inputs
+        const std::string base = rw.graph().node(node).name;
+        const ValueId lo = rw.addInitializer(base + "_clip_min", Tensor::scalar(p[0]));
+        const ValueId hi = rw.addInitializer(base + "_clip_max", Tensor::scalar(p[1]));
+        return rw.replaceNodes({node}, "Clip", {input, lo, hi}, {});
+    }
+    Attributes attributes;  // the kind's own attributes (Clip before opset 11: min, max)
+    if (kind->paramCount() > 0) attributes.set(std::string(kind->alphaAttribute), p[0]);
+    if (kind->paramCount() > 1) attributes.set(std::string(kind->betaAttribute), p[1]);
+    return rw.replaceNodes({node}, std::string(kind->name), {input}, std::move(attributes), std::string(kind->domain));
 }
 
 } // namespace graphlens

@@ -18,21 +18,22 @@ struct FusedActivation {
     std::vector<float> params;
 };
 
-/// The activation `node` computes, when it is one a fused node can carry (Relu, Clip with
-/// constant bounds, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh); nullopt otherwise.
+/// The activation `node` computes, when it is one a fused node can carry (a kActFusable kind of
+/// core/graph/activations.def; Clip only with constant bounds), with all its numbers written out
+/// (the table's defaults where the node leaves them out); nullopt otherwise.
 std::optional<FusedActivation> fusableActivation(const Graph& graph, const Node& node);
 /// Writes "activation" and "activation_params" into `attributes`.
 void setActivationAttributes(Attributes& attributes, const FusedActivation& activation);
 /// The fused activation an op carries, if any.
 std::optional<FusedActivation> activationOf(const Attributes& attributes);
-/// True when ONNX Runtime's fused kernels accept this activation (HardSwish they do not).
+/// True when ONNX Runtime's FusedConv accepts this activation (kActOrtConv in the table).
 bool onnxRuntimeFusesActivation(const FusedActivation& activation);
 /// FusedGemm's form (ONNX Runtime's schema): "activation" plus the activation's own attributes
 /// prefixed, "activation_alpha" and "activation_beta" (LeakyRelu: alpha; HardSigmoid: alpha,
 /// beta). GraphLens also writes Clip as activation_alpha = min, activation_beta = max.
 void setGemmActivationAttributes(Attributes& attributes, const FusedActivation& activation);
 std::optional<FusedActivation> gemmActivationOf(const Attributes& attributes);
-/// True when ONNX Runtime's FusedGemm accepts this activation (not Clip nor HardSwish).
+/// True when ONNX Runtime's FusedGemm accepts this activation (kActOrtGemm in the table).
 bool onnxRuntimeFusesGemmActivation(const FusedActivation& activation);
 /// Replaces `node` by the standard-ONNX node computing `activation` from `input`; the new node
 /// produces `node`'s outputs. `opset` picks Clip's form (attributes before 11, inputs after).

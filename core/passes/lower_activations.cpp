@@ -1,6 +1,8 @@
 // Lowering GELU, QuickGelu and LayerNormalization into standard ONNX nodes.
 #include "core/passes/lower_activations.h"
 
+#include "core/graph/activation_kinds.h"
+#include "core/onnx/schema_defaults.h"
 #include "core/passes/rewriter.h"
 
 #include <cmath>
@@ -87,7 +89,7 @@ void lowerFastGelu(Rewriter& rw, NodeId node, int64_t) {
 void lowerQuickGelu(Rewriter& rw, NodeId node, int64_t) {
     Chain c(rw, node);
     const ValueId x = c.input(0);
-    const float alpha = c.attributes().getFloat("alpha", 1.702f);
+    const float alpha = activationParams(activationKind(ActivationId::QuickGelu), c.attributes())[0];
     const ValueId z = alpha == 1.f ? x : c.op("Mul", {x, c.constant(alpha)});
     c.finish("Mul", {x, c.op("Sigmoid", {z})});
 }
@@ -126,7 +128,7 @@ void lowerLayerNormalization(Rewriter& rw, NodeId node, int64_t opset) {
     const ValueId x = c.input(0);
     const ValueId d = c.op("Sub", {x, mean(x)});
     const ValueId variance = mean(c.op("Pow", {d, c.constant(2.f)}));
-    const ValueId epsilon = c.constant(c.attributes().getFloat("epsilon", 1e-5f));
+    const ValueId epsilon = c.constant(floatAttributeOrDefault(c.attributes(), OpKey("", "LayerNormalization"), opset, "epsilon"));
     const ValueId deviation = c.op("Sqrt", {c.op("Add", {variance, epsilon}, {}, reduced)}, {}, reduced);
     const ValueId normalized = c.op("Div", {d, deviation});
     const bool bias = c.hasInput(2);

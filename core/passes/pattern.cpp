@@ -1,14 +1,15 @@
 // The greedy pattern driver.
 #include "core/passes/pattern.h"
 
+#include "core/graph/op_key.h"
+
 #include <stdexcept>
 #include <unordered_map>
 
 namespace graphlens {
 
 std::string opKey(const Node& node) {
-    if (node.domain.empty() || node.domain == "ai.onnx") return node.opType;
-    return node.domain + ":" + node.opType;
+    return OpKey::of(node).toString();
 }
 
 namespace {

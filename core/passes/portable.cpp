@@ -1,6 +1,7 @@
 // One lowering per fused op, in a table; each puts standard nodes in the fused node's place.
 #include "core/passes/portable.h"
 
+#include "core/graph/op_key.h"
 #include "core/passes/fused_activation.h"
 #include "core/passes/graph_query.h"
 #include "core/passes/lower_activations.h"
@@ -186,7 +187,7 @@ size_t lowerFusedOps(Model& model, Lowering what) {
     }
     // Drop imports of domains no node uses any more (nested graphs keep theirs).
     std::erase_if(model.opsets, [&](const OpsetImport& o) {
-        if (o.domain.empty() || o.domain == "ai.onnx") return false;
+        if (isDefaultDomain(o.domain)) return false;
         for (NodeId id : model.graph.nodeIds())
             if (model.graph.node(id).domain == o.domain) return false;
         return o.domain == "com.microsoft" || o.domain == "ai.graphlens";

@@ -3,6 +3,8 @@
 // Concat, ... folded by the shared constant folding), so Shape->Gather->Unsqueeze->Concat->Reshape
 // chains collapse into a Reshape with a constant target.
 #include "core/passes/constant_folding.h"
+
+#include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
 
 #include <algorithm>
@@ -125,7 +127,7 @@ public:
         for (NodeId id : rw.graph().topologicalOrder()) {
             if (!rw.graph().hasNode(id)) continue;
             const Node& n = rw.graph().node(id);
-            if (!n.domain.empty() && n.domain != "ai.onnx") continue;
+            if (!isDefaultDomain(n.domain)) continue;
             const std::vector<ValueId> outputs = n.outputs;
             bool folded = false;
             if (n.opType == "Shape" || n.opType == "Size")

@@ -1,6 +1,7 @@
 // Sub-graph matching shared by the fusion passes.
 #include "core/passes/subgraph_match.h"
 
+#include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
 
 #include <algorithm>
@@ -14,11 +15,11 @@ bool nearlyEqual(double value, double expected, double relTolerance) {
 }
 
 bool isOp(const Node& node, std::string_view op) {
-    return node.opType == op && (node.domain.empty() || node.domain == "ai.onnx");
+    return node.opType == op && isDefaultDomain(node.domain);
 }
 
 std::optional<ScalarOperand> scalarOperand(const Graph& graph, const Node& node) {
-    if (node.inputs.size() != 2 || (!node.domain.empty() && node.domain != "ai.onnx")) return std::nullopt;
+    if (node.inputs.size() != 2 || !isDefaultDomain(node.domain)) return std::nullopt;
     for (size_t side : {size_t(1), size_t(0)}) {
         auto c = scalarInput(graph, node, side);
         if (!c || !hasInput(node, 1 - side)) continue;

@@ -59,14 +59,14 @@ std::unique_ptr<Backend> makeBackend(const std::string& name, int deviceIndex) {
 #endif
 }
 
-std::vector<std::string> opsWithoutVulkanShader(const Graph& graph) {
-    std::set<std::string> missing;
+std::vector<OpKey> opsWithoutVulkanShader(const Graph& graph) {
+    std::set<OpKey> missing;
     for (NodeId id : graph.nodeIds()) {
         const Node& n = graph.node(id);
 #if GRAPHLENS_HAVE_VULKAN
-        if (vk::hasVulkanShader(n.domain, n.opType)) continue;
+        if (vk::hasVulkanShader(OpKey::of(n))) continue;
 #endif
-        missing.insert(n.domain.empty() ? n.opType : n.domain + ":" + n.opType);
+        missing.insert(OpKey::of(n));
     }
     return {missing.begin(), missing.end()};
 }

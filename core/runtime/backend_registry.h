@@ -2,6 +2,7 @@
 // The one place that knows whether this build has the Vulkan backend (GRAPHLENS_VULKAN).
 #pragma once
 
+#include "core/graph/op_key.h"
 #include "core/runtime/backend.h"
 
 #include <memory>
@@ -37,8 +38,8 @@ bool vulkanBuilt();
 /// device: " (NoDevice).
 std::unique_ptr<Backend> makeBackend(const std::string& name, int deviceIndex = -1);
 
-/// The ops of `graph` ("Op" or "domain:Op", sorted, distinct) that have no Vulkan shader: they
-/// would run as CPU fallbacks. Every op when the build has no Vulkan backend.
-std::vector<std::string> opsWithoutVulkanShader(const Graph& graph);
+/// The ops of `graph` (sorted, distinct) that have no Vulkan shader: they would run as CPU
+/// fallbacks. Every op when the build has no Vulkan backend.
+std::vector<OpKey> opsWithoutVulkanShader(const Graph& graph);
 
 } // namespace graphlens

@@ -90,15 +90,15 @@ Tensor GraphExecutor::outputBuffer(ValueId v) const {
     return Tensor::allocate(value.dtype, *sizes);
 }
 
-std::vector<std::string> GraphExecutor::unsupportedOps() const {
-    std::set<std::string> missing;
+std::vector<OpKey> GraphExecutor::unsupportedOps() const {
+    std::set<OpKey> missing;
     for (NodeId id : order_) {
         const Node& n = graph_.node(id);
-        if (!kernelOf_[size_t(id)] && !preparedKernel(id)) missing.insert(n.domain.empty() ? n.opType : n.domain + ":" + n.opType);
+        if (!kernelOf_[size_t(id)] && !preparedKernel(id)) missing.insert(OpKey::of(n));
         for (const auto& [name, attr] : n.attributes)
             if (attr.holds<GraphPtr>()) {
                 GraphExecutor sub(*attr.get<GraphPtr>(), kernels_, opset_, threads_);
-                for (const std::string& op : sub.unsupportedOps()) missing.insert(op);
+                for (const OpKey& op : sub.unsupportedOps()) missing.insert(op);
             }
     }
     return {missing.begin(), missing.end()};
@@ -260,9 +260,9 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
     if (observer) observer->nodeFinished({n.id, begin, end, bytesRead, bytesWritten, 0});
 }
 
-std::string joinOpNames(const std::vector<std::string>& ops) {
+std::string joinOpNames(const std::vector<OpKey>& ops) {
     std::string text;
-    for (const std::string& op : ops) text += (text.empty() ? "" : ", ") + op;
+    for (const OpKey& op : ops) text += (text.empty() ? "" : ", ") + op.toString();
     return text;
 }
 

@@ -36,8 +36,8 @@ public:
     /// The position of each node in execution order, and of each value's last reader.
     const std::vector<NodeId>& order() const { return order_; }
 
-    /// Op types without a kernel ("Op" or "domain:Op"), sorted; empty when the graph can run.
-    std::vector<std::string> unsupportedOps() const;
+    /// Ops without a kernel, sorted; empty when the graph can run.
+    std::vector<OpKey> unsupportedOps() const;
 
     /// The graph inputs a caller must (or, with an initializer default, may) feed.
     std::vector<ValueId> feedableInputs() const;
@@ -71,8 +71,8 @@ private:
     std::map<const Graph*, std::unique_ptr<GraphExecutor>> subExecutors_;
 };
 
-/// "A, B, C": op names for a message.
-std::string joinOpNames(const std::vector<std::string>& ops);
+/// "A, com.microsoft:B, C": ops for a message, each as OpKey::toString() spells it.
+std::string joinOpNames(const std::vector<OpKey>& ops);
 
 /// Runs `model`'s graph once with the reference kernels (single thread).
 std::vector<Tensor> runReference(const Graph& graph, int64_t opset,

@@ -42,25 +42,16 @@ std::vector<Tensor> KernelContext::runSubgraph(const Graph& graph,
     return subgraphs_(graph, inputs);
 }
 
-namespace {
-std::string canonicalDomain(std::string_view domain) {
-    return domain == "ai.onnx" ? std::string() : std::string(domain);
-}
-} // namespace
+void KernelRegistry::add(std::string op, KernelFn fn, std::string domain) { kernels_[OpKey(domain, op)] = fn; }
 
-void KernelRegistry::add(std::string op, KernelFn fn, std::string domain) {
-    kernels_[{canonicalDomain(domain), std::move(op)}] = fn;
-}
-
-KernelFn KernelRegistry::find(std::string_view domain, std::string_view op) const {
-    auto it = kernels_.find(std::make_pair(canonicalDomain(domain), std::string(op)));
+KernelFn KernelRegistry::find(const OpKey& key) const {
+    auto it = kernels_.find(key);
     return it == kernels_.end() ? nullptr : it->second;
 }
 
-std::vector<std::string> KernelRegistry::ops() const {
-    std::vector<std::string> out;
-    for (const auto& [key, fn] : kernels_)
-        out.push_back(key.first.empty() ? key.second : key.first + ":" + key.second);
+std::vector<OpKey> KernelRegistry::ops() const {
+    std::vector<OpKey> out;
+    for (const auto& entry : kernels_) out.push_back(entry.first);
     return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/graph/graph.h"
+#include "core/graph/op_key.h"
 
 #include <functional>
 #include <map>
@@ -80,12 +81,13 @@ public:
 class KernelRegistry {
 public:
     void add(std::string op, KernelFn fn, std::string domain = {});
-    /// nullptr when no kernel is registered; "ai.onnx" and "" are the same domain.
-    KernelFn find(std::string_view domain, std::string_view op) const;
-    std::vector<std::string> ops() const;  ///< "Op" or "domain:Op", sorted
+    /// nullptr when no kernel is registered.
+    KernelFn find(const OpKey& key) const;
+    KernelFn find(std::string_view domain, std::string_view op) const { return find(OpKey(domain, op)); }
+    std::vector<OpKey> ops() const;  ///< sorted
 
 private:
-    std::map<std::pair<std::string, std::string>, KernelFn, std::less<>> kernels_;
+    std::map<OpKey, KernelFn> kernels_;
 };
 
 /// Every reference kernel: plain, readable loops; the oracle the optimized kernels are tested

@@ -2,6 +2,7 @@
 // are checked only where the graph knows them (declared or inferred shapes, constant inputs).
 #include "core/runtime/op_validation.h"
 
+#include "core/graph/op_key.h"
 #include "core/runtime/resource_limits.h"
 
 #include <algorithm>
@@ -26,7 +27,7 @@ public:
 
     [[noreturn]] void fail(const std::string& what) const {
         const std::string name = n_.name.empty() ? "a node" : "node '" + n_.name + "'";
-        const std::string op = n_.domain.empty() || n_.domain == "ai.onnx" ? n_.opType : n_.domain + ":" + n_.opType;
+        const std::string op = OpKey::of(n_).toString();
         throw ValidationError(name + " (" + op + "): " + what);
     }
 
@@ -410,8 +411,7 @@ void checkNode(const Graph& g, const Node& n, int64_t opset) {
 void validateNodes(const Graph& g, int64_t opset) {
     for (NodeId id : g.nodeIds()) {
         const Node& n = g.node(id);
-        const bool defaultDomain = n.domain.empty() || n.domain == "ai.onnx";
-        if (defaultDomain || (n.domain == "com.microsoft" && n.opType == "FusedConv")) checkNode(g, n, opset);
+        if (isDefaultDomain(n.domain) || (n.domain == "com.microsoft" && n.opType == "FusedConv")) checkNode(g, n, opset);
         for (const auto& [name, attr] : n.attributes) {
             if (attr.holds<GraphPtr>() && attr.get<GraphPtr>()) validateNodes(*attr.get<GraphPtr>(), opset);
             if (attr.holds<std::vector<GraphPtr>>())

@@ -83,7 +83,7 @@ public:
             for (const auto& t : held) inputs.push_back(t ? &*t : nullptr);
             KernelContext ctx(n, context.opset, std::move(inputs));
             try {
-                referenceKernels().find("", "DequantizeLinear")(ctx);
+                referenceKernels().find(OpKey("", "DequantizeLinear"))(ctx);
             } catch (const std::exception& e) {
                 rw.decline(id, std::string("kept: its reference kernel failed: ") + e.what());
                 continue;  // the same error is reported at run time, with the node's name

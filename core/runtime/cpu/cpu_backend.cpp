@@ -253,16 +253,17 @@ public:
 } // namespace
 
 CpuClaim claimOnCpu(const std::optional<NodeDescriptor>& node, const Node& n, const std::string& openShapes) {
-    const std::vector<std::string> registered = cpuKernels().ops();
-    if (std::find(registered.begin(), registered.end(), n.opType) == registered.end())
-        return {nullptr, "no optimized CPU kernel for " + n.opType};
+    const std::vector<OpKey> registered = cpuKernels().ops();
+    if (!std::binary_search(registered.begin(), registered.end(), OpKey::of(n)))
+        return {nullptr, "no optimized CPU kernel for " + OpKey::of(n).toString()};
     if (!node) return {nullptr, "its shapes are known only when the model runs: " + openShapes};
     // Empty data (a zero batch) runs on the reference kernels, which handle it; the optimized
     // ones divide by its sizes.
     if (hasEmptyTensor(*node)) return {nullptr, "its data has no elements"};
     if (!node->allOutputsGiven()) return {nullptr, "an output of it is omitted"};
     if (auto kernel = cpuKernels().prepare(*node)) return {std::move(kernel), {}};
-    return {nullptr, "the optimized CPU kernels for " + n.opType + " decline these inputs (" + inputsText(*node) + ") or attributes"};
+    return {nullptr, "the optimized CPU kernels for " + OpKey::of(n).toString() + " decline these inputs (" +
+                         inputsText(*node) + ") or attributes"};
 }
 
 std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }

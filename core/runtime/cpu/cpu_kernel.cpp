@@ -3,23 +3,21 @@
 
 namespace graphlens {
 
-void CpuKernelRegistry::add(const std::string& op, CpuKernelFactory factory) {
-    factories_[op].push_back(factory);
+void CpuKernelRegistry::add(const std::string& op, CpuKernelFactory factory, const std::string& domain) {
+    factories_[OpKey(domain, op)].push_back(factory);
 }
 
 std::unique_ptr<PreparedKernel> CpuKernelRegistry::prepare(const CpuNodeInfo& info) const {
-    const std::string& domain = info.node.domain;
-    if (!domain.empty() && domain != "ai.onnx" && domain != "com.microsoft") return nullptr;
-    auto it = factories_.find(info.node.opType);
+    auto it = factories_.find(OpKey::of(info.node));
     if (it == factories_.end()) return nullptr;
     for (CpuKernelFactory factory : it->second)
         if (auto kernel = factory(info)) return kernel;
     return nullptr;
 }
 
-std::vector<std::string> CpuKernelRegistry::ops() const {
-    std::vector<std::string> out;
-    for (const auto& [op, list] : factories_) out.push_back(op);
+std::vector<OpKey> CpuKernelRegistry::ops() const {
+    std::vector<OpKey> out;
+    for (const auto& entry : factories_) out.push_back(entry.first);
     return out;
 }
 

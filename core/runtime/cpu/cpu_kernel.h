@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/graph/graph.h"
+#include "core/graph/op_key.h"
 #include "core/runtime/kernel.h"
 #include "core/runtime/node_descriptor.h"
 
@@ -23,12 +24,14 @@ using CpuKernelFactory = std::unique_ptr<PreparedKernel> (*)(const CpuNodeInfo& 
 /// (several may serve one op; the first that accepts wins).
 class CpuKernelRegistry {
 public:
-    void add(const std::string& op, CpuKernelFactory factory);
+    /// Adds a factory for (domain, op); "" is the default ONNX domain.
+    void add(const std::string& op, CpuKernelFactory factory, const std::string& domain = {});
+    /// The first kernel a factory registered for the node's (domain, op) prepares, or nullptr.
     std::unique_ptr<PreparedKernel> prepare(const CpuNodeInfo& info) const;
-    std::vector<std::string> ops() const;
+    std::vector<OpKey> ops() const;  ///< sorted
 
 private:
-    std::map<std::string, std::vector<CpuKernelFactory>, std::less<>> factories_;
+    std::map<OpKey, std::vector<CpuKernelFactory>> factories_;
 };
 
 const CpuKernelRegistry& cpuKernels();

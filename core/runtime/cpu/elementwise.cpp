@@ -2,6 +2,9 @@
 // scalars and per-channel operands, and inference BatchNormalization as one scale-and-shift.
 // Loops are split across OpenMP threads and compiled for AVX-512, AVX2 and a portable baseline.
 #include "core/runtime/cpu/cpu_kernel.h"
+
+#include "core/graph/activation_kinds.h"
+#include "core/onnx/schema_defaults.h"
 #include "core/runtime/reference/ref_util.h"
 #include "core/runtime/cpu/vector_math.h"
 
@@ -17,36 +20,44 @@ constexpr int64_t kParallelThreshold = 1 << 15;  // elements; smaller loops stay
 
 // ---- activations ------------------------------------------------------------------------------
 
-enum class Activation {
-    Relu, LeakyRelu, Sigmoid, Tanh, Clip, HardSigmoid, HardSwish, Erf, Sqrt, Neg, Abs, Reciprocal, Square, Identity
+/// The activation kinds (core/graph/activations.def) these loops compute.
+constexpr ActivationId kCpuActivations[] = {
+    ActivationId::Relu, ActivationId::LeakyRelu, ActivationId::Sigmoid, ActivationId::Tanh, ActivationId::Clip,
+    ActivationId::HardSigmoid, ActivationId::HardSwish, ActivationId::Erf, ActivationId::Sqrt, ActivationId::Neg,
+    ActivationId::Abs, ActivationId::Reciprocal,
 };
 
-struct ActivationParams {
-    Activation kind = Activation::Identity;
-    float alpha = 0, beta = 0, lo = -INFINITY, hi = INFINITY;
+/// One activation with its numbers (Clip: alpha = min, beta = max), or x^2 (Pow by 2).
+struct UnaryLoop {
+    ActivationId kind = ActivationId::Identity;
+    float alpha = 0, beta = 0;
+    bool square = false;
 };
 
 GRAPHLENS_VECTOR_CLONES
-void applyActivation(const float* in, float* out, int64_t n, ActivationParams p) {
+void applyActivation(const float* in, float* out, int64_t n, UnaryLoop p) {
+    if (p.square) {
+        for (int64_t i = 0; i < n; ++i) out[i] = in[i] * in[i];
+        return;
+    }
     switch (p.kind) {
-    case Activation::Relu: for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0 ? in[i] : 0; break;
-    case Activation::LeakyRelu: for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0 ? in[i] : in[i] * p.alpha; break;
-    case Activation::Sigmoid: for (int64_t i = 0; i < n; ++i) out[i] = 1.f / (1.f + vectorExp(-in[i])); break;
-    case Activation::Tanh: for (int64_t i = 0; i < n; ++i) out[i] = std::tanh(in[i]); break;
-    case Activation::Erf: for (int64_t i = 0; i < n; ++i) out[i] = vectorErf(in[i]); break;
-    case Activation::Sqrt: for (int64_t i = 0; i < n; ++i) out[i] = std::sqrt(in[i]); break;
-    case Activation::Neg: for (int64_t i = 0; i < n; ++i) out[i] = -in[i]; break;
-    case Activation::Abs: for (int64_t i = 0; i < n; ++i) out[i] = std::fabs(in[i]); break;
-    case Activation::Reciprocal: for (int64_t i = 0; i < n; ++i) out[i] = 1.f / in[i]; break;
-    case Activation::Square: for (int64_t i = 0; i < n; ++i) out[i] = in[i] * in[i]; break;
-    case Activation::Clip: for (int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(in[i], p.lo), p.hi); break;
-    case Activation::HardSigmoid:
+    case ActivationId::Relu: for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0 ? in[i] : 0; break;
+    case ActivationId::LeakyRelu: for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0 ? in[i] : in[i] * p.alpha; break;
+    case ActivationId::Sigmoid: for (int64_t i = 0; i < n; ++i) out[i] = 1.f / (1.f + vectorExp(-in[i])); break;
+    case ActivationId::Tanh: for (int64_t i = 0; i < n; ++i) out[i] = std::tanh(in[i]); break;
+    case ActivationId::Erf: for (int64_t i = 0; i < n; ++i) out[i] = vectorErf(in[i]); break;
+    case ActivationId::Sqrt: for (int64_t i = 0; i < n; ++i) out[i] = std::sqrt(in[i]); break;
+    case ActivationId::Neg: for (int64_t i = 0; i < n; ++i) out[i] = -in[i]; break;
+    case ActivationId::Abs: for (int64_t i = 0; i < n; ++i) out[i] = std::fabs(in[i]); break;
+    case ActivationId::Reciprocal: for (int64_t i = 0; i < n; ++i) out[i] = 1.f / in[i]; break;
+    case ActivationId::Clip: for (int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(in[i], p.alpha), p.beta); break;
+    case ActivationId::HardSigmoid:
         for (int64_t i = 0; i < n; ++i) out[i] = std::min(std::max(p.alpha * in[i] + p.beta, 0.f), 1.f);
         break;
-    case Activation::HardSwish:
+    case ActivationId::HardSwish:
         for (int64_t i = 0; i < n; ++i) out[i] = in[i] * std::min(std::max(in[i] / 6.f + 0.5f, 0.f), 1.f);
         break;
-    case Activation::Identity: if (out != in) std::memcpy(out, in, size_t(n) * sizeof(float)); break;
+    default: if (out != in) std::memcpy(out, in, size_t(n) * sizeof(float)); break;  // Identity
     }
 }
 
@@ -62,7 +73,7 @@ void parallelChunks(int64_t n, Body&& body) {
 
 class ActivationKernel final : public PreparedKernel {
 public:
-    explicit ActivationKernel(ActivationParams p) : p_(p) {}
+    explicit ActivationKernel(UnaryLoop p) : p_(p) {}
     std::string name() const override { return "cpu:activation"; }
     bool writesInPlace() const override { return true; }
     void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
@@ -72,7 +83,7 @@ public:
     }
 
 private:
-    ActivationParams p_;
+    UnaryLoop p_;
 };
 
 bool allFloat(const CpuNodeInfo& info) {
@@ -85,41 +96,24 @@ bool allFloat(const CpuNodeInfo& info) {
 
 std::unique_ptr<PreparedKernel> prepareActivation(const CpuNodeInfo& info) {
     if (!allFloat(info) || info.outputDims.size() != 1) return nullptr;
-    const std::string& op = info.node.opType;
-    const Attributes& a = info.attributes();
-    ActivationParams p;
-    if (op == "Relu") p.kind = Activation::Relu;
-    else if (op == "LeakyRelu") p = {Activation::LeakyRelu, a.getFloat("alpha", 0.01f)};
-    else if (op == "Sigmoid") p.kind = Activation::Sigmoid;
-    else if (op == "Tanh") p.kind = Activation::Tanh;
-    else if (op == "Erf") p.kind = Activation::Erf;
-    else if (op == "Sqrt") p.kind = Activation::Sqrt;
-    else if (op == "Neg") p.kind = Activation::Neg;
-    else if (op == "Abs") p.kind = Activation::Abs;
-    else if (op == "Reciprocal") p.kind = Activation::Reciprocal;
-    else if (op == "Pow") {  // x^2, as decomposed LayerNorm and variance computations write it
+    if (info.node.opType == "Pow") {  // x^2, as decomposed LayerNorm and variance computations write it
         if (!info.constants.at(1) || info.constants[1]->numel() != 1 || info.constants[1]->toDoubles().at(0) != 2.0)
             return nullptr;
-        p.kind = Activation::Square;
+        return std::make_unique<ActivationKernel>(UnaryLoop{ActivationId::Identity, 0, 0, true});
     }
-    else if (op == "HardSigmoid") p = {Activation::HardSigmoid, a.getFloat("alpha", 0.2f), a.getFloat("beta", 0.5f)};
-    else if (op == "HardSwish") p.kind = Activation::HardSwish;
-    else if (op == "Clip") {
-        p.kind = Activation::Clip;
-        if (info.opset < 11) {
-            p.lo = a.getFloat("min", -INFINITY);
-            p.hi = a.getFloat("max", INFINITY);
-        } else {
-            for (size_t i : {size_t(1), size_t(2)}) {
-                if (!info.hasInput(i)) continue;
-                if (!info.constants[i] || info.constants[i]->numel() != 1) return nullptr;  // bounds vary per run
-                (i == 1 ? p.lo : p.hi) = info.constants[i]->span<float>()[0];
-            }
-        }
-    } else {
+    const ActivationKind* kind = activationKindOfOp(info.node.domain, info.node.opType);
+    if (!kind || std::find(std::begin(kCpuActivations), std::end(kCpuActivations), kind->id) == std::end(kCpuActivations))
         return nullptr;
+    const ActivationParams p = activationParams(*kind, info.attributes());  // Clip: min/max before opset 11
+    UnaryLoop loop{kind->id, p[0], p[1]};
+    if (kind->id == ActivationId::Clip && info.opset >= 11) {
+        for (size_t i : {size_t(1), size_t(2)}) {
+            if (!info.hasInput(i)) continue;
+            if (!info.constants[i] || info.constants[i]->numel() != 1) return nullptr;  // bounds vary per run
+            (i == 1 ? loop.alpha : loop.beta) = info.constants[i]->span<float>()[0];
+        }
     }
-    return std::make_unique<ActivationKernel>(p);
+    return std::make_unique<ActivationKernel>(loop);
 }
 
 // ---- binary arithmetic ------------------------------------------------------------------------
@@ -273,7 +267,7 @@ std::unique_ptr<PreparedKernel> prepareBatchNorm(const CpuNodeInfo& info) {
     const auto& x = info.inputDims[0];
     if (x.size() < 2) return nullptr;
     const int64_t channels = x[1];
-    const float eps = info.attributes().getFloat("epsilon", 1e-5f);
+    const float eps = floatAttributeOrDefault(info.attributes(), OpKey::of(info.node), info.opset, "epsilon");
     const auto gamma = info.constants[1]->span<float>(), beta = info.constants[2]->span<float>();
     const auto mean = info.constants[3]->span<float>(), var = info.constants[4]->span<float>();
     if (int64_t(gamma.size()) != channels || int64_t(beta.size()) != channels || int64_t(mean.size()) != channels ||
@@ -321,9 +315,9 @@ std::unique_ptr<PreparedKernel> prepareGlobalAveragePool(const CpuNodeInfo& info
 
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry) {
     registry.add("GlobalAveragePool", prepareGlobalAveragePool);
-    for (const char* op : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "Erf", "Sqrt",
-                           "Neg", "Abs", "Reciprocal", "Pow"})
-        registry.add(op, prepareActivation);
+    for (ActivationId id : kCpuActivations)
+        registry.add(std::string(activationKind(id).name), prepareActivation, std::string(activationKind(id).domain));
+    registry.add("Pow", prepareActivation);
     for (const char* op : {"Add", "Sub", "Mul", "Div"}) registry.add(op, prepareBinary);
     registry.add("BatchNormalization", prepareBatchNorm);
 }

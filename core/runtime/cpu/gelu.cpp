@@ -3,6 +3,8 @@
 // along the last axis is added in the same loop. Rows are split across OpenMP threads, and the
 // loops are compiled for AVX-512, AVX2 and a portable baseline.
 #include "core/runtime/cpu/cpu_kernel.h"
+
+#include "core/graph/activation_kinds.h"
 #include "core/runtime/cpu/vector_math.h"
 #include "core/runtime/reference/ref_util.h"
 
@@ -81,6 +83,7 @@ std::optional<GeluKind> kindOf(const CpuNodeInfo& info) {
     if (op == "FastGelu" && microsoft) return GeluKind::Tanh;
     if (op == "BiasGelu" && microsoft) return GeluKind::Erf;
     if (op != "Gelu") return std::nullopt;
+    // Not from the schema: Debian's libonnx (1.12) predates Gelu (opset 20).
     const std::string approximate = microsoft ? "none" : info.attributes().getString("approximate", "none");
     if (approximate == "none") return GeluKind::Erf;
     if (approximate == "tanh") return GeluKind::Tanh;
@@ -103,14 +106,15 @@ std::unique_ptr<PreparedKernel> prepareGelu(const CpuNodeInfo& info) {
     } else if (info.node.opType == "BiasGelu") {
         return nullptr;
     }
-    const float alpha = info.attributes().getFloat("alpha", 1.702f);
+    const float alpha = activationParams(activationKind(ActivationId::QuickGelu), info.attributes())[0];
     return std::make_unique<GeluKernel>(*kind, alpha, biasWidth);
 }
 
 } // namespace
 
 void registerCpuGeluKernels(CpuKernelRegistry& registry) {
-    for (const char* op : {"Gelu", "BiasGelu", "FastGelu", "QuickGelu"}) registry.add(op, prepareGelu);
+    registry.add("Gelu", prepareGelu);  // ONNX's, opset 20
+    for (const char* op : {"Gelu", "BiasGelu", "FastGelu", "QuickGelu"}) registry.add(op, prepareGelu, "com.microsoft");
 }
 
 } // namespace graphlens

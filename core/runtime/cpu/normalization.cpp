@@ -2,6 +2,8 @@
 // (n, c) plane is normalized by its own mean and variance (accumulated in double, two passes, as
 // the reference does), then scaled and shifted per channel. One plane per task.
 #include "core/runtime/cpu/cpu_kernel.h"
+
+#include "core/onnx/schema_defaults.h"
 #include "core/runtime/cpu/vector_math.h"
 #include "core/runtime/reference/ref_util.h"
 
@@ -75,7 +77,7 @@ std::unique_ptr<PreparedKernel> prepareInstanceNorm(const CpuNodeInfo& info) {
     const int64_t count = ref::elementCount(x);
     if (count == 0) return nullptr;
     const int64_t inner = count / (x[0] * channels);
-    return std::make_unique<InstanceNormKernel>(x[0], channels, inner, info.attributes().getFloat("epsilon", 1e-5f));
+    return std::make_unique<InstanceNormKernel>(x[0], channels, inner, floatAttributeOrDefault(info.attributes(), OpKey::of(info.node), info.opset, "epsilon"));
 }
 
 } // namespace

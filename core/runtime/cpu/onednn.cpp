@@ -2,6 +2,8 @@
 // onednn_internal.h, and the registration of every oneDNN factory.
 #include "core/runtime/cpu/onednn_internal.h"
 
+#include "core/graph/activation_kinds.h"
+
 #include <omp.h>
 
 #include <atomic>
@@ -146,24 +148,28 @@ bool appendActivation(const Attributes& attributes, dnnl::post_ops& ops) {
     const Attribute* a = attributes.find("activation");
     if (!a) return true;
     if (!a->holds<std::string>()) return false;
-    const std::string& name = a->get<std::string>();
-    const std::vector<float> p = floatsAttribute(attributes, "activation_params");
-    if (name == "Relu") ops.append_eltwise(1.f, alg::eltwise_relu, 0.f, 0.f);
-    else if (name == "LeakyRelu") ops.append_eltwise(1.f, alg::eltwise_relu, p.empty() ? 0.01f : p[0], 0.f);
-    else if (name == "Sigmoid") ops.append_eltwise(1.f, alg::eltwise_logistic, 0.f, 0.f);
-    else if (name == "Tanh") ops.append_eltwise(1.f, alg::eltwise_tanh, 0.f, 0.f);
-    else if (name == "HardSwish") ops.append_eltwise(1.f, alg::eltwise_hardswish, 0.f, 0.f);
-    else if (name == "QuickGelu") ops.append_eltwise(1.f, alg::eltwise_swish, p.empty() ? 1.702f : p[0], 0.f);
-    else if (name == "Clip") {
-        if (p.size() != 2 || !(p[0] <= p[1])) return false;
-        ops.append_eltwise(1.f, alg::eltwise_clip_v2, p[0], p[1]);
-    } else if (name == "HardSigmoid") {
+    const ActivationKind* kind = activationKindNamed(a->get<std::string>());
+    if (!kind) return false;
+    const std::vector<float> given = floatsAttribute(attributes, "activation_params");
+    const auto [alpha, beta] = activationParams(*kind, given);
+    switch (kind->id) {
+    case ActivationId::Relu: ops.append_eltwise(1.f, alg::eltwise_relu, 0.f, 0.f); break;
+    case ActivationId::LeakyRelu: ops.append_eltwise(1.f, alg::eltwise_relu, alpha, 0.f); break;
+    case ActivationId::Sigmoid: ops.append_eltwise(1.f, alg::eltwise_logistic, 0.f, 0.f); break;
+    case ActivationId::Tanh: ops.append_eltwise(1.f, alg::eltwise_tanh, 0.f, 0.f); break;
+    case ActivationId::HardSwish: ops.append_eltwise(1.f, alg::eltwise_hardswish, 0.f, 0.f); break;
+    case ActivationId::QuickGelu: ops.append_eltwise(1.f, alg::eltwise_swish, alpha, 0.f); break;
+    case ActivationId::Elu: ops.append_eltwise(1.f, alg::eltwise_elu, alpha, 0.f); break;
+    case ActivationId::Clip:
+        if (given.size() != 2 || !(alpha <= beta)) return false;
+        ops.append_eltwise(1.f, alg::eltwise_clip_v2, alpha, beta);
+        break;
+    case ActivationId::HardSigmoid:
         // max(0, min(1, alpha * x + beta)): a linear step, then a clip (2.6 has no hardsigmoid).
-        const float alpha = p.size() > 0 ? p[0] : 0.2f, beta = p.size() > 1 ? p[1] : 0.5f;
         ops.append_eltwise(1.f, alg::eltwise_linear, alpha, beta);
         ops.append_eltwise(1.f, alg::eltwise_clip_v2, 0.f, 1.f);
-    } else {
-        return false;
+        break;
+    default: return false;  // no oneDNN post-op computes it
     }
     return true;
 }

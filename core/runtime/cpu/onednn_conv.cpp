@@ -301,7 +301,7 @@ std::unique_ptr<PreparedKernel> prepareBlockedConv(const CpuNodeInfo& info) {
 
 void registerConvKernels(CpuKernelRegistry& registry) {
     registry.add("Conv", prepareConv);
-    registry.add("FusedConv", prepareConv);  // com.microsoft; see CpuKernelRegistry::prepare
+    registry.add("FusedConv", prepareConv, "com.microsoft");
     registry.add("ConvTranspose", prepareConvTranspose);
 }
 

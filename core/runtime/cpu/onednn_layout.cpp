@@ -2,6 +2,8 @@
 // a value stays blocked where every consumer reads exactly that layout, and variants that pay
 // off only inside a chain are dropped, with what they read and wrote, until nothing changes.
 #include "core/runtime/cpu/onednn_layout.h"
+
+#include "core/graph/op_key.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/executor.h"
 
@@ -17,7 +19,7 @@ bool isWindowPool(const Node& n) { return n.opType == "MaxPool" || n.opType == "
 bool isChannelwise(const Node& n) { return n.opType == "GlobalAveragePool" || n.opType == "Add" || n.opType == "Mul"; }
 
 bool hasBlockedVariant(const Node& n) {
-    const bool known = n.domain.empty() || n.domain == "ai.onnx" || n.domain == "com.microsoft";
+    const bool known = isDefaultDomain(n.domain) || n.domain == "com.microsoft";
     return known && (isConvolution(n) || isWindowPool(n) || isChannelwise(n));
 }
 

@@ -6,6 +6,7 @@
 #include "core/runtime/cpu/onednn_internal.h"
 
 #include <cstring>
+#include <limits>
 
 namespace graphlens::onednn {
 namespace {
@@ -118,12 +119,10 @@ private:
 bool appendGemmActivation(const Attributes& attributes, dnnl::post_ops& ops) {
     const Attribute* name = attributes.find("activation");
     if (!name) return true;
-    Attributes asConv{{"activation", *name}};
-    const bool alpha = attributes.has("activation_alpha"), beta = attributes.has("activation_beta");
-    std::vector<float> params;
-    if (alpha || beta) params.push_back(attributes.getFloat("activation_alpha", 0.2f));  // HardSigmoid's default
-    if (beta) params.push_back(attributes.getFloat("activation_beta", 0.5f));
-    if (!params.empty()) asConv.set("activation_params", params);
+    const float missing = std::numeric_limits<float>::quiet_NaN();  // the table's default stands in
+    Attributes asConv{{"activation", *name},
+                      {"activation_params", std::vector<float>{attributes.getFloat("activation_alpha", missing),
+                                                               attributes.getFloat("activation_beta", missing)}}};
     return appendActivation(asConv, ops);
 }
 
@@ -255,9 +254,9 @@ std::unique_ptr<PreparedKernel> makeGemm(const CpuNodeInfo& info) {
 
 void registerMatMulKernels(CpuKernelRegistry& registry) {
     registry.add("Gemm", makeGemm);
-    registry.add("FusedGemm", makeGemm);  // com.microsoft: Gemm with an activation post-op
+    registry.add("FusedGemm", makeGemm, "com.microsoft");  // Gemm with an activation post-op
     registry.add("MatMul", makeMatMul);
-    registry.add("FusedMatMul", makeMatMul);  // com.microsoft: MatMul of transposed operands, scaled
+    registry.add("FusedMatMul", makeMatMul, "com.microsoft");  // MatMul of transposed operands, scaled
 }
 
 } // namespace graphlens::onednn

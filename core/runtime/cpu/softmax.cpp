@@ -1,6 +1,8 @@
 // Optimized CPU kernels over the last axis (attention scores, transformer activations): Softmax,
 // LayerNormalization and com.microsoft SkipLayerNormalization, ReduceMean/ReduceSum; one row per task, in vectorizable loops.
 #include "core/runtime/cpu/cpu_kernel.h"
+
+#include "core/onnx/schema_defaults.h"
 #include "core/runtime/cpu/vector_math.h"
 
 #include <cmath>
@@ -47,7 +49,7 @@ std::unique_ptr<PreparedKernel> prepareSoftmax(const CpuNodeInfo& info) {
     if (rank == 0) return nullptr;
     // From opset 13 the axis is one axis (default -1); before, everything from `axis` (default
     // 1) on is one row: the same thing when the axis is the last one.
-    int64_t axis = info.attributes().getInt("axis", info.opset >= 13 ? -1 : 1);
+    int64_t axis = intAttributeOrDefault(info.attributes(), OpKey::of(info.node), info.opset, "axis");
     if (axis < 0) axis += rank;
     if (axis != rank - 1) return nullptr;
     const int64_t width = dims.back();
@@ -88,7 +90,7 @@ std::unique_ptr<PreparedKernel> prepareLayerNorm(const CpuNodeInfo& info) {
     if (info.outputDims.size() != 1 || info.inputTypes.empty() || info.inputTypes[0] != DType::Float) return nullptr;
     const auto& dims = info.inputDims[0];
     const auto rank = int64_t(dims.size());
-    int64_t axis = info.attributes().getInt("axis", -1);
+    int64_t axis = intAttributeOrDefault(info.attributes(), OpKey::of(info.node), info.opset, "axis");
     if (axis < 0) axis += rank;
     if (rank == 0 || axis != rank - 1) return nullptr;
     const int64_t width = dims.back();
@@ -99,7 +101,8 @@ std::unique_ptr<PreparedKernel> prepareLayerNorm(const CpuNodeInfo& info) {
     if (width == 0) return nullptr;
     int64_t rows = 1;
     for (int64_t i = 0; i + 1 < rank; ++i) rows *= dims[size_t(i)];
-    return std::make_unique<LayerNormKernel>(rows, width, info.attributes().getFloat("epsilon", 1e-5f), scale,
+    const float epsilon = floatAttributeOrDefault(info.attributes(), OpKey::of(info.node), info.opset, "epsilon");
+    return std::make_unique<LayerNormKernel>(rows, width, epsilon, scale,
                                              info.hasInput(2) ? bias : nullptr);
 }
 
@@ -213,7 +216,7 @@ void registerCpuSoftmaxKernels(CpuKernelRegistry& registry) {
     registry.add("Softmax", prepareSoftmax);
     registry.add("LogSoftmax", prepareSoftmax);
     registry.add("LayerNormalization", prepareLayerNorm);
-    registry.add("SkipLayerNormalization", prepareSkipLayerNorm);  // com.microsoft
+    registry.add("SkipLayerNormalization", prepareSkipLayerNorm, "com.microsoft");
 }
 
 } // namespace graphlens

@@ -2,6 +2,7 @@
 // one channel block, which the compiler turns into one vector operation per line.
 #include "core/runtime/cpu/winograd_conv.h"
 
+#include "core/graph/activation_kinds.h"
 #include "core/runtime/cpu/vector_math.h"
 
 #include <atomic>
@@ -185,11 +186,12 @@ std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradShape& shape, con
     float slope = 1.f, low = -inf, high = inf;
     if (const Attribute* a = info.attributes().find("activation")) {
         if (!a->holds<std::string>()) return nullptr;
-        const std::string& name = a->get<std::string>();
-        const std::vector<float> p = floatsAttribute(info.attributes(), "activation_params");
-        if (name == "Relu") slope = 0.f;
-        else if (name == "LeakyRelu") slope = p.empty() ? 0.01f : p[0];
-        else if (name == "Clip" && p.size() == 2 && p[0] <= p[1]) low = p[0], high = p[1];
+        const ActivationKind* kind = activationKindNamed(a->get<std::string>());
+        const std::vector<float> given = floatsAttribute(info.attributes(), "activation_params");
+        const ActivationParams p = kind ? activationParams(*kind, given) : ActivationParams{};
+        if (kind && kind->id == ActivationId::Relu) slope = 0.f;
+        else if (kind && kind->id == ActivationId::LeakyRelu) slope = p[0];
+        else if (kind && kind->id == ActivationId::Clip && given.size() == 2 && p[0] <= p[1]) low = p[0], high = p[1];
         else return nullptr;
     }
     try {

@@ -2,6 +2,8 @@
 // Sigmoid, Tanh, Softplus, Gelu and ONNX Runtime's Gelu forms, ...) and Clip.
 #include "core/runtime/reference/elementwise_internal.h"
 
+#include "core/graph/activation_kinds.h"
+
 #include <cmath>
 #include <numbers>
 
@@ -14,6 +16,11 @@ float floatAttr(const KernelContext& ctx, const char* name, float fallback) {
     return ctx.attributes().getFloat(name, fallback);
 }
 
+/// The node's numbers for activation `id` (activations.def), the table's defaults where absent.
+ActivationParams paramsOf(const KernelContext& ctx, ActivationId id) {
+    return activationParams(activationKind(id), ctx.attributes());
+}
+
 void relu(KernelContext& ctx) {
     ctx.setOutput(0, mapNumeric(ctx.input(0), "Relu", [](auto x) {
         using T = decltype(x);
@@ -22,27 +29,26 @@ void relu(KernelContext& ctx) {
 }
 
 void leakyRelu(KernelContext& ctx) {
-    const double alpha = floatAttr(ctx, "alpha", 0.01f);
+    const double alpha = paramsOf(ctx, ActivationId::LeakyRelu)[0];
     ctx.setOutput(0, mapFloating(ctx.input(0), "LeakyRelu", [&](auto x) { return x < 0 ? alpha * x : x; }));
 }
 
 void elu(KernelContext& ctx) {
-    const double alpha = floatAttr(ctx, "alpha", 1.0f);
+    const double alpha = paramsOf(ctx, ActivationId::Elu)[0];
     ctx.setOutput(0, mapFloating(ctx.input(0), "Elu", [&](auto x) {
         return x < 0 ? alpha * (std::exp(double(x)) - 1) : double(x);
     }));
 }
 
 void selu(KernelContext& ctx) {
-    const double alpha = floatAttr(ctx, "alpha", 1.67326319217681884765625f);
-    const double gamma = floatAttr(ctx, "gamma", 1.05070102214813232421875f);
+    const auto [alpha, gamma] = paramsOf(ctx, ActivationId::Selu);
     ctx.setOutput(0, mapFloating(ctx.input(0), "Selu", [&](auto x) {
         return x <= 0 ? gamma * (alpha * std::exp(double(x)) - alpha) : gamma * x;
     }));
 }
 
 void celu(KernelContext& ctx) {
-    const double alpha = floatAttr(ctx, "alpha", 1.0f);
+    const double alpha = paramsOf(ctx, ActivationId::Celu)[0];
     if (alpha == 0) throw KernelError("Celu needs a nonzero alpha");
     ctx.setOutput(0, mapFloating(ctx.input(0), "Celu", [&](auto x) {
         return std::max(0.0, double(x)) + std::min(0.0, alpha * (std::exp(x / alpha) - 1));
@@ -58,8 +64,7 @@ double hardSigmoidOf(double x, double alpha, double beta) {
 }
 
 void hardSigmoid(KernelContext& ctx) {
-    const double alpha = floatAttr(ctx, "alpha", 0.2f);
-    const double beta = floatAttr(ctx, "beta", 0.5f);
+    const auto [alpha, beta] = paramsOf(ctx, ActivationId::HardSigmoid);
     ctx.setOutput(0, mapFloating(ctx.input(0), "HardSigmoid",
                                  [&](auto x) { return hardSigmoidOf(x, alpha, beta); }));
 }
@@ -85,7 +90,7 @@ void tanhOp(KernelContext& ctx) {
 }
 
 void thresholdedRelu(KernelContext& ctx) {
-    const double alpha = floatAttr(ctx, "alpha", 1.0f);
+    const double alpha = paramsOf(ctx, ActivationId::ThresholdedRelu)[0];
     ctx.setOutput(0, mapFloating(ctx.input(0), "ThresholdedRelu",
                                  [&](auto x) { return x > alpha ? double(x) : 0.0; }));
 }
@@ -111,6 +116,7 @@ double geluTanh(double x) {
 }
 
 void gelu(KernelContext& ctx) {
+    // Not from the schema: Debian's libonnx (1.12) predates Gelu (opset 20).
     const std::string approximate = ctx.attributes().getString("approximate", "none");
     if (approximate != "none" && approximate != "tanh")
         throw KernelError("Gelu's approximate must be 'none' or 'tanh', not '" + approximate + "'");
@@ -134,9 +140,9 @@ void biasGelu(KernelContext& ctx) {
     ctx.setOutput(0, mapFloating(withBias(ctx, 1, "BiasGelu"), "BiasGelu", [](auto x) { return geluErf(x); }));
 }
 
-/// com.microsoft QuickGelu: x * sigmoid(alpha * x), alpha 1.702 unless given (ONNX Runtime's schema).
+/// com.microsoft QuickGelu: x * sigmoid(alpha * x), alpha as ONNX Runtime's schema defaults it.
 void quickGelu(KernelContext& ctx) {
-    const double alpha = floatAttr(ctx, "alpha", 1.702f);
+    const double alpha = paramsOf(ctx, ActivationId::QuickGelu)[0];
     ctx.setOutput(0, mapFloating(ctx.input(0), "QuickGelu", [&](auto x) { return x / (1 + std::exp(-alpha * x)); }));
 }
 
@@ -181,6 +187,43 @@ void clip(KernelContext& ctx) { ctx.setOutput(0, clipTensor(ctx, ctx.input(0)));
 } // namespace
 
 namespace ref {
+
+bool hasActivationValue(ActivationId id) {
+    switch (id) {
+    case ActivationId::Identity: case ActivationId::Relu: case ActivationId::Sigmoid: case ActivationId::Tanh:
+    case ActivationId::LeakyRelu: case ActivationId::Clip: case ActivationId::HardSigmoid:
+    case ActivationId::HardSwish: case ActivationId::Elu: case ActivationId::QuickGelu: case ActivationId::Selu:
+    case ActivationId::Celu: case ActivationId::ThresholdedRelu: case ActivationId::Softplus:
+    case ActivationId::Softsign: case ActivationId::Mish: case ActivationId::Gelu: case ActivationId::FastGelu:
+        return true;
+    default:
+        return false;
+    }
+}
+
+double activationValue(ActivationId id, double x, const ActivationParams& p) {
+    const double a = p[0], b = p[1];
+    switch (id) {
+    case ActivationId::Relu: return x < 0 ? 0.0 : x;
+    case ActivationId::Sigmoid: return 1 / (1 + std::exp(-x));
+    case ActivationId::Tanh: return std::tanh(x);
+    case ActivationId::LeakyRelu: return x < 0 ? a * x : x;
+    case ActivationId::Clip: return std::isnan(x) ? x : std::min(std::max(x, a), b);
+    case ActivationId::HardSigmoid: return hardSigmoidOf(x, a, b);
+    case ActivationId::HardSwish: return x * hardSigmoidOf(x, 1.0 / 6, 0.5);
+    case ActivationId::Elu: return x < 0 ? a * (std::exp(x) - 1) : x;
+    case ActivationId::QuickGelu: return x / (1 + std::exp(-a * x));
+    case ActivationId::Selu: return x <= 0 ? b * (a * std::exp(x) - a) : b * x;
+    case ActivationId::Celu: return std::max(0.0, x) + std::min(0.0, a * (std::exp(x / a) - 1));
+    case ActivationId::ThresholdedRelu: return x > a ? x : 0.0;
+    case ActivationId::Softplus: return softplusOf(x);
+    case ActivationId::Softsign: return x / (1 + std::fabs(x));
+    case ActivationId::Mish: return x * std::tanh(softplusOf(x));
+    case ActivationId::Gelu: return geluErf(x);
+    case ActivationId::FastGelu: return geluTanh(x);
+    default: return x;  // Identity
+    }
+}
 
 void registerActivationKernels(KernelRegistry& registry) {
     registry.add("Relu", relu);

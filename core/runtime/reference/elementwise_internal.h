@@ -2,6 +2,7 @@
 // tensors, float-type dispatch (float16/bfloat16 computed in float), and per-part registration.
 #pragma once
 
+#include "core/graph/activation_kinds.h"
 #include "core/runtime/reference/ref_util.h"
 
 #include <algorithm>
@@ -11,6 +12,11 @@
 #include <type_traits>
 
 namespace graphlens::ref {
+
+/// True when activationValue() computes the activation kind `id` (core/graph/activations.def).
+bool hasActivationValue(ActivationId id);
+/// f(x) of activation `id` with its numbers (alpha, beta): the math of a fused node's activation.
+double activationValue(ActivationId id, double x, const ActivationParams& params);
 
 inline bool isHalfType(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
 

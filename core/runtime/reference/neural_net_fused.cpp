@@ -4,6 +4,9 @@
 // activation_alpha / activation_beta. Built on the Conv and Gemm reference code.
 #include "core/runtime/reference/neural_net_internal.h"
 
+#include "core/graph/activation_kinds.h"
+#include "core/runtime/reference/elementwise_internal.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -14,35 +17,14 @@ namespace {
 
 using Activation = std::function<double(double)>;
 
-/// Parameter `i` of `p`, or `fallback` when it is missing (or NaN: not given).
-double param(const std::vector<float>& p, size_t i, double fallback) {
-    return i < p.size() && !std::isnan(p[i]) ? double(p[i]) : fallback;
-}
-
-double hardSigmoidOf(double x, double alpha, double beta) { return std::max(0.0, std::min(1.0, alpha * x + beta)); }
-
-/// The activation named `name` with its numbers (LeakyRelu: alpha; HardSigmoid: alpha, beta;
-/// Clip: min, max; Elu: alpha); the identity for an empty name.
+/// The activation named `name` (core/graph/activations.def) with its numbers (NaN or missing: the
+/// table's default); the identity for an empty name.
 Activation activationNamed(const std::string& name, const std::vector<float>& p) {
-    constexpr double inf = std::numeric_limits<double>::infinity();
     if (name.empty()) return [](double x) { return x; };
-    if (name == "Relu") return [](double x) { return x < 0 ? 0.0 : x; };
-    if (name == "Sigmoid") return [](double x) { return 1 / (1 + std::exp(-x)); };
-    if (name == "Tanh") return [](double x) { return std::tanh(x); };
-    if (name == "HardSwish") return [](double x) { return x * hardSigmoidOf(x, 1.0 / 6, 0.5); };
-    if (name == "QuickGelu") {  // x * sigmoid(alpha * x)
-        const double alpha = p.empty() ? 1.702 : p[0];
-        return [alpha](double x) { return x / (1 + std::exp(-alpha * x)); };
-    }
-    if (name == "LeakyRelu") return [a = param(p, 0, 0.01)](double x) { return x < 0 ? a * x : x; };
-    if (name == "Elu") return [a = param(p, 0, 1.0)](double x) { return x < 0 ? a * (std::exp(x) - 1) : x; };
-    if (name == "HardSigmoid")
-        return [a = param(p, 0, 0.2), b = param(p, 1, 0.5)](double x) { return hardSigmoidOf(x, a, b); };
-    if (name == "Clip")
-        return [lo = param(p, 0, -inf), hi = param(p, 1, inf)](double x) {
-            return std::isnan(x) ? x : std::min(std::max(x, lo), hi);
-        };
-    throw KernelError("the fused activation '" + name + "' is not supported");
+    const ActivationKind* kind = activationKindNamed(name);
+    if (!kind || !ref::hasActivationValue(kind->id))
+        throw KernelError("the fused activation '" + name + "' is not supported");
+    return [id = kind->id, params = activationParams(*kind, p)](double x) { return ref::activationValue(id, x, params); };
 }
 
 std::vector<float> floatsNamed(const Attributes& a, const char* name) {

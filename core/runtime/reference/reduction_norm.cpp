@@ -2,6 +2,8 @@
 // InstanceNormalization, LayerNormalization, LpNormalization, MeanVarianceNormalization and LRN.
 #include "core/runtime/reference/reduction_internal.h"
 
+#include "core/onnx/schema_defaults.h"
+
 #include <cmath>
 
 namespace graphlens::reduction {
@@ -76,7 +78,7 @@ void batchNormalization(KernelContext& ctx) {
     const std::vector<double> bias = perChannel(ctx, 2, s.length, "bias");
     std::vector<double> mean = perChannel(ctx, 3, s.length, "mean");
     std::vector<double> var = perChannel(ctx, 4, s.length, "variance");
-    const double epsilon = ctx.attributes().getFloat("epsilon", 1e-5f);
+    const double epsilon = floatAttributeOrDefault(ctx.attributes(), OpKey::of(ctx.node()), ctx.opset(), "epsilon");
     const bool training = ctx.opset() >= 14 && ctx.attributes().getInt("training_mode", 0) != 0;
     if (training) {
         std::vector<double> batchMean, batchVar;
@@ -108,7 +110,7 @@ void instanceNormalization(KernelContext& ctx) {
     const std::vector<double> in = doublesOf(x, "InstanceNormalization");
     const std::vector<double> scale = perChannel(ctx, 1, s.length, "scale");
     const std::vector<double> bias = perChannel(ctx, 2, s.length, "bias");
-    const double epsilon = ctx.attributes().getFloat("epsilon", 1e-5f);
+    const double epsilon = floatAttributeOrDefault(ctx.attributes(), OpKey::of(ctx.node()), ctx.opset(), "epsilon");
     std::vector<double> out(in.size());
     for (int64_t n = 0; n < s.outer; ++n)
         for (int64_t c = 0; c < s.length; ++c) {
@@ -126,7 +128,7 @@ void layerNormalization(KernelContext& ctx) {
     if (x.rank() == 0) throw KernelError("LayerNormalization needs an input of rank 1 or more");
     const int64_t rank = int64_t(x.rank());
     const int64_t axis = ref::normalizeAxis(ctx.attributes().getInt("axis", -1), rank);
-    const double epsilon = ctx.attributes().getFloat("epsilon", 1e-5f);
+    const double epsilon = floatAttributeOrDefault(ctx.attributes(), OpKey::of(ctx.node()), ctx.opset(), "epsilon");
     const AxisSplit s = flattenAt(x.dims(), axis);
     const std::vector<int64_t> normDims(x.dims().begin() + axis, x.dims().end());
     const std::vector<double> scale = broadcastTo(ctx.input(1), normDims, "scale");

@@ -1,69 +1,19 @@
-// Element-wise ops on the GPU: unary activations and math (unary.comp, a table of op codes) and
-// binary ops with numpy broadcasting (binary.comp, dims merged and strides zeroed where broadcast),
+// Element-wise ops on the GPU: unary activations and math (unary.comp: every unary kind of
+// core/graph/activations.def) and binary ops with numpy broadcasting (binary.comp, dims merged
+// and strides zeroed where broadcast),
 // com.microsoft BiasGelu and biased FastGelu as an Add with the activation in the same dispatch.
 #include "core/runtime/vulkan/ops.h"
 
+#include "core/graph/activation_kinds.h"
+
 #include <algorithm>
-#include <limits>
 
 namespace graphlens::vk {
 namespace {
 
-constexpr float kBig = std::numeric_limits<float>::max();
-
-struct UnaryRow {
-    const char* op;
-    const char* domain;
-    int code;  // see activate() in shaders/common.glsl
-    const char* alphaName;
-    float alpha;
-    const char* betaName;
-    float beta;
-};
-
-// op -> code of activate(), with the attributes that give alpha and beta.
-constexpr UnaryRow kUnary[] = {
-    {"Relu", "", 1, nullptr, 0, nullptr, 0},
-    {"Sigmoid", "", 2, nullptr, 0, nullptr, 0},
-    {"Tanh", "", 3, nullptr, 0, nullptr, 0},
-    {"LeakyRelu", "", 4, "alpha", 0.01f, nullptr, 0},
-    {"HardSigmoid", "", 6, "alpha", 0.2f, "beta", 0.5f},
-    {"HardSwish", "", 7, nullptr, 0, nullptr, 0},
-    {"Elu", "", 8, "alpha", 1.0f, nullptr, 0},
-    {"QuickGelu", "com.microsoft", 9, "alpha", 1.702f, nullptr, 0},
-    {"Exp", "", 10, nullptr, 0, nullptr, 0},
-    {"Sqrt", "", 11, nullptr, 0, nullptr, 0},
-    {"Erf", "", 12, nullptr, 0, nullptr, 0},
-    {"Gelu", "com.microsoft", 13, nullptr, 0, nullptr, 0},
-    {"Abs", "", 14, nullptr, 0, nullptr, 0},
-    {"Neg", "", 15, nullptr, 0, nullptr, 0},
-    {"Log", "", 16, nullptr, 0, nullptr, 0},
-    {"Reciprocal", "", 17, nullptr, 0, nullptr, 0},
-    {"Floor", "", 18, nullptr, 0, nullptr, 0},
-    {"Ceil", "", 19, nullptr, 0, nullptr, 0},
-    {"Softplus", "", 20, nullptr, 0, nullptr, 0},
-    {"Selu", "", 21, "alpha", 1.67326319217681884765625f, "gamma", 1.05070102214813232421875f},
-    {"Sign", "", 22, nullptr, 0, nullptr, 0},
-    {"Softsign", "", 23, nullptr, 0, nullptr, 0},
-    {"ThresholdedRelu", "", 24, "alpha", 1.0f, nullptr, 0},
-    {"Celu", "", 25, "alpha", 1.0f, nullptr, 0},
-    {"FastGelu", "com.microsoft", 26, nullptr, 0, nullptr, 0},
-    {"Round", "", 27, nullptr, 0, nullptr, 0},
-    {"Sin", "", 28, nullptr, 0, nullptr, 0},
-    {"Cos", "", 29, nullptr, 0, nullptr, 0},
-    {"Mish", "", 30, nullptr, 0, nullptr, 0},
-    {"Identity", "", 0, nullptr, 0, nullptr, 0},
-};
-
-const UnaryRow* unaryRow(const Node& n) {
-    for (const UnaryRow& row : kUnary)
-        if (n.opType == row.op && (n.domain == row.domain || (n.domain == "ai.onnx" && !*row.domain))) return &row;
-    return nullptr;
-}
-
-NodeProgram unaryProgram(const NodeShapes& s, int code, float alpha, float beta) {
+NodeProgram unaryProgram(const NodeShapes& s, ActivationId kind, float alpha, float beta) {
     const int64_t count = numel(s.outputDims[0]);
-    Dispatch d{"unary", Constants().i(code).i(count).f(alpha).f(beta).take(),
+    Dispatch d{"unary", Constants().i(int(kind)).i(count).f(alpha).f(beta).take(),
                {TensorRef::output(0), TensorRef::input(0)}, flatGroups(uint64_t(count), 64)};
     return {"vulkan:unary", {d}, true};
 }
@@ -72,14 +22,14 @@ bool floatUnary(const NodeShapes& s) {
     return s.floatInput(0) && s.outputTypes.at(0) == DType::Float && s.inputDims[0] == s.outputDims[0];
 }
 
+/// Every unary op of the activation table (activations.def) but Clip: activate() with the
+/// node's numbers, the table's defaults where it leaves them out.
 std::optional<NodeProgram> unary(const NodeShapes& s) {
-    const UnaryRow* row = unaryRow(s.node);
-    if (!row || !floatUnary(s)) return std::nullopt;
-    if ((s.node.opType == "FastGelu" || s.node.opType == "Gelu") && s.hasInput(1)) return std::nullopt;  // bias input
-    const Attributes& a = s.attributes();
-    const float alpha = row->alphaName ? a.getFloat(row->alphaName, row->alpha) : row->alpha;
-    const float beta = row->betaName ? a.getFloat(row->betaName, row->beta) : row->beta;
-    return unaryProgram(s, row->code, alpha, beta);
+    const ActivationKind* kind = activationKindOfOp(s.node.domain, s.node.opType);
+    if (!kind || !floatUnary(s)) return std::nullopt;
+    if ((kind->id == ActivationId::FastGelu || kind->id == ActivationId::Gelu) && s.hasInput(1)) return std::nullopt;  // bias input
+    const ActivationParams p = activationParams(*kind, s.attributes());
+    return unaryProgram(s, kind->id, p[0], p[1]);
 }
 
 /// A scalar float constant of input `i`, `fallback` when the input is omitted, nullopt when it is
@@ -92,12 +42,11 @@ std::optional<float> scalarInput(const NodeShapes& s, size_t i, float fallback) 
 
 std::optional<NodeProgram> clip(const NodeShapes& s) {
     if (!floatUnary(s)) return std::nullopt;
-    if (s.opset < 11) {
-        return unaryProgram(s, 5, s.attributes().getFloat("min", -kBig), s.attributes().getFloat("max", kBig));
-    }
-    const auto lo = scalarInput(s, 1, -kBig), hi = scalarInput(s, 2, kBig);
+    const ActivationParams bounds = activationParams(activationKind(ActivationId::Clip), s.attributes());
+    if (s.opset < 11) return unaryProgram(s, ActivationId::Clip, bounds[0], bounds[1]);
+    const auto lo = scalarInput(s, 1, bounds[0]), hi = scalarInput(s, 2, bounds[1]);
     if (!lo || !hi) return std::nullopt;  // bounds computed at run time: the CPU runs it
-    return unaryProgram(s, 5, *lo, *hi);
+    return unaryProgram(s, ActivationId::Clip, *lo, *hi);
 }
 
 /// Output dims and per-operand strides (0 where broadcast), merged where contiguous, padded to 6.
@@ -145,8 +94,8 @@ int binaryCode(const std::string& op) {
     return -1;
 }
 
-/// binary.comp: `code` of combine(), then activation `act` (0: none).
-std::optional<NodeProgram> binaryProgram(const NodeShapes& s, int code, int act) {
+/// binary.comp: `code` of combine(), then activation `act`.
+std::optional<NodeProgram> binaryProgram(const NodeShapes& s, int code, ActivationId act) {
     if (s.inputDims.size() != 2 || !s.floatInput(0) || !s.floatInput(1) || s.outputTypes.at(0) != DType::Float)
         return std::nullopt;
     const auto walk = broadcastWalk(s.outputDims[0], s.inputDims[0], s.inputDims[1]);
@@ -157,7 +106,7 @@ std::optional<NodeProgram> binaryProgram(const NodeShapes& s, int code, int act)
     for (int64_t d : walk->dims) c.i(d);
     for (int64_t v : walk->a) c.i(v);
     for (int64_t v : walk->b) c.i(v);
-    c.i(act).f(0).f(0);
+    c.i(int(act)).f(0).f(0);
     Dispatch d{"binary", c.take(), {TensorRef::output(0), TensorRef::input(0), TensorRef::input(1)},
                flatGroups(uint64_t(count), 64)};
     return NodeProgram{"vulkan:binary", {d}, s.inputDims[0] == s.outputDims[0]};
@@ -165,14 +114,16 @@ std::optional<NodeProgram> binaryProgram(const NodeShapes& s, int code, int act)
 
 std::optional<NodeProgram> binary(const NodeShapes& s) {
     const std::string& op = s.node.opType;
-    if ((op == "Max" || op == "Min") && s.inputDims.size() == 1 && floatUnary(s)) return unaryProgram(s, 0, 0, 0);
-    return binaryProgram(s, binaryCode(op), 0);
+    if ((op == "Max" || op == "Min") && s.inputDims.size() == 1 && floatUnary(s))
+        return unaryProgram(s, ActivationId::Identity, 0, 0);
+    return binaryProgram(s, binaryCode(op), ActivationId::Identity);
 }
 
 /// com.microsoft BiasGelu (Gelu(X + B)) and FastGelu with a bias: an Add with the activation after.
 std::optional<NodeProgram> biasGelu(const NodeShapes& s) {
     if (!s.hasInput(1)) return std::nullopt;
-    auto program = binaryProgram(s, binaryCode("Add"), s.node.opType == "FastGelu" ? 26 : 13);
+    const ActivationId gelu = s.node.opType == "FastGelu" ? ActivationId::FastGelu : ActivationId::Gelu;
+    auto program = binaryProgram(s, binaryCode("Add"), gelu);
     if (program) program->kernel = "vulkan:binary-gelu";
     return program;
 }
@@ -180,7 +131,9 @@ std::optional<NodeProgram> biasGelu(const NodeShapes& s) {
 } // namespace
 
 void registerElementwiseOps(VulkanOpRegistry& registry) {
-    for (const UnaryRow& row : kUnary) registry.add(row.op, unary, row.domain);
+    for (const ActivationKind& kind : kActivationKinds)
+        if (kind.has(kActUnaryOp) && kind.id != ActivationId::Clip)
+            registry.add(std::string(kind.name), unary, std::string(kind.domain));
     registry.add("Clip", clip);
     for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "PRelu"}) registry.add(op, binary);
     registry.add("BiasGelu", biasGelu, "com.microsoft");

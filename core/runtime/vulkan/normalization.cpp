@@ -2,6 +2,8 @@
 // (layernorm.comp) on the GPU.
 #include "core/runtime/vulkan/ops.h"
 
+#include "core/onnx/schema_defaults.h"
+
 namespace graphlens::vk {
 namespace {
 
@@ -9,7 +11,7 @@ std::optional<NodeProgram> softmax(const NodeShapes& s) {
     if (!s.floatInput(0) || s.outputTypes.at(0) != DType::Float) return std::nullopt;
     const auto& x = s.inputDims[0];
     const auto rank = int64_t(x.size());
-    int64_t axis = s.attributes().getInt("axis", s.opset < 13 ? 1 : -1);
+    int64_t axis = intAttributeOrDefault(s.attributes(), OpKey::of(s.node), s.opset, "axis");  // 1 before opset 13, then -1
     if (rank == 0 || axis < -rank || axis >= rank) return std::nullopt;
     if (axis < 0) axis += rank;
     int64_t outer = 1, dim = 1, inner = 1;
@@ -45,7 +47,9 @@ std::optional<NodeProgram> layerNormProgram(const NodeShapes& s, int64_t axis, s
     if (skip >= 0 && s.inputDims[size_t(skip)] != x) return std::nullopt;
     if (skipBias >= 0 && numel(s.inputDims[size_t(skipBias)]) != cols) return std::nullopt;
     Constants c;
-    c.i(rows).i(cols).f(s.attributes().getFloat("epsilon", 1e-5f)).i(bias >= 0).i(*scaleStride).i(*biasStride);
+    const float epsilon = skip >= 0 ? s.attributes().getFloat("epsilon", 1e-12f)  // ONNX Runtime's SkipLayerNormalization
+                                    : floatAttributeOrDefault(s.attributes(), OpKey::of(s.node), s.opset, "epsilon");
+    c.i(rows).i(cols).f(epsilon).i(bias >= 0).i(*scaleStride).i(*biasStride);
     c.i(s.hasOutput(1)).i(s.hasOutput(2)).i(skip >= 0).i(skipBias >= 0);
     auto in = [](int i) { return i >= 0 ? TensorRef::input(i) : TensorRef::none(); };
     Dispatch d{"layernorm", c.take(),

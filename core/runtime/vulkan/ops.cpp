@@ -1,15 +1,11 @@
 // The registry of Vulkan op factories and the helpers the op files share.
 #include "core/runtime/vulkan/ops.h"
 
+#include "core/graph/activation_kinds.h"
+
 #include <algorithm>
-#include <set>
 
 namespace graphlens::vk {
-namespace {
-
-std::string canonicalDomain(std::string_view domain) { return domain == "ai.onnx" ? "" : std::string(domain); }
-
-} // namespace
 
 std::array<uint32_t, 3> flatGroups(uint64_t count, uint32_t local) {
     const uint64_t groups = std::max<uint64_t>(1, (count + local - 1) / local);
@@ -25,25 +21,23 @@ bool fitsGroups(const DeviceTraits& device, const std::array<uint32_t, 3>& group
 }
 
 void VulkanOpRegistry::add(const std::string& op, VulkanOpFactory factory, const std::string& domain) {
-    factories_[{canonicalDomain(domain), op}].push_back(factory);
+    factories_[OpKey(domain, op)].push_back(factory);
 }
 
 std::optional<NodeProgram> VulkanOpRegistry::build(const NodeShapes& node) const {
-    auto it = factories_.find(std::make_pair(canonicalDomain(node.node.domain), node.node.opType));
+    auto it = factories_.find(OpKey::of(node.node));
     if (it == factories_.end()) return std::nullopt;
     for (VulkanOpFactory factory : it->second)
         if (auto program = factory(node)) return program;
     return std::nullopt;
 }
 
-bool VulkanOpRegistry::has(std::string_view domain, std::string_view op) const {
-    return factories_.count(std::make_pair(canonicalDomain(domain), std::string(op))) > 0;
-}
+bool VulkanOpRegistry::has(const OpKey& key) const { return factories_.count(key) > 0; }
 
-std::vector<std::string> VulkanOpRegistry::ops() const {
-    std::set<std::string> names;
-    for (const auto& [key, list] : factories_) names.insert(key.first.empty() ? key.second : key.first + ":" + key.second);
-    return {names.begin(), names.end()};
+std::vector<OpKey> VulkanOpRegistry::ops() const {
+    std::vector<OpKey> keys;
+    for (const auto& entry : factories_) keys.push_back(entry.first);
+    return keys;
 }
 
 const VulkanOpRegistry& vulkanOps() {
@@ -72,20 +66,12 @@ std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims) {
     return strides;
 }
 
-std::optional<ActivationCode> activationCode(const std::string& name, const std::vector<float>& p) {
-    auto param = [&](size_t i, float fallback) { return i < p.size() && p[i] == p[i] ? p[i] : fallback; };
-    constexpr float big = 3.402823466e38f;
-    if (name.empty()) return ActivationCode{0};
-    if (name == "Relu") return ActivationCode{1};
-    if (name == "Sigmoid") return ActivationCode{2};
-    if (name == "Tanh") return ActivationCode{3};
-    if (name == "LeakyRelu") return ActivationCode{4, param(0, 0.01f)};
-    if (name == "Clip") return ActivationCode{5, param(0, -big), param(1, big)};
-    if (name == "HardSigmoid") return ActivationCode{6, param(0, 0.2f), param(1, 0.5f)};
-    if (name == "HardSwish") return ActivationCode{7};
-    if (name == "Elu") return ActivationCode{8, param(0, 1.0f)};
-    if (name == "QuickGelu") return ActivationCode{9, param(0, 1.702f)};
-    return std::nullopt;
+std::optional<ActivationCode> activationCode(const std::string& name, const std::vector<float>& params) {
+    if (name.empty()) return ActivationCode{activationKind(ActivationId::Identity).code()};
+    const ActivationKind* kind = activationKindNamed(name);
+    if (!kind || !kind->has(kActUnaryOp)) return std::nullopt;  // activate() has no such function
+    const ActivationParams p = activationParams(*kind, params);
+    return ActivationCode{kind->code(), p[0], p[1]};
 }
 
 } // namespace graphlens::vk

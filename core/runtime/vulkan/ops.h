@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/graph/graph.h"
+#include "core/graph/op_key.h"
 #include "core/runtime/node_descriptor.h"
 
 #include <array>
@@ -104,12 +105,12 @@ public:
     void add(const std::string& op, VulkanOpFactory factory, const std::string& domain = {});
     /// The program for `node`, or nullopt when no factory accepts it.
     std::optional<NodeProgram> build(const NodeShapes& node) const;
-    /// True when some shader serves (domain, op): "ai.onnx" and "" are the same domain.
-    bool has(std::string_view domain, std::string_view op) const;
-    std::vector<std::string> ops() const;  ///< "Op" or "domain:Op", sorted
+    /// True when some shader serves the op.
+    bool has(const OpKey& key) const;
+    std::vector<OpKey> ops() const;  ///< sorted
 
 private:
-    std::map<std::pair<std::string, std::string>, std::vector<VulkanOpFactory>, std::less<>> factories_;
+    std::map<OpKey, std::vector<VulkanOpFactory>> factories_;
 };
 
 const VulkanOpRegistry& vulkanOps();
@@ -126,7 +127,8 @@ int64_t numel(const std::vector<int64_t>& dims);
 /// Row-major element strides of `dims`.
 std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims);
 /// The code of a fused activation named like ORT's ("Relu", "LeakyRelu", ...; "" is the
-/// identity) with its two parameters, or nullopt when no shader knows it.
+/// identity) with its two parameters (the table's defaults where missing or NaN), or nullopt when
+/// activations.def has no such kind.
 struct ActivationCode {
     int op = 0;
     float alpha = 0, beta = 0;

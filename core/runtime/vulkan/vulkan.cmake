@@ -8,6 +8,19 @@ set(vulkan_dir ${CMAKE_CURRENT_SOURCE_DIR}/runtime/vulkan)
 file(GLOB vulkan_shaders CONFIGURE_DEPENDS ${vulkan_dir}/shaders/*.comp)
 file(GLOB vulkan_shader_includes CONFIGURE_DEPENDS ${vulkan_dir}/shaders/*.glsl)
 set(spirv_dir ${CMAKE_CURRENT_BINARY_DIR}/spirv)
+# The activation codes and defaults the shaders use (#include "activation_codes.glsl"), generated from
+# core/graph/activations.def by a small host tool built first, so the table is the only place they live.
+add_executable(graphlens_activation_glsl ${vulkan_dir}/tools/activation_glsl.cpp)
+target_include_directories(graphlens_activation_glsl PRIVATE ${PROJECT_SOURCE_DIR})
+set(shader_include_dir ${CMAKE_CURRENT_BINARY_DIR}/shader_include)
+set(activation_glsl ${shader_include_dir}/activation_codes.glsl)
+add_custom_command(
+  OUTPUT ${activation_glsl}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${shader_include_dir}
+  COMMAND graphlens_activation_glsl ${activation_glsl}
+  DEPENDS graphlens_activation_glsl ${PROJECT_SOURCE_DIR}/core/graph/activations.def
+  COMMENT "Generating activation_codes.glsl from activations.def"
+  VERBATIM)
 set(spirv_files)
 foreach(shader ${vulkan_shaders})
   get_filename_component(stem ${shader} NAME_WE)
@@ -19,9 +32,9 @@ foreach(shader ${vulkan_shaders})
   add_custom_command(
     OUTPUT ${spv}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${spirv_dir}
-    COMMAND ${GLSLC_EXECUTABLE} --target-env=vulkan1.1 -O -I ${vulkan_dir}/shaders -o ${spv} ${shader}
+    COMMAND ${GLSLC_EXECUTABLE} --target-env=vulkan1.1 -O -I ${vulkan_dir}/shaders -I ${shader_include_dir} -o ${spv} ${shader}
     ${validate}
-    DEPENDS ${shader} ${vulkan_shader_includes}
+    DEPENDS ${shader} ${vulkan_shader_includes} ${activation_glsl}
     COMMENT "Compiling shader ${stem}.comp to SPIR-V"
     VERBATIM)
   list(APPEND spirv_files ${spv})

@@ -21,8 +21,8 @@ private:
 
 std::unique_ptr<Backend> makeVulkanBackend(int deviceIndex) { return std::make_unique<VulkanBackend>(deviceIndex); }
 
-std::vector<std::string> vulkanShaderOps() { return vulkanOps().ops(); }
+std::vector<OpKey> vulkanShaderOps() { return vulkanOps().ops(); }
 
-bool hasVulkanShader(std::string_view domain, std::string_view op) { return vulkanOps().has(domain, op); }
+bool hasVulkanShader(const OpKey& op) { return vulkanOps().has(op); }
 
 } // namespace graphlens::vk

@@ -2,6 +2,7 @@
 // through core/runtime/backend_registry.h).
 #pragma once
 
+#include "core/graph/op_key.h"
 #include "core/runtime/backend.h"
 
 namespace graphlens::vk {
@@ -10,10 +11,10 @@ namespace graphlens::vk {
 /// no Vulkan driver or device.
 std::unique_ptr<Backend> makeVulkanBackend(int deviceIndex);
 
-/// Op types with a shader ("Op" or "domain:Op"), sorted.
-std::vector<std::string> vulkanShaderOps();
+/// Ops with a shader, sorted.
+std::vector<OpKey> vulkanShaderOps();
 
-/// True when a shader serves (domain, op).
-bool hasVulkanShader(std::string_view domain, std::string_view op);
+/// True when a shader serves the op.
+bool hasVulkanShader(const OpKey& op);
 
 } // namespace graphlens::vk

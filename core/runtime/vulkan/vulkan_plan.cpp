@@ -121,7 +121,7 @@ std::vector<ValueId> VulkanPlan::boundValues(size_t position, bool outputs) cons
 void VulkanPlan::chooseKernels() {
     gpu_.resize(order_.size());
     cpu_.resize(order_.size());
-    std::set<std::string> missing;
+    std::set<OpKey> missing;
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const Node& n = graph_.node(order_[pos]);
         if (nodeHasSubgraph(n))
@@ -136,8 +136,8 @@ void VulkanPlan::chooseKernels() {
             if (in != kNoId) lastRead_[size_t(in)] = int(pos);
         const NodeShapes s{*descriptor, traits_};
         std::string why;
-        if (!vulkanOps().has(n.domain, n.opType)) {
-            why = "no shader for " + n.opType;
+        if (!vulkanOps().has(OpKey::of(n))) {
+            why = "no shader for " + OpKey::of(n).toString();
         } else if (auto program = vulkanOps().build(s)) {
             why = limitPassed(*program, s);
             gpu_[pos] = std::make_unique<GpuNode>(GpuNode{std::move(*program), 0, {}, {}, {}});
@@ -158,7 +158,7 @@ void VulkanPlan::chooseKernels() {
         cpu->why = why;
         cpu->prepared = claimOnCpu(descriptor, n, {}).kernel;
         cpu->reference = referenceKernels().find(n.domain, n.opType);
-        if (!cpu->prepared && !cpu->reference) missing.insert(n.domain.empty() ? n.opType : n.domain + ":" + n.opType);
+        if (!cpu->prepared && !cpu->reference) missing.insert(OpKey::of(n));
         cpu_[pos] = std::move(cpu);
     }
     if (!missing.empty())

@@ -68,6 +68,7 @@ std::unique_ptr<NodeGraph> oneNode(const std::string& op, const std::vector<std:
     }
     g->builder.output(g->builder.op(op, ids, std::move(attributes), "node"));
     g->node = g->builder.lastNode();
+    if (op.starts_with("Fused")) g->builder.graph().node(g->node).domain = "com.microsoft";  // ONNX Runtime's ops
     const Graph& graph = g->builder.graph();
     for (ValueId id : ids) {
         if (id == kNoId) {

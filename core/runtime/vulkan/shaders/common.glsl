@@ -1,6 +1,7 @@
 // Shared by the compute shaders: the flat invocation index of a 2-D dispatch of 1-D workgroups,
-// element reads from a float tensor bound as RGBA32F texels, and the activation functions (codes
-// match activationCode() in core/runtime/vulkan/ops.cpp).
+// element reads from a float tensor bound as RGBA32F texels, and the activation functions (the
+// ACT_* codes are generated from core/graph/activations.def into activation_codes.glsl).
+#include "activation_codes.glsl"
 
 uint flatIndex() {
     return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
@@ -36,38 +37,38 @@ float erfApprox(float x) {
 
 float activate(int op, float x, float alpha, float beta) {
     switch (op) {
-    case 0: return x;                                              // identity
-    case 1: return max(x, 0.0);                                    // Relu
-    case 2: return sigmoid(x);                                     // Sigmoid
-    case 3: return stableTanh(x);                                  // Tanh
-    case 4: return x < 0.0 ? alpha * x : x;                        // LeakyRelu
-    case 5: return min(max(x, alpha), beta);                       // Clip(min, max)
-    case 6: return clamp(alpha * x + beta, 0.0, 1.0);              // HardSigmoid
-    case 7: return x * clamp(x / 6.0 + 0.5, 0.0, 1.0);             // HardSwish
-    case 8: return x < 0.0 ? alpha * (exp(x) - 1.0) : x;           // Elu
-    case 9: return x * sigmoid(alpha * x);                         // QuickGelu
-    case 10: return exp(x);                                        // Exp
-    case 11: return sqrt(x);                                       // Sqrt
-    case 12: return erfApprox(x);                                  // Erf
-    case 13: return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118)); // Gelu
-    case 14: return abs(x);                                        // Abs
-    case 15: return -x;                                            // Neg
-    case 16: return log(x);                                        // Log
-    case 17: return 1.0 / x;                                       // Reciprocal
-    case 18: return floor(x);                                      // Floor
-    case 19: return ceil(x);                                       // Ceil
-    case 20: return x > 15.0 ? x : log(1.0 + exp(x));              // Softplus
-    case 21: return x <= 0.0 ? beta * alpha * (exp(x) - 1.0) : beta * x; // Selu(alpha, gamma)
-    case 22: return sign(x);                                       // Sign
-    case 23: return x / (1.0 + abs(x));                            // Softsign
-    case 24: return x > alpha ? x : 0.0;                           // ThresholdedRelu
-    case 25: return max(0.0, x) + min(0.0, alpha * (exp(x / alpha) - 1.0)); // Celu
-    case 26: return 0.5 * x * (1.0 + stableTanh(0.7978845608 * (x + 0.044715 * x * x * x))); // FastGelu
-    case 27: return roundEven(x);                                  // Round
-    case 28: return sin(x);                                        // Sin
-    case 29: return cos(x);                                        // Cos
-    case 30: return x * stableTanh(x > 15.0 ? x : log(1.0 + exp(x))); // Mish
-    case 31: return x < 0.0 ? alpha * x : x;                       // PRelu with a scalar slope
+    case ACT_IDENTITY: return x;
+    case ACT_RELU: return max(x, 0.0);
+    case ACT_SIGMOID: return sigmoid(x);
+    case ACT_TANH: return stableTanh(x);
+    case ACT_LEAKYRELU: return x < 0.0 ? alpha * x : x;
+    case ACT_CLIP: return min(max(x, alpha), beta);  // min, max
+    case ACT_HARDSIGMOID: return clamp(alpha * x + beta, 0.0, 1.0);
+    case ACT_HARDSWISH: return x * clamp(x / 6.0 + 0.5, 0.0, 1.0);
+    case ACT_ELU: return x < 0.0 ? alpha * (exp(x) - 1.0) : x;
+    case ACT_QUICKGELU: return x * sigmoid(alpha * x);
+    case ACT_EXP: return exp(x);
+    case ACT_SQRT: return sqrt(x);
+    case ACT_ERF: return erfApprox(x);
+    case ACT_GELU: return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118));
+    case ACT_ABS: return abs(x);
+    case ACT_NEG: return -x;
+    case ACT_LOG: return log(x);
+    case ACT_RECIPROCAL: return 1.0 / x;
+    case ACT_FLOOR: return floor(x);
+    case ACT_CEIL: return ceil(x);
+    case ACT_SOFTPLUS: return x > 15.0 ? x : log(1.0 + exp(x));
+    case ACT_SELU: return x <= 0.0 ? beta * alpha * (exp(x) - 1.0) : beta * x;  // alpha, gamma
+    case ACT_SIGN: return sign(x);
+    case ACT_SOFTSIGN: return x / (1.0 + abs(x));
+    case ACT_THRESHOLDEDRELU: return x > alpha ? x : 0.0;
+    case ACT_CELU: return max(0.0, x) + min(0.0, alpha * (exp(x / alpha) - 1.0));
+    case ACT_FASTGELU: return 0.5 * x * (1.0 + stableTanh(0.7978845608 * (x + 0.044715 * x * x * x)));
+    case ACT_ROUND: return roundEven(x);
+    case ACT_SIN: return sin(x);
+    case ACT_COS: return cos(x);
+    case ACT_MISH: return x * stableTanh(x > 15.0 ? x : log(1.0 + exp(x)));
+    case ACT_PRELU: return x < 0.0 ? alpha * x : x;  // with a scalar slope
     }
     return x;
 }

@@ -1,0 +1,635 @@
+// Every optimized kernel against its reference kernel, as ncnn's per-layer tests do: the test walks
+// the CPU kernel registry (cpuKernels()) and the Vulkan op registry (vk::vulkanOps()), and for each
+// registered op runs the cases of kCases below through that kernel and through the reference kernel
+// (referenceKernels()) on the same seeded inputs and compares the outputs. An op registered without
+// a case fails the test, so a kernel without a differential test cannot exist; so does a case whose
+// op no registry has (a stale row), and a case that the backend declines (the case is chosen so the
+// fast kernel takes it).
+//
+// The table kCases, one row per case:
+//
+//   {"Op" | "com.microsoft:Op", {inputs...}, {attributes...}}   then optional modifiers:
+//       .tol(kFloat | kExact | kSums | Tol{rtol, atol, "why"})   default kFloat (kExact where every
+//                                                                output is an integer or bool)
+//       .vulkanTol(Tol)           where the shader computes in another way (say why in the Tol)
+//       .cpu("cpu:kernel-name")   the CPU kernel the case must get (ops with several factories)
+//       .only(Target::Cpu | Target::Vulkan)   the case tests one backend's path only
+//       .opset(N) / .outputs(N)   default opset 17, one output
+//   Integer cases of ops Vulkan also registers say .only(Target::Cpu): the shaders are float32 only.
+//   Inputs: f32(dims) uniform in [-1, 1); f32(dims, lo, hi); ints(type, dims, lo, hi) inclusive;
+//   bools(dims); values(tensor) fixed data; konst(input) makes any of them an initializer (a
+//   constant the kernel may pack at prepare time); i64s({...}) and f32s({...}) are constant 1-D
+//   fixed tensors (shapes, axes, pads, scales); none() an omitted optional input. Non-constant
+//   inputs are fed at run time.
+//
+// A case runs on every backend that registers its op unless it says .only(). Each op gets several
+// shapes where its kernel has distinct paths (odd sizes, broadcasts, blocked-sized channels,
+// strides/pads/groups for Conv). Tolerances: exact for data movement, comparisons and integers;
+// kFloat (1e-5 relative + 1e-6 absolute) for float math; kSums for outputs that are sums of many
+// terms, whose rounding error follows the terms' magnitude, not the result's. Anything looser says
+// why in its row.
+//
+// Registry keys: the CPU registry names an op without its domain (one entry serves ONNX's and
+// com.microsoft's op of that name), the Vulkan registry "domain:Op"; servesKey() is the one place
+// that maps a registry entry to the table's keys.
+#include "core/graph/builder.h"
+#include "core/runtime/backend.h"
+#include "core/runtime/backend_registry.h"
+#include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/kernel.h"
+#include "core/runtime/tensor_compare.h"
+#include "core/runtime/vulkan/ops.h"
+
+#include <QElapsedTimer>
+#include <QtTest>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+
+using namespace graphlens;
+
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+// ---- the table's vocabulary ---------------------------------------------------------------------
+
+/// How one input of a case is made.
+struct In {
+    DType type = DType::Float;
+    Dims dims;
+    double lo = -1, hi = 1;        ///< uniform range; inclusive integers for integer types
+    bool constant = false;         ///< an initializer rather than a fed input
+    std::optional<Tensor> fixed;   ///< given data instead of random values
+    bool omitted = false;
+};
+
+In random(DType type, Dims dims, double lo, double hi) {
+    In in;
+    in.type = type;
+    in.dims = std::move(dims);
+    in.lo = lo;
+    in.hi = hi;
+    return in;
+}
+In f32(Dims dims, double lo = -1, double hi = 1) { return random(DType::Float, std::move(dims), lo, hi); }
+In ints(DType type, Dims dims, int64_t lo, int64_t hi) { return random(type, std::move(dims), double(lo), double(hi)); }
+In bools(Dims dims) { return random(DType::Bool, std::move(dims), 0, 1); }
+In values(Tensor t) {
+    In in = random(t.dtype(), t.dims(), 0, 0);
+    in.fixed = std::move(t);
+    return in;
+}
+In konst(In in) {
+    in.constant = true;
+    return in;
+}
+In i64s(std::vector<int64_t> v) { return konst(values(Tensor::int64s({int64_t(v.size())}, v))); }
+In f32s(std::vector<float> v) { return konst(values(Tensor::floats({int64_t(v.size())}, v))); }
+In none() {
+    In in;
+    in.omitted = true;
+    return in;
+}
+
+/// Outputs agree when every element is within atol + rtol * |expected|.
+struct Tol {
+    double rtol = 0, atol = 0;
+    const char* why = nullptr;
+};
+constexpr Tol kExact{0, 0};
+constexpr Tol kFloat{1e-5, 1e-6};
+/// Sums of up to a few hundred products of values in [-1, 1], accumulated in another order by the
+/// optimized kernel (oneDNN blocks K, Winograd transforms): the error follows sqrt(K) times the
+/// terms' size, so outputs near zero need this absolute slack.
+constexpr Tol kSums{1e-5, 2e-5, "sums of many terms in another order"};
+/// Winograd F(4x4, 3x3) (Vulkan's 3x3 stride-1 Conv on CPU devices) transforms the input and the
+/// weights with coefficients up to 10 before the sum: its rounding error is near 1e-5 of the
+/// largest terms, not of each output (as kWinogradAtol in tst_vulkan_backend).
+constexpr Tol kWinograd{1e-4, 2e-4, "Winograd transforms"};
+
+enum class Target { Both, Cpu, Vulkan };
+
+struct Case {
+    std::string key;  ///< "Op" or "com.microsoft:Op"
+    std::vector<In> inputs;
+    Attributes attributes;
+    std::optional<Tol> tolerance;  ///< nullopt: kExact for integer/bool outputs, else kFloat
+    std::optional<Tol> vulkanTolerance;  ///< where the shader computes differently (nullopt: `tolerance`)
+    std::string cpuKernel;         ///< the CPU kernel it must get ("" any)
+    Target backend = Target::Both;
+    int64_t opsetVersion = 17;
+    int outputCount = 1;
+    bool bothProductKernels = false;  ///< Vulkan: run on shared-memory tiles and on texel tiles
+
+    Case(std::string k, std::vector<In> in, Attributes a = {}) : key(std::move(k)), inputs(std::move(in)), attributes(std::move(a)) {}
+    Case tol(Tol t) && { tolerance = t; return std::move(*this); }
+    Case vulkanTol(Tol t) && { vulkanTolerance = t; return std::move(*this); }
+    Case cpu(std::string kernel) && { cpuKernel = std::move(kernel); return std::move(*this); }
+    Case only(Target b) && { backend = b; return std::move(*this); }
+    Case opset(int64_t v) && { opsetVersion = v; return std::move(*this); }
+    Case outputs(int n) && { outputCount = n; return std::move(*this); }
+
+    std::string domain() const { auto c = key.find(':'); return c == std::string::npos ? "" : key.substr(0, c); }
+    std::string op() const { auto c = key.find(':'); return c == std::string::npos ? key : key.substr(c + 1); }
+    bool runsOn(Target b) const { return backend == Target::Both || backend == b; }
+};
+
+/// Whether registry entry `entry` serves table key `key`. The CPU registry names ops without a
+/// domain, one entry for ONNX's and com.microsoft's op of that name, so a bare entry serves every
+/// key with its op name; a "domain:Op" entry serves that key only.
+bool servesKey(std::string_view entry, std::string_view key) {
+    if (entry == key) return true;
+    const auto colon = key.find(':');
+    return entry.find(':') == std::string_view::npos && colon != std::string_view::npos && key.substr(colon + 1) == entry;
+}
+
+// clang-format off
+// ---- the cases ----------------------------------------------------------------------------------
+const std::vector<Case>& kCases() {
+    static const std::vector<Case> table = [] {
+        constexpr DType I64 = DType::Int64, I32 = DType::Int32, I8 = DType::Int8, U8 = DType::UInt8;
+        const Dims small{2, 3, 37}, large{4, 64, 129};  // an odd size; past the kernels' 2^15-element threading threshold
+        const auto scalar = [](float v) { return konst(values(Tensor::scalar(v))); };
+        std::vector<Case> t = {
+            // element-wise math and activations
+            {"Clip", {f32(small), scalar(-0.5f), scalar(0.25f)}},
+            {"Clip", {f32(large), none(), scalar(0.5f)}},
+            {"Clip", {f32(small)}, {{"min", -0.3}, {"max", 0.6}}}, // the attribute form of opset 6
+            {"Pow", {f32(small), konst(values(Tensor::floats({}, {2.f})))}, {}}, // x^2: cpu:activation
+            {"Pow", {f32({3, 1, 5}, 0.1, 2), f32({4, 1}, -2, 2)}},
+            {"LeakyRelu", {f32(small)}, {{"alpha", 0.2}}},
+            {"LeakyRelu", {f32(small)}},  // cases without attributes pin down each backend's defaults
+            {"HardSigmoid", {f32(small, -4, 4)}},
+            {"Elu", {f32(small)}},
+            {"ThresholdedRelu", {f32(small, -2, 2)}},
+            {"Celu", {f32(small)}},
+            {"HardSigmoid", {f32(small)}, {{"alpha", 0.3}, {"beta", 0.4}}},
+            {"Elu", {f32(small)}, {{"alpha", 0.7}}},
+            {"Selu", {f32(small)}},
+            {"ThresholdedRelu", {f32(small)}, {{"alpha", 0.3}}},
+            {"Celu", {f32(small)}, {{"alpha", 0.8}}},
+            {"Exp", {f32(small, -4, 4)}},
+            {"com.microsoft:QuickGelu", {f32(small, -4, 4)}},
+            Case{"Softmax", {f32({3, 4, 5}, -5, 5)}, {{"axis", 1}}}.only(Target::Vulkan),
+            Case{"Softmax", {f32({4, 129}, -5, 5)}}.opset(11),  // axis 1 by default, over the flattened trailing dims
+            Case{"Split", {f32({6, 4})}}.outputs(2).tol(kExact),
+            {"com.microsoft:QuickGelu", {f32(large, -4, 4)}, {{"alpha", 1.3}}},
+            {"com.microsoft:Gelu", {f32(large, -4, 4)}},
+            {"Gelu", {f32(small, -4, 4)}, {}}, // ONNX's Gelu (opset 20)
+            {"Gelu", {f32(small, -4, 4)}, {{"approximate", "tanh"}}},
+            {"com.microsoft:FastGelu", {f32(small, -4, 4)}},
+            {"com.microsoft:FastGelu", {f32({2, 7, 33}, -4, 4), f32({33})}},
+            {"com.microsoft:BiasGelu", {f32({2, 7, 33}, -4, 4), konst(f32({33}))}},
+            {"com.microsoft:BiasGelu", {f32({3, 64, 200}, -4, 4), f32({200})}},
+            // binary arithmetic: cpu:binary's layouts, then general broadcasting
+            {"Add", {f32({2, 16, 5, 5}), f32({2, 16, 5, 5})}},
+            {"Sub", {f32({2, 16, 5, 5}), konst(values(Tensor::scalar(0.5f)))}},
+            {"Div", {konst(values(Tensor::scalar(0.5f))), f32({2, 16, 5, 5}, 0.5, 2)}},  // scalar first
+            {"Mul", {f32({2, 16, 5, 5}), konst(f32({16, 1, 1}))}},                     // per channel
+            {"Sub", {f32({3, 7, 33}), f32({33})}},                                       // a bias along the last axis
+            {"Mul", {f32({33}), f32({3, 7, 33})}},                                       // the vector first
+            {"Div", {f32({4, 64, 130}), f32({64, 1}, 0.5, 2)}},
+            {"Add", {f32({2, 1, 7}), f32({1, 3, 1})}},                                   // general broadcasting
+            {"Sub", {f32({3, 1, 5}), f32({4, 1})}},
+            {"Mul", {f32({1, 9, 1, 33}), f32({2, 1, 17, 1})}},
+            {"Div", {f32({5}), f32({3, 1, 1}, 0.5, 2)}},
+            Case{"Add", {ints(I64, {2, 1, 7}, -100, 100), ints(I64, {3, 1}, -100, 100)}}.only(Target::Cpu),
+            Case{"Mul", {ints(I32, {4, 5}, -100, 100), ints(I32, {5}, -100, 100)}}.only(Target::Cpu),
+            {"Max", {f32({2, 1, 7}), f32({1, 3, 1})}},
+            {"Min", {f32({3, 7, 33}), f32({3, 7, 33})}},
+            Case{"Max", {ints(I64, {6, 5}, -9, 9), ints(I64, {5}, -9, 9)}}.only(Target::Cpu),
+            Case{"Min", {ints(I32, {2, 3, 4}, -9, 9), ints(I32, {3, 1}, -9, 9)}}.only(Target::Cpu),
+            Case{"Max", {f32(small)}}.only(Target::Vulkan),                              // one input: a copy
+            Case{"PRelu", {f32({1, 8, 5, 5}), konst(f32({8, 1, 1}))}},
+            Case{"PRelu", {f32({3, 7, 33}), f32({33})}},
+            // comparisons and logic
+            {"Equal", {ints(I64, {4, 5}, 0, 3), ints(I64, {5}, 0, 3)}},
+            {"Equal", {ints(I32, {2, 3, 4}, 0, 2), ints(I32, {2, 3, 4}, 0, 2)}},
+            {"Less", {f32({2, 1, 7}), f32({1, 3, 1})}},
+            {"LessOrEqual", {ints(I8, {3, 9}, -3, 3), ints(I8, {3, 9}, -3, 3)}},
+            {"Greater", {f32({3, 7, 33}), konst(values(Tensor::scalar(0.f)))}},
+            {"GreaterOrEqual", {ints(I64, {5, 1}, 0, 4), ints(I64, {1, 6}, 0, 4)}},
+            {"And", {bools({4, 5}), bools({5})}},
+            {"Or", {bools({2, 1, 7}), bools({1, 3, 1})}},
+            {"Xor", {bools({3, 33}), bools({3, 33})}},
+            {"Not", {bools({3, 37})}},
+            {"Where", {bools({2, 1, 5}), f32({2, 3, 5}), f32({5})}},
+            {"Where", {bools({4, 6}), ints(I64, {4, 6}, -50, 50), ints(I64, {1}, -50, 50)}},
+            {"Where", {bools({7}), ints(U8, {3, 7}, 0, 255), ints(U8, {3, 7}, 0, 255)}},
+            // type conversion
+            {"Cast", {f32(small, -100, 100)}, {{"to", 6}}},  // to int32, truncating
+            {"Cast", {f32(small, -100, 100)}, {{"to", 7}}},  // to int64
+            {"Cast", {ints(I64, small, -1000, 1000)}, {{"to", 1}}},
+            {"Cast", {ints(U8, small, 0, 255)}, {{"to", 1}}},
+            {"Cast", {bools(small)}, {{"to", 1}}},
+            {"Cast", {f32(small, -2, 2)}, {{"to", 9}}},      // to bool: nonzero
+            {"Cast", {f32(small)}, {{"to", 11}}},            // to double
+            {"CastLike", {ints(I32, small, -1000, 1000), konst(values(Tensor::scalar(0.f)))}},
+            // normalization
+            {"BatchNormalization", {f32({2, 16, 7, 7}), konst(f32({16})), konst(f32({16})), konst(f32({16})), konst(f32({16}, 0.5, 2))}},
+            {"BatchNormalization", {f32({3, 5, 11}), konst(f32({5})), konst(f32({5})), konst(f32({5})), konst(f32({5}, 0.5, 2))}, {{"epsilon", 1e-3}}},
+            {"InstanceNormalization", {f32({2, 5, 9, 11}), konst(f32({5})), konst(f32({5}))}},
+            {"InstanceNormalization", {f32({1, 32, 64}), f32({32}), f32({32})}, {{"epsilon", 1e-3}}},
+            {"LayerNormalization", {f32({3, 7, 48}), konst(f32({48})), konst(f32({48}))}},
+            {"LayerNormalization", {f32({2, 5, 33}), konst(f32({33}))}, {{"epsilon", 1e-3}}},
+            {"com.microsoft:SkipLayerNormalization", {f32({2, 5, 32}), f32({2, 5, 32}), konst(f32({32})), konst(f32({32})), konst(f32({32}))}},
+            {"com.microsoft:SkipLayerNormalization", {f32({3, 37}), f32({3, 37}), konst(f32({37}))}},
+            {"Softmax", {f32({3, 7, 33}, -5, 5)}},
+            {"Softmax", {f32({2, 1000}, -5, 5)}, {{"axis", 1}}},
+            {"LogSoftmax", {f32({3, 7, 33}, -5, 5)}, {{"axis", -1}}},
+            {"LogSoftmax", {f32({4, 129}, -5, 5)}},
+            // pooling
+            {"GlobalAveragePool", {f32({2, 16, 7, 7})}},
+            {"GlobalAveragePool", {f32({1, 5, 3, 11, 2})}},
+            {"GlobalMaxPool", {f32({2, 16, 7, 7})}},
+            {"GlobalMaxPool", {f32({1, 3, 13})}},
+            Case{"MaxPool", {f32({2, 16, 15, 15})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}}.cpu("cpu:maxpool"),
+            Case{"MaxPool", {f32({1, 3, 10, 9})}, {{"kernel_shape", {2, 3}}, {"strides", {2, 1}}}}.cpu("cpu:maxpool"),
+            Case{"MaxPool", {f32({1, 8, 12, 12})}, {{"kernel_shape", {3, 3}}, {"dilations", {2, 2}}}}.cpu("onednn:pool"),
+            Case{"MaxPool", {f32({1, 4, 9, 10, 6})}, {{"kernel_shape", {2, 3, 2}}, {"strides", {2, 2, 1}}}}.cpu("onednn:pool").only(Target::Cpu),
+            Case{"AveragePool", {f32({2, 16, 15, 15})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}}.cpu("cpu:averagepool"),
+            Case{"AveragePool", {f32({1, 8, 11, 11})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}, {"count_include_pad", 1}}}.cpu("onednn:pool"),
+            Case{"AveragePool", {f32({1, 6, 20})}, {{"kernel_shape", {4}}, {"strides", {3}}}}.cpu("onednn:pool"),
+            // products: oneDNN on the CPU; Winograd, tiles and texels on Vulkan
+            Case{"Conv", {f32({1, 16, 9, 9}), konst(f32({32, 16, 3, 3})), konst(f32({32}))}, {{"pads", {1, 1, 1, 1}}}}.tol(kSums).vulkanTol(kWinograd),
+            Case{"Conv", {f32({2, 8, 15, 15}), konst(f32({24, 8, 3, 3})), konst(f32({24}))}, {{"pads", {1, 1, 1, 1}}, {"strides", {2, 2}}}}.tol(kSums),
+            Case{"Conv", {f32({1, 32, 10, 10}), konst(f32({32, 1, 3, 3})), konst(f32({32}))}, {{"pads", {1, 1, 1, 1}}, {"group", 32}}}.tol(kSums),
+            Case{"Conv", {f32({1, 12, 8, 8}), konst(f32({18, 4, 3, 3}))}, {{"group", 3}, {"dilations", {2, 2}}, {"pads", {2, 2, 2, 2}}}}.tol(kSums),
+            Case{"Conv", {f32({1, 16, 7, 7}), konst(f32({24, 16, 1, 1})), konst(f32({24}))}}.tol(kSums),
+            Case{"Conv", {f32({1, 3, 11, 13}), konst(f32({5, 3, 5, 5})), konst(f32({5}))}, {{"strides", {2, 1}}, {"pads", {2, 1, 0, 2}}}}.tol(kSums),
+            Case{"Conv", {f32({1, 4, 20}), konst(f32({6, 4, 5}))}, {{"pads", {2, 2}}}}.tol(kSums),
+            Case{"com.microsoft:FusedConv", {f32({1, 16, 9, 9}), konst(f32({32, 16, 3, 3})), konst(f32({32}))},
+                 {{"pads", {1, 1, 1, 1}}, {"activation", "Relu"}}}.tol(kSums).vulkanTol(kWinograd),
+            Case{"com.microsoft:FusedConv", {f32({1, 16, 9, 9}), konst(f32({20, 16, 3, 3})), konst(f32({20})), f32({1, 20, 9, 9})},
+                 {{"pads", {1, 1, 1, 1}}, {"activation", "LeakyRelu"}, {"activation_params", std::vector<float>{0.2f}}}}.tol(kSums).vulkanTol(kWinograd),
+            Case{"com.microsoft:FusedConv", {f32({1, 8, 12, 12}), konst(f32({16, 8, 3, 3})), konst(f32({16}))},
+                 {{"strides", {2, 2}}, {"activation", "Clip"}, {"activation_params", std::vector<float>{-0.5f, 0.5f}}}}.tol(kSums),
+            Case{"ConvTranspose", {f32({1, 8, 5, 5}), konst(f32({8, 4, 3, 3})), konst(f32({4}))},
+                 {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"output_padding", {1, 1}}}}.tol(kSums),
+            Case{"ConvTranspose", {f32({2, 6, 7}), konst(f32({6, 2, 4}))}, {{"group", 3}, {"strides", {3}}}}.tol(kSums),
+            Case{"Gemm", {f32({7, 33}), konst(f32({33, 19})), konst(f32({19}))}}.tol(kSums),
+            Case{"Gemm", {f32({5, 16}), konst(f32({32, 16})), konst(f32({1, 32}))}, {{"transB", 1}, {"alpha", 0.5}, {"beta", 2.0}}}.tol(kSums),
+            Case{"Gemm", {f32({33, 6}), f32({33, 9})}, {{"transA", 1}}}.tol(kSums),
+            Case{"com.microsoft:FusedGemm", {f32({7, 33}), konst(f32({33, 19})), konst(f32({19}))}, {{"activation", "Relu"}}}.tol(kSums),
+            Case{"com.microsoft:FusedGemm", {f32({4, 16}), konst(f32({24, 16}))},
+                 {{"transB", 1}, {"activation", "LeakyRelu"}, {"activation_alpha", 0.1}}}.tol(kSums),
+            Case{"com.microsoft:FusedGemm", {f32({4, 16}), konst(f32({16, 24}))}, {{"activation", "LeakyRelu"}}}.tol(kSums),
+            Case{"com.microsoft:FusedGemm", {f32({5, 16}), konst(f32({16, 8})), konst(f32({8}))}, {{"activation", "HardSigmoid"}}}.tol(kSums),
+            Case{"com.microsoft:FusedConv", {f32({1, 8, 6, 6}), konst(f32({16, 8, 1, 1}))}, {{"activation", "LeakyRelu"}}}.tol(kSums),
+            Case{"com.microsoft:FusedConv", {f32({1, 8, 6, 6}), konst(f32({16, 8, 1, 1})), konst(f32({16}))}, {{"activation", "HardSigmoid"}}}.tol(kSums),
+            Case{"MatMul", {f32({2, 3, 7, 33}), konst(f32({33, 19}))}}.tol(kSums),
+            Case{"MatMul", {f32({2, 5, 9}), f32({2, 9, 6})}}.tol(kSums),
+            Case{"MatMul", {f32({4, 1, 5, 9}), f32({3, 9, 16})}}.tol(kSums),
+            Case{"com.microsoft:FusedMatMul", {f32({2, 7, 33}), f32({2, 19, 33})}, {{"transB", 1}, {"alpha", 0.5}}}.tol(kSums),
+            Case{"com.microsoft:FusedMatMul", {f32({16, 5}), konst(f32({16, 8}))}, {{"transA", 1}}}.tol(kSums),
+            // reductions (axes: an input of ReduceSum since opset 13, an attribute of the others until 18)
+            Case{"ReduceSum", {f32({3, 7, 33}), i64s({-1})}}.cpu("cpu:reduce-sum").tol(kSums),
+            Case{"ReduceSum", {f32({3, 7, 33}), i64s({0, 2})}, {{"keepdims", 0}}}.cpu("cpu:reduce").tol(kSums),
+            Case{"ReduceMean", {f32({3, 7, 33})}, {{"axes", {-1}}}}.cpu("cpu:reduce-mean").tol(kSums),
+            Case{"ReduceMean", {f32({2, 16, 7, 7})}, {{"axes", {2, 3}}}}.cpu("cpu:reduce").tol(kSums),
+            Case{"ReduceMax", {f32({3, 7, 33})}, {{"axes", {1}}}}.tol(kExact),
+            Case{"ReduceMin", {f32({4, 5, 6})}, {{"keepdims", 0}}}.tol(kExact),
+            {"ReduceProd", {f32({3, 4, 5}, 0.5, 1.5)}, {{"axes", {0}}}},
+            Case{"ReduceL1", {f32({3, 7, 33})}, {{"axes", {-1}}}}.tol(kSums),
+            Case{"ReduceL2", {f32({3, 7, 33})}, {{"axes", {0, 1}}}}.tol(kSums),
+            Case{"ReduceSumSquare", {f32({5, 9, 4})}, {{"axes", {1}}, {"keepdims", 0}}}.tol(kSums),
+            Case{"ReduceLogSum", {f32({3, 7, 33}, 0.1, 2)}, {{"axes", {2}}}}.tol(kSums),
+            Case{"ReduceLogSumExp", {f32({3, 7, 33}, -3, 3)}, {{"axes", {2}}}}.tol(kSums),
+            // data movement: exact
+            Case{"Reshape", {f32({2, 3, 4}), i64s({4, -1})}}.tol(kExact),
+            Case{"Reshape", {ints(I64, {6, 5}, -9, 9), i64s({0, 5, 1})}}.tol(kExact).only(Target::Cpu),
+            Case{"Flatten", {f32({2, 3, 4, 5})}, {{"axis", 2}}}.tol(kExact),
+            Case{"Squeeze", {f32({3, 1, 5, 1}), i64s({1})}}.tol(kExact),
+            Case{"Unsqueeze", {f32({3, 5}), i64s({0, 3})}}.tol(kExact),
+            Case{"Transpose", {f32({2, 3, 4, 5})}, {{"perm", {0, 2, 3, 1}}}}.tol(kExact),
+            Case{"Transpose", {f32({2, 7, 33})}, {{"perm", {2, 0, 1}}}}.tol(kExact),
+            Case{"Transpose", {ints(I64, {3, 4}, -9, 9)}}.tol(kExact).only(Target::Cpu),
+            Case{"Concat", {f32({2, 3, 5}), f32({2, 4, 5}), konst(f32({2, 1, 5}))}, {{"axis", 1}}}.tol(kExact),
+            Case{"Concat", {f32({2, 3}), f32({2, 7})}, {{"axis", -1}}}.tol(kExact),
+            Case{"Concat", {ints(I64, {1, 3}, -9, 9), ints(I64, {2, 3}, -9, 9)}, {{"axis", 0}}}.tol(kExact).only(Target::Cpu),
+            Case{"Split", {f32({4, 6, 5}), i64s({2, 4})}, {{"axis", 1}}}.outputs(2).tol(kExact),
+            Case{"Split", {f32({4, 6, 9})}, {{"axis", 2}}}.outputs(3).tol(kExact),
+            Case{"Slice", {f32({4, 10, 6}), i64s({1, 2}), i64s({3, 9}), i64s({0, 1})}}.tol(kExact),
+            Case{"Slice", {f32({4, 10, 6}), i64s({-4}), i64s({1000}), i64s({-1})}}.tol(kExact),
+            Case{"Slice", {ints(I32, {5, 7}, -9, 9), i64s({0, 1}), i64s({5, 6})}}.tol(kExact).only(Target::Cpu),
+            Case{"Slice", {f32({4, 10, 6}), i64s({1, 9}), i64s({4, 0}), i64s({0, 1}), i64s({2, -3})}}.only(Target::Vulkan).tol(kExact),
+            Case{"Expand", {f32({3, 1, 5}), i64s({2, 3, 4, 5})}}.tol(kExact),
+            Case{"Expand", {f32({1, 7}), i64s({6, 1})}}.tol(kExact),
+            Case{"Expand", {ints(I64, {4, 1}, -9, 9), i64s({4, 3})}}.tol(kExact).only(Target::Cpu),
+            Case{"Tile", {f32({2, 3, 4}), i64s({2, 1, 3})}}.tol(kExact),
+            Case{"Tile", {ints(I32, {3, 5}, -9, 9), i64s({1, 4})}}.tol(kExact),
+            Case{"Pad", {f32({1, 3, 5, 5}), i64s({0, 0, 1, 2, 0, 0, 2, 1}), scalar(0.5f)}}.tol(kExact),
+            Case{"Pad", {ints(I64, {4, 3}, -9, 9), i64s({1, 0, 0, 2})}}.tol(kExact),
+            Case{"Gather", {f32({5, 7, 3}), ints(I64, {4}, -5, 4)}}.tol(kExact),
+            Case{"Gather", {f32({5, 7, 3}), ints(I32, {2, 3}, 0, 6)}, {{"axis", 1}}}.tol(kExact),
+            Case{"Gather", {ints(I64, {10, 4}, -99, 99), konst(ints(I64, {3}, 0, 9))}}.tol(kExact),
+            Case{"Gather", {f32({3, 5, 33}), values(Tensor::int64s({}, {2}))}, {{"axis", -2}}}.tol(kExact),
+            // Resize (inputs X, roi, scales, sizes)
+            Case{"Resize", {f32({1, 3, 7, 9}), none(), f32s({1, 1, 2, 2})}}.cpu("cpu:resize-nearest").tol(kExact),
+            Case{"Resize", {f32({2, 3, 7, 9}), none(), f32s({1, 1, 2, 1.5})}, {{"mode", "linear"}}}.cpu("cpu:resize-linear"),
+            Case{"Resize", {f32({1, 4, 8, 6}), none(), none(), i64s({1, 4, 5, 11})}, {{"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}}}.cpu("cpu:resize-linear"),
+            Case{"Resize", {f32({1, 2, 5, 5}), none(), none(), i64s({1, 2, 9, 3})}, {{"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", "floor"}}}.cpu("cpu:resize-nearest").tol(kExact),
+        };
+        // ops that differ only in their math: each on an odd size and on one past the threading threshold
+        for (const char* op : {"Relu", "Sigmoid", "Tanh", "Abs", "Neg", "HardSwish", "Erf", "Identity", "Floor", "Ceil",
+                               "Round", "Sign", "Softsign", "Sin", "Cos", "Mish", "Softplus"}) {
+            t.emplace_back(op, std::vector<In>{f32(small, -3, 3)});
+            t.emplace_back(op, std::vector<In>{f32(large, -3, 3)});
+        }
+        for (const char* op : {"Sqrt", "Log", "Reciprocal"}) {  // positive inputs
+            t.emplace_back(op, std::vector<In>{f32(small, 0.1, 4)});
+            t.emplace_back(op, std::vector<In>{f32(large, 0.1, 4)});
+        }
+        for (Case& c : t) {
+            if (c.key == "Gelu") c.opsetVersion = 20;  // ops of later opsets
+            if (c.key == "Mish") c.opsetVersion = 18;
+            const std::string op = c.op();
+            c.bothProductKernels = op == "Conv" || op == "FusedConv" || op == "MatMul" || op == "FusedMatMul" ||
+                                   op == "Gemm" || op == "FusedGemm";
+        }
+        return t;
+    }();
+    return table;
+}
+// clang-format on
+
+// ---- running a case -----------------------------------------------------------------------------
+
+uint64_t seedOf(const std::string& key, size_t caseIndex, size_t input) {
+    return std::hash<std::string>{}(key) ^ (caseIndex * 1000003u + input * 7919u);
+}
+
+Tensor generate(const In& in, uint64_t seed) {
+    if (in.fixed) return *in.fixed;
+    std::mt19937_64 rng(seed);
+    Tensor t = Tensor::allocate(in.type, in.dims);
+    const auto n = size_t(t.numel());
+    auto integer = [&] { return std::uniform_int_distribution<int64_t>(int64_t(in.lo), int64_t(in.hi))(rng); };
+    switch (in.type) {
+    case DType::Float: {
+        std::uniform_real_distribution<float> u(float(in.lo), float(in.hi));
+        for (float& v : t.mutableSpan<float>()) v = u(rng);
+        break;
+    }
+    case DType::Double: {
+        std::uniform_real_distribution<double> u(in.lo, in.hi);
+        for (double& v : t.mutableSpan<double>()) v = u(rng);
+        break;
+    }
+    case DType::Int64: for (size_t i = 0; i < n; ++i) t.mutableSpan<int64_t>()[i] = integer(); break;
+    case DType::Int32: for (size_t i = 0; i < n; ++i) t.mutableSpan<int32_t>()[i] = int32_t(integer()); break;
+    case DType::Int8: for (size_t i = 0; i < n; ++i) t.mutableSpan<int8_t>()[i] = int8_t(integer()); break;
+    case DType::UInt8: case DType::Bool: for (size_t i = 0; i < n; ++i) t.mutableSpan<uint8_t>()[i] = uint8_t(integer()); break;
+    default: throw std::runtime_error("no generator for this input type");
+    }
+    return t;
+}
+
+/// One case made concrete: its inputs' values and a one-node model over them.
+struct Instance {
+    std::vector<Tensor> inputs;  ///< empty Tensor for omitted inputs
+    Model model;
+    std::map<std::string, Tensor> feeds;
+    NodeId node = kNoId;
+};
+
+Instance instantiate(const Case& c, size_t index) {
+    Instance x;
+    GraphBuilder b;
+    std::vector<ValueId> ids;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+        const In& in = c.inputs[i];
+        if (in.omitted) {
+            x.inputs.emplace_back();
+            ids.push_back(kNoId);
+            continue;
+        }
+        x.inputs.push_back(generate(in, seedOf(c.key, index, i)));
+        const std::string name = "in" + std::to_string(i);
+        if (in.constant) {
+            ids.push_back(b.initializer(name, x.inputs.back()));
+        } else {
+            ids.push_back(b.input(name, in.type, Shape::ofSizes(in.dims)));
+            x.feeds[name] = x.inputs.back();
+        }
+    }
+    for (ValueId out : b.ops(c.op(), ids, c.outputCount, c.attributes)) b.output(out);
+    x.node = b.lastNode();
+    b.graph().node(x.node).domain = c.domain();
+    x.model = b.model(c.opsetVersion);
+    if (!c.domain().empty()) x.model.opsets.push_back({c.domain(), 1});
+    return x;
+}
+
+std::vector<const Tensor*> pointers(const std::vector<Tensor>& inputs) {
+    std::vector<const Tensor*> out;
+    for (const Tensor& t : inputs) out.push_back(t.empty() ? nullptr : &t);
+    return out;
+}
+
+/// The reference kernel's outputs for the instance.
+std::vector<Tensor> reference(const Case& c, const Instance& x) {
+    const KernelFn kernel = referenceKernels().find(c.domain(), c.op());
+    if (!kernel) throw std::runtime_error("no reference kernel for " + c.key);
+    KernelContext ctx(x.model.graph.node(x.node), c.opsetVersion, pointers(x.inputs));
+    kernel(ctx);
+    return ctx.outputs();
+}
+
+/// "" when `got` matches `want` within the case's tolerance, else what differs.
+std::string mismatch(const Case& c, const std::vector<Tensor>& got, const std::vector<Tensor>& want, Target on) {
+    if (got.size() != want.size()) return std::to_string(got.size()) + " outputs, expected " + std::to_string(want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        const std::string which = "output " + std::to_string(i) + ": ";
+        if (got[i].dtype() != want[i].dtype()) return which + "type differs";
+        if (got[i].dims() != want[i].dims())
+            return which + "shape " + Shape::ofSizes(got[i].dims()).toString() + ", expected " + Shape::ofSizes(want[i].dims()).toString();
+        const bool real = want[i].dtype() == DType::Float || want[i].dtype() == DType::Double;
+        if (!real) {
+            if (!got[i].contentEquals(want[i])) return which + "values differ";
+            continue;
+        }
+        const Tol tol = on == Target::Vulkan && c.vulkanTolerance ? *c.vulkanTolerance : c.tolerance.value_or(kFloat);
+        const TensorComparison cmp = compareTensors(got[i], want[i], tol.rtol, tol.atol);
+        if (!cmp.matches) return which + cmp.mismatch;
+    }
+    return {};
+}
+
+std::string describe(const Case& c, size_t index) {
+    std::string s = c.key + " case " + std::to_string(index) + " (";
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+        if (i) s += ", ";
+        s += c.inputs[i].omitted ? "none" : Shape::ofSizes(c.inputs[i].dims).toString();
+        if (c.inputs[i].constant) s += " const";
+    }
+    return s + ")";
+}
+
+/// Runs case `c` through the CPU registry's kernel; "" when it is taken and matches the reference.
+std::string runOnCpu(const Case& c, size_t index, std::set<std::string>& kernels) {
+    const Instance x = instantiate(c, index);
+    const std::vector<Tensor> want = reference(c, x);
+    const Node& node = x.model.graph.node(x.node);
+    CpuNodeInfo info{x.model.graph, node, c.opsetVersion, 2, {}, {}, {}, {}, {}};
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+        info.inputDims.push_back(x.inputs[i].empty() ? Dims{} : x.inputs[i].dims());
+        info.inputTypes.push_back(x.inputs[i].empty() ? DType::Undefined : x.inputs[i].dtype());
+        info.constants.push_back(c.inputs[i].constant ? &x.inputs[i] : nullptr);
+    }
+    for (const Tensor& t : want) {
+        info.outputDims.push_back(t.dims());
+        info.outputTypes.push_back(t.dtype());
+    }
+    const std::unique_ptr<PreparedKernel> kernel = cpuKernels().prepare(info);
+    if (!kernel) return "the cpu registry declined " + describe(c, index) + ": choose a case its kernel takes";
+    if (!c.cpuKernel.empty() && kernel->name() != c.cpuKernel)
+        return describe(c, index) + " ran on " + kernel->name() + ", not " + c.cpuKernel;
+    kernels.insert(kernel->name());
+    std::vector<Tensor> got;
+    for (const Tensor& t : want) got.push_back(Tensor::allocate(t.dtype(), t.dims()));
+    kernel->run(pointers(x.inputs), got);
+    const std::string bad = mismatch(c, got, want, Target::Cpu);
+    return bad.empty() ? bad : kernel->name() + " on " + describe(c, index) + ": " + bad;
+}
+
+/// Runs case `c` on the Vulkan backend; "" when the node runs on a shader and matches the reference.
+std::string runOnVulkanOnce(graphlens::Backend& vulkan, const Case& c, size_t index, std::set<std::string>& kernels) {
+    const Instance x = instantiate(c, index);
+    const std::vector<Tensor> want = reference(c, x);
+    Model model = x.model;  // outputs declared with their types and shapes, as exporters write them
+    for (size_t i = 0; i < want.size(); ++i) {
+        Value& out = model.graph.value(model.graph.node(x.node).outputs[i]);
+        out.dtype = want[i].dtype();
+        out.shape = Shape::ofSizes(want[i].dims());
+    }
+    const std::unique_ptr<Plan> plan = vulkan.compile(model, {});
+    std::string kernel;
+    for (const PlannedNode& n : plan->nodes())
+        if (n.node == x.node) kernel = n.kernel;
+    if (kernel.rfind("vulkan:", 0) != 0)
+        return describe(c, index) + " did not run on a shader: " + (kernel.empty() ? "node folded away" : kernel);
+    kernels.insert(kernel);
+    const std::string bad = mismatch(c, plan->run(x.feeds), want, Target::Vulkan);
+    return bad.empty() ? bad : kernel + " on " + describe(c, index) + ": " + bad;
+}
+
+/// runOnVulkanOnce() on the device's product kernels, and for products on both kinds.
+std::string runOnVulkan(graphlens::Backend& vulkan, const Case& c, size_t index, std::set<std::string>& kernels) {
+    if (!c.bothProductKernels) return runOnVulkanOnce(vulkan, c, index, kernels);
+    for (const char* kind : {"tiles", "texels"}) {
+        qputenv("GRAPHLENS_VULKAN_PRODUCTS", kind);
+        std::string bad;
+        try {
+            bad = runOnVulkanOnce(vulkan, c, index, kernels);
+        } catch (...) {
+            qunsetenv("GRAPHLENS_VULKAN_PRODUCTS");
+            throw;
+        }
+        qunsetenv("GRAPHLENS_VULKAN_PRODUCTS");
+        if (!bad.empty()) return bad + " (" + kind + ")";
+    }
+    return {};
+}
+
+/// Walks `registered` (one registry's entries): every entry needs a case for `backend`, and every
+/// case of it must pass `run`. Returns the failures; counts the cases run.
+std::vector<std::string> walk(const std::vector<std::string>& registered, Target backend, const char* what,
+                              const std::function<std::string(const Case&, size_t)>& run, int& casesRun) {
+    std::vector<std::string> failures;
+    const auto& cases = kCases();
+    for (const std::string& entry : registered) {
+        bool covered = false;
+        for (size_t i = 0; i < cases.size(); ++i) {
+            if (!cases[i].runsOn(backend) || !servesKey(entry, cases[i].key)) continue;
+            covered = true;
+            ++casesRun;
+            try {
+                if (std::string bad = run(cases[i], i); !bad.empty()) failures.push_back(bad);
+            } catch (const std::exception& e) {
+                failures.push_back(describe(cases[i], i) + " threw: " + e.what());
+            }
+        }
+        if (!covered)
+            failures.push_back(std::string(what) + " kernel registered for " + entry + " has no differential case: add one to kCases");
+    }
+    return failures;
+}
+
+std::string joined(const std::set<std::string>& names) {
+    std::string s;
+    for (const std::string& n : names) s += (s.empty() ? "" : " ") + n;
+    return s;
+}
+
+/// Prints every failure (QVERIFY2 would cut a long list) and returns the summary line.
+std::string listed(const std::vector<std::string>& failures) {
+    for (const std::string& f : failures) qWarning("%s", f.c_str());
+    return std::to_string(failures.size()) + " failures, listed above";
+}
+
+} // namespace
+
+class TestKernelRegistryDiff : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyCpuKernelMatchesTheReference() {
+        QElapsedTimer timer;
+        timer.start();
+        const std::vector<std::string> ops = cpuKernels().ops();
+        int casesRun = 0;
+        std::set<std::string> kernels;
+        const auto run = [&](const Case& c, size_t i) { return runOnCpu(c, i, kernels); };
+        const auto failures = walk(ops, Target::Cpu, "cpu", run, casesRun);
+        qInfo("cpu: %zu registered ops, %d cases, %lld ms; kernels run: %s", ops.size(), casesRun,
+              qint64(timer.elapsed()), joined(kernels).c_str());
+        QVERIFY2(failures.empty(), listed(failures).c_str());
+    }
+
+    void everyCaseNamesARegisteredOp() {
+        std::vector<std::string> registered = cpuKernels().ops();
+#ifdef GRAPHLENS_HAVE_VULKAN
+        for (const std::string& op : vk::vulkanOps().ops()) registered.push_back(op);
+#else
+        QSKIP("this build has no Vulkan backend: cases of Vulkan-only ops cannot be told from stale ones");
+#endif
+        std::vector<std::string> stale;
+        for (const Case& c : kCases()) {
+            const bool known = std::any_of(registered.begin(), registered.end(),
+                                           [&](const std::string& entry) { return servesKey(entry, c.key); });
+            if (!known) stale.push_back(c.key + " has cases but no registry has a kernel for it");
+        }
+        QVERIFY2(stale.empty(), listed(stale).c_str());
+    }
+
+    void everyVulkanShaderMatchesTheReference() {
+#ifndef GRAPHLENS_HAVE_VULKAN
+        QSKIP("this build has no Vulkan backend (GRAPHLENS_VULKAN was OFF)");
+#else
+        std::unique_ptr<graphlens::Backend> vulkan;
+        try {
+            vulkan = makeBackend("vulkan");
+        } catch (const std::exception& e) {
+            QSKIP(e.what());  // "no Vulkan device: ..."
+        }
+        QElapsedTimer timer;
+        timer.start();
+        const std::vector<std::string> ops = vk::vulkanOps().ops();
+        int casesRun = 0;
+        std::set<std::string> kernels;
+        const auto run = [&](const Case& c, size_t i) { return runOnVulkan(*vulkan, c, i, kernels); };
+        const auto failures = walk(ops, Target::Vulkan, "vulkan", run, casesRun);
+        qInfo("vulkan: %zu registered ops, %d cases, %lld ms; kernels run: %s", ops.size(), casesRun,
+              qint64(timer.elapsed()), joined(kernels).c_str());
+        QVERIFY2(failures.empty(), listed(failures).c_str());
+#endif
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKernelRegistryDiff)
+#include "tst_kernel_registry_diff.moc"

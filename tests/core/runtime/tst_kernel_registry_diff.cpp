@@ -334,6 +334,63 @@ const std::vector<Case>& kCases() {
             Case{"Resize", {f32({1, 4, 8, 6}), none(), none(), i64s({1, 4, 5, 11})}, {{"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}}}.cpu("cpu:resize-linear"),
             Case{"Resize", {f32({1, 2, 5, 5}), none(), none(), i64s({1, 2, 9, 3})}, {{"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", "floor"}}}.cpu("cpu:resize-nearest").tol(kExact),
         };
+        // Resize: every coordinate transformation with each nearest rounding, up and down
+        for (const char* coordinates : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn", "half_pixel_symmetric"}) {
+            for (const char* nearest : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+                // tf_half_pixel_for_nn maps x to x + 0.5 where the scale is 1: rounding up moves N and C
+                // by one, which only the reference does
+                if (std::string(coordinates) == "tf_half_pixel_for_nn" && std::string(nearest).find("ceil") != std::string::npos) continue;
+                t.push_back(Case{"Resize", {f32({1, 2, 6, 5}), none(), f32s({1, 1, 2.5, 0.6f})},
+                                 {{"coordinate_transformation_mode", coordinates}, {"nearest_mode", nearest}}}.opset(19).tol(kExact));
+            }
+            if (std::string(coordinates) != "tf_half_pixel_for_nn")
+                t.push_back(Case{"Resize", {f32({1, 2, 6, 5}), none(), none(), i64s({1, 2, 4, 13})},
+                                 {{"mode", "linear"}, {"coordinate_transformation_mode", coordinates}}}.opset(19));
+        }
+        // attribute corners where shapes are computed: auto_pad, ceil_mode, asymmetric pads
+        t.push_back(Case{"Conv", {f32({1, 6, 10, 9}), konst(f32({8, 6, 3, 3}))}, {{"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}}}.tol(kSums));
+        t.push_back(Case{"Conv", {f32({1, 6, 10, 9}), konst(f32({8, 6, 2, 4}))}, {{"auto_pad", "SAME_LOWER"}}}.tol(kSums));
+        t.push_back(Case{"Conv", {f32({2, 4, 9, 9}), konst(f32({4, 4, 3, 3}))}, {{"auto_pad", "VALID"}, {"strides", {3, 2}}}}.tol(kSums));
+        t.push_back(Case{"Conv", {f32({1, 16, 6, 7, 5}), konst(f32({8, 16, 3, 3, 3})), konst(f32({8}))}, {{"pads", {1, 1, 1, 1, 1, 1}}}}.tol(kSums).only(Target::Cpu));  // Vulkan: 1-D and 2-D
+        t.push_back(Case{"MaxPool", {f32({1, 3, 10, 10})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"ceil_mode", 1}}});
+        t.push_back(Case{"MaxPool", {f32({1, 3, 10, 11})}, {{"kernel_shape", {3, 2}}, {"strides", {2, 2}}, {"auto_pad", "SAME_UPPER"}}});
+        t.push_back(Case{"MaxPool", {f32({1, 3, 10, 11})}, {{"kernel_shape", {2, 3}}, {"strides", {3, 2}}, {"auto_pad", "SAME_LOWER"}}});
+        t.push_back(Case{"AveragePool", {f32({1, 3, 10, 10})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"ceil_mode", 1}}});
+        t.push_back(Case{"AveragePool", {f32({1, 3, 10, 11})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {0, 1, 2, 0}}}});
+        t.push_back(Case{"AveragePool", {f32({1, 3, 9, 9})}, {{"kernel_shape", {3, 3}}, {"strides", {3, 3}}, {"count_include_pad", 1}}});
+        t.push_back(Case{"AveragePool", {f32({1, 3, 10, 11})}, {{"kernel_shape", {3, 3}}, {"auto_pad", "SAME_UPPER"}, {"count_include_pad", 1}}});
+        t.push_back(Case{"ConvTranspose", {f32({1, 4, 5, 6}), konst(f32({4, 3, 3, 3}))}, {{"strides", {2, 2}}, {"auto_pad", "SAME_UPPER"}}}.tol(kSums));
+        t.push_back(Case{"ConvTranspose", {f32({1, 4, 5, 6}), konst(f32({4, 3, 3, 3}))}, {{"strides", {2, 2}}, {"output_shape", {11, 13}}}}.tol(kSums));
+        t.push_back(Case{"ConvTranspose", {f32({1, 4, 5, 5}), konst(f32({4, 2, 3, 3}))}, {{"strides", {2, 2}}, {"dilations", {2, 2}}}}.tol(kSums));
+        // layouts and axes
+        t.push_back(Case{"Softmax", {f32({2, 3, 4, 5}, -5, 5)}, {{"axis", 2}}}.opset(11).only(Target::Vulkan));
+        t.push_back(Case{"LayerNormalization", {f32({2, 3, 4, 5}), konst(f32({4, 5})), konst(f32({4, 5}))}, {{"axis", 2}}}.only(Target::Vulkan));
+        t.push_back(Case{"Gemm", {f32({6, 5}), f32({7, 6}), konst(values(Tensor::scalar(0.25f)))}, {{"transA", 1}, {"transB", 1}, {"beta", 0.5}}}.tol(kSums));
+        t.push_back(Case{"Gemm", {f32({3, 8}), konst(f32({8, 5})), konst(f32({3, 1}))}}.tol(kSums));
+        t.push_back(Case{"MatMul", {f32({65, 70}), f32({70, 67})}}.tol(Tol{1e-5, 4e-5, "sums of 70 terms in another order"}));
+        t.push_back(Case{"ReduceMax", {f32({3, 4, 5, 6})}, {{"axes", {0, 2}}, {"keepdims", 0}}}.tol(kExact));
+        t.push_back(Case{"ReduceSum", {f32({3, 4, 5, 6}), i64s({1, 3})}}.tol(kSums));
+        t.push_back(Case{"ReduceSum", {f32({3, 4, 5}), konst(values(Tensor::int64s({0}, {})))}, {{"keepdims", 0}}}.tol(kSums));
+        t.push_back(Case{"ReduceL2", {f32({4, 6, 5})}, {{"keepdims", 0}}}.tol(kSums));
+        t.push_back(Case{"ReduceLogSum", {f32({4, 6, 5}, 0.1, 1)}}.tol(kSums));
+        t.push_back(Case{"ReduceMean", {f32({2, 3, 4, 5, 6})}, {{"axes", {-4, -2}}}}.tol(kSums));
+        t.push_back(Case{"Transpose", {f32({2, 3, 4, 5, 6})}, {{"perm", {4, 2, 0, 3, 1}}}}.tol(kExact));
+        t.push_back(Case{"Transpose", {f32({37, 65})}}.tol(kExact));
+        t.push_back(Case{"Concat", {f32({2, 1, 4}), f32({2, 5, 4}), f32({2, 2, 4}), f32({2, 3, 4}), f32({2, 1, 4})}, {{"axis", -2}}}.tol(kExact));
+        t.push_back(Case{"Slice", {f32({6, 8, 5}), i64s({5, -1}), i64s({-100, 0}), i64s({0, 1}), i64s({-2, -3})}}.only(Target::Vulkan).tol(kExact));
+        t.push_back(Case{"Slice", {f32({6, 8, 5}), i64s({2}), i64s({-1}), i64s({2}), i64s({1})}}.tol(kExact));
+        t.push_back(Case{"Expand", {f32({5}), i64s({3, 1, 5})}}.tol(kExact));
+        t.push_back(Case{"Expand", {f32({2, 1, 1, 3}), i64s({2, 4, 5, 3})}}.tol(kExact));
+        t.push_back(Case{"Clip", {f32(small, -3, 3)}});
+        t.push_back(Case{"Clip", {f32(small), scalar(-0.5f)}});
+        t.push_back(Case{"BatchNormalization", {f32({4, 6}), konst(f32({6})), konst(f32({6})), konst(f32({6})), konst(f32({6}, 0.5, 2))}});
+        t.push_back(Case{"Gather", {f32({4, 6, 5}), ints(I64, {2, 2}, -5, 4)}, {{"axis", 2}}}.tol(kExact));
+        t.push_back(Case{"Pad", {f32({2, 3, 4}), i64s({0, 1, 0, 1, 2, 3})}}.tol(kExact));
+        t.push_back(Case{"Where", {bools({3, 1, 4}), f32({1}), f32({5, 1})}}.tol(kExact));
+        t.push_back(Case{"Cast", {ints(I32, small, -1000, 1000)}, {{"to", 7}}});
+        t.push_back(Case{"Cast", {ints(I64, small, -1000, 1000)}, {{"to", 6}}});
+        t.push_back(Case{"Cast", {f32(small, -100, 100)}, {{"to", 10}}}.tol(Tol{1e-3, 0, "float16 keeps 11 bits"}));
+        t.push_back(Case{"Cast", {f32(small, -3, 300)}, {{"to", 2}}});  // to uint8
         // ops that differ only in their math: each on an odd size and on one past the threading threshold
         for (const char* op : {"Relu", "Sigmoid", "Tanh", "Abs", "Neg", "HardSwish", "Erf", "Identity", "Floor", "Ceil",
                                "Round", "Sign", "Softsign", "Sin", "Cos", "Mish", "Softplus"}) {
@@ -460,6 +517,21 @@ std::string mismatch(const Case& c, const std::vector<Tensor>& got, const std::v
     return {};
 }
 
+/// An attribute's value as a failure message shows it: numbers, strings and lists of them.
+std::string valueText(const Attribute& a) {
+    return std::visit([](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) return v;
+        else if constexpr (std::is_arithmetic_v<T>) return QString::number(v).toStdString();
+        else if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<float>>) {
+            std::string s;
+            for (auto x : v) s += (s.empty() ? "" : ",") + QString::number(x).toStdString();
+            return "[" + s + "]";
+        } else return "...";
+    }, a.storage());
+}
+
+/// "Op case N ([2,3] const, none; axis=1)": the case's inputs and attributes, for failure messages.
 std::string describe(const Case& c, size_t index) {
     std::string s = c.key + " case " + std::to_string(index) + " (";
     for (size_t i = 0; i < c.inputs.size(); ++i) {
@@ -467,6 +539,7 @@ std::string describe(const Case& c, size_t index) {
         s += c.inputs[i].omitted ? "none" : Shape::ofSizes(c.inputs[i].dims).toString();
         if (c.inputs[i].constant) s += " const";
     }
+    for (const auto& [name, value] : c.attributes) s += (&name == &c.attributes.begin()->first ? "; " : " ") + name + "=" + valueText(value);
     return s + ")";
 }
 

@@ -397,6 +397,22 @@ const std::vector<Case>& kCases() {
             t.emplace_back(op, std::vector<In>{f32(small, -3, 3)});
             t.emplace_back(op, std::vector<In>{f32(large, -3, 3)});
         }
+        // far from zero, where exp overflows and naive forms give inf/inf
+        for (const char* op : {"Sigmoid", "Tanh", "Erf", "HardSwish", "Softplus", "Mish", "Elu", "Selu", "Celu", "Softsign",
+                               "com.microsoft:QuickGelu", "com.microsoft:Gelu", "com.microsoft:FastGelu"})
+            t.emplace_back(op, std::vector<In>{f32(small, -120, 120)});
+        t.push_back(Case{"Gelu", {f32(small, -120, 120)}, {{"approximate", "tanh"}}}.opset(20));
+        t.push_back(Case{"Exp", {f32(small, -100, 100)}});
+        t.push_back(Case{"Softmax", {f32({3, 7, 33}, -200, 200)}});
+        t.push_back(Case{"LogSoftmax", {f32({3, 7, 33}, -200, 200)}});
+        t.push_back(Case{"ReduceLogSumExp", {f32({3, 7, 33}, 100, 200)}, {{"axes", {2}}}}.tol(kSums));
+        // a large mean, where a variance as E[x^2] - E[x]^2 cancels to garbage (errors near 1): a float32
+        // mean of values near 300 is itself off by about ulp(300) = 3e-5, 1e-4 of their spread (0.29),
+        // which is the slack these cases allow
+        const Tol largeMean{1e-4, 5e-4, "a float32 mean of values near 300"};
+        t.push_back(Case{"LayerNormalization", {f32({3, 7, 48}, 300, 301), konst(f32({48})), konst(f32({48}))}}.tol(largeMean));
+        t.push_back(Case{"com.microsoft:SkipLayerNormalization", {f32({2, 5, 32}, 300, 301), f32({2, 5, 32}), konst(f32({32}))}}.tol(largeMean));
+        t.push_back(Case{"InstanceNormalization", {f32({2, 5, 9, 11}, 300, 301), konst(f32({5})), konst(f32({5}))}}.tol(largeMean));
         for (const char* op : {"Sqrt", "Log", "Reciprocal"}) {  // positive inputs
             t.emplace_back(op, std::vector<In>{f32(small, 0.1, 4)});
             t.emplace_back(op, std::vector<In>{f32(large, 0.1, 4)});

@@ -397,12 +397,40 @@ const std::vector<Case>& kCases() {
             t.emplace_back(op, std::vector<In>{f32(small, -3, 3)});
             t.emplace_back(op, std::vector<In>{f32(large, -3, 3)});
         }
+        // past the kernels' threading thresholds (2^15 to 2^16 elements, 2^18 bytes): the rows split across threads
+        t.push_back(Case{"Transpose", {f32({3, 130, 257})}, {{"perm", {0, 2, 1}}}}.tol(kExact));
+        t.push_back(Case{"Transpose", {f32({2, 64, 33, 20})}, {{"perm", {0, 2, 3, 1}}}}.tol(kExact));
+        t.push_back(Case{"Concat", {f32({2, 300, 129}), f32({2, 100, 129})}, {{"axis", 1}}}.tol(kExact));
+        t.push_back(Case{"Split", {f32({3, 200, 150}), i64s({70, 130})}, {{"axis", 1}}}.outputs(2).tol(kExact));
+        t.push_back(Case{"Slice", {f32({3, 300, 200}), i64s({1, 3}), i64s({299, 197}), i64s({1, 2})}}.tol(kExact));
+        t.push_back(Case{"Pad", {f32({2, 3, 150, 150}), i64s({0, 0, 2, 1, 0, 0, 1, 3})}}.tol(kExact));
+        t.push_back(Case{"Gather", {f32({500, 200}), ints(I64, {400}, -500, 499)}}.tol(kExact));
+        t.push_back(Case{"Gather", {f32({4, 1000, 20}), ints(I32, {900}, 0, 999)}, {{"axis", 1}}}.tol(kExact));
+        t.push_back(Case{"Expand", {f32({1, 300, 1}), i64s({3, 300, 100})}}.tol(kExact));
+        t.push_back(Case{"Tile", {f32({3, 150, 100}), i64s({2, 1, 2})}}.tol(kExact));
+        t.push_back(Case{"Where", {bools({1, 300, 1}), f32({4, 300, 70}), f32({70})}}.tol(kExact));
+        t.push_back(Case{"Less", {f32({4, 300, 70}), f32({300, 1})}});
+        t.push_back(Case{"Cast", {f32({4, 300, 70}, -100, 100)}, {{"to", 7}}});
+        t.push_back(Case{"Softmax", {f32({300, 257}, -5, 5)}});
+        t.push_back(Case{"LayerNormalization", {f32({300, 129}), konst(f32({129})), konst(f32({129}))}});
+        t.push_back(Case{"com.microsoft:SkipLayerNormalization", {f32({300, 129}), f32({300, 129}), konst(f32({129})), konst(f32({129}))}});
+        t.push_back(Case{"InstanceNormalization", {f32({2, 40, 30, 31}), konst(f32({40})), konst(f32({40}))}});
+        t.push_back(Case{"ReduceSum", {f32({300, 257}), i64s({1})}}.tol(kSums));
+        t.push_back(Case{"ReduceMax", {f32({40, 30, 60})}, {{"axes", {0, 2}}}}.tol(kExact));
+        t.push_back(Case{"ReduceMean", {f32({64, 1200})}, {{"axes", {0}}}}.tol(kSums));
+        t.push_back(Case{"MaxPool", {f32({2, 32, 40, 40})}, {{"kernel_shape", {3, 3}}, {"strides", {1, 1}}, {"pads", {1, 1, 1, 1}}}}.cpu("cpu:maxpool"));
+        t.push_back(Case{"Resize", {f32({1, 16, 40, 40}), none(), f32s({1, 1, 2, 2})}, {{"mode", "linear"}}});
+        t.push_back(Case{"BatchNormalization", {f32({2, 32, 40, 40}), konst(f32({32})), konst(f32({32})), konst(f32({32})), konst(f32({32}, 0.5, 2))}});
+        t.push_back(Case{"GlobalAveragePool", {f32({2, 64, 30, 30})}}.tol(kSums));
         // far from zero, where exp overflows and naive forms give inf/inf
         for (const char* op : {"Sigmoid", "Tanh", "Erf", "HardSwish", "Softplus", "Mish", "Elu", "Selu", "Celu", "Softsign",
                                "com.microsoft:QuickGelu", "com.microsoft:Gelu", "com.microsoft:FastGelu"})
             t.emplace_back(op, std::vector<In>{f32(small, -120, 120)});
         t.push_back(Case{"Gelu", {f32(small, -120, 120)}, {{"approximate", "tanh"}}}.opset(20));
         t.push_back(Case{"Exp", {f32(small, -100, 100)}});
+        // near zero, where 1 - e^(-2x) cancels: a relative error that the absolute slack of kFloat hides
+        for (const char* op : {"Tanh", "Mish", "Softplus", "com.microsoft:FastGelu", "Sigmoid", "Erf"})
+            t.push_back(Case{op, {f32(small, -1e-3, 1e-3)}}.tol(Tol{1e-5, 0, "relative only: the values are near zero"}));
         t.push_back(Case{"Softmax", {f32({3, 7, 33}, -200, 200)}});
         t.push_back(Case{"LogSoftmax", {f32({3, 7, 33}, -200, 200)}});
         t.push_back(Case{"ReduceLogSumExp", {f32({3, 7, 33}, 100, 200)}, {{"axes", {2}}}}.tol(kSums));

@@ -32,6 +32,7 @@
 #include "core/graph/attribute.h"
 #include "core/graph/tensor.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -405,6 +406,23 @@ inline const std::vector<Case>& kCases() {
             t.emplace_back(op, std::vector<In>{f32(small, -120, 120)});
         t.push_back(Case{"Gelu", {f32(small, -120, 120)}, {{"approximate", "tanh"}}}.opset(20));
         t.push_back(Case{"Exp", {f32(small, -100, 100)}});
+        // fixed values at the edges: ties (Round is half to even), signed zeros, negative bases, NaN
+        const Tensor ties = Tensor::floats({12}, {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.5f, -0.f, 0.f, 1e-30f, -3.7f, 2.49999f});
+        for (const char* op : {"Round", "Floor", "Ceil", "Sign", "Relu", "Abs", "Neg"})
+            t.push_back(Case{op, {values(ties)}}.tol(kExact));
+        t.push_back(Case{"Pow", {f32(small, -2, 2), scalar(3.f)}});   // an integer exponent of a negative base
+        t.push_back(Case{"Pow", {f32(small, -2, 2), f32s({2.f, -1.f, 3.f, 0.f, 1.f, 2.f, 3.f, 2.f, 4.f, 1.f, 2.f, 3.f, -2.f, 2.f, 3.f,
+                                                        2.f, 1.f, 2.f, 3.f, 2.f, 1.f, 2.f, 3.f, 2.f, 1.f, 2.f, 3.f, 2.f, 1.f, 2.f,
+                                                        3.f, 2.f, 1.f, 2.f, 3.f, 2.f, 5.f})}});
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        t.push_back(Case{"Max", {values(Tensor::floats({4}, {nan, 1.f, -2.f, nan})), values(Tensor::floats({4}, {0.f, nan, 3.f, nan}))}}.tol(kExact));
+        t.push_back(Case{"Min", {values(Tensor::floats({4}, {nan, 1.f, -2.f, nan})), values(Tensor::floats({4}, {0.f, nan, 3.f, nan}))}}.tol(kExact));
+        t.push_back(Case{"MatMul", {f32({33}), f32({33, 7})}}.tol(kSums));
+        t.push_back(Case{"MatMul", {f32({3, 5, 33}), f32({33})}}.tol(kSums));
+        t.push_back(Case{"Gemm", {f32({5, 7}), konst(f32({7, 9})), konst(f32({5, 9}))}, {{"beta", -1.0}}}.tol(kSums));
+        t.push_back(Case{"Relu", {values(Tensor::floats({}, {-0.5f}))}}.tol(kExact));          // rank 0
+        t.push_back(Case{"Add", {values(Tensor::floats({}, {1.5f})), f32({3, 4})}});
+        t.push_back(Case{"ReduceSum", {f32({1}), i64s({0})}}.tol(kExact));
         // near zero, where 1 - e^(-2x) cancels: a relative error that the absolute slack of kFloat hides
         for (const char* op : {"Tanh", "Mish", "Softplus", "com.microsoft:FastGelu", "Sigmoid", "Erf"})
             t.push_back(Case{op, {f32(small, -1e-3, 1e-3)}}.tol(Tol{1e-5, 0, "relative only: the values are near zero"}));

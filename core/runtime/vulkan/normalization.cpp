@@ -28,7 +28,8 @@ std::optional<NodeProgram> softmax(const NodeShapes& s) {
 
 /// layernorm.comp over the trailing dims from `axis`; `skip` and `skipBias` are the inputs added
 /// first (SkipLayerNormalization), -1 when absent.
-std::optional<NodeProgram> layerNormProgram(const NodeShapes& s, int64_t axis, size_t scale, int bias, int skip, int skipBias) {
+std::optional<NodeProgram> layerNormProgram(const NodeShapes& s, int64_t axis, float epsilon, size_t scale, int bias, int skip,
+                                            int skipBias) {
     const auto& x = s.inputDims[0];
     const auto rank = int64_t(x.size());
     if (rank == 0 || axis < -rank || axis >= rank) return std::nullopt;
@@ -47,8 +48,6 @@ std::optional<NodeProgram> layerNormProgram(const NodeShapes& s, int64_t axis, s
     if (skip >= 0 && s.inputDims[size_t(skip)] != x) return std::nullopt;
     if (skipBias >= 0 && numel(s.inputDims[size_t(skipBias)]) != cols) return std::nullopt;
     Constants c;
-    const float epsilon = skip >= 0 ? s.attributes().getFloat("epsilon", 1e-12f)  // ONNX Runtime's SkipLayerNormalization
-                                    : floatAttributeOrDefault(s.attributes(), OpKey::of(s.node), s.opset, "epsilon");
     c.i(rows).i(cols).f(epsilon).i(bias >= 0).i(*scaleStride).i(*biasStride);
     c.i(s.hasOutput(1)).i(s.hasOutput(2)).i(skip >= 0).i(skipBias >= 0);
     auto in = [](int i) { return i >= 0 ? TensorRef::input(i) : TensorRef::none(); };
@@ -70,14 +69,17 @@ bool floatTensors(const NodeShapes& s) {
 
 std::optional<NodeProgram> layerNorm(const NodeShapes& s) {
     if (!floatTensors(s) || !s.hasInput(1)) return std::nullopt;
-    return layerNormProgram(s, s.attributes().getInt("axis", -1), 1, s.hasInput(2) ? 2 : -1, -1, -1);
+    const Attributes& a = s.attributes();
+    return layerNormProgram(s, a.getInt("axis", -1), floatAttributeOrDefault(a, OpKey::of(s.node), s.opset, "epsilon"), 1, s.hasInput(2) ? 2 : -1, -1, -1);
 }
 
 /// com.microsoft SkipLayerNormalization: LayerNorm(input + skip + bias) * gamma + beta over the last
 /// dim. Its optional fourth output (the sum) has no binding here: such nodes run on the CPU.
 std::optional<NodeProgram> skipLayerNorm(const NodeShapes& s) {
     if (!floatTensors(s) || !s.hasInput(1) || !s.hasInput(2) || s.hasOutput(3)) return std::nullopt;
-    return layerNormProgram(s, -1, 2, s.hasInput(3) ? 3 : -1, 1, s.hasInput(4) ? 4 : -1);
+    // ONNX Runtime's default epsilon here is 1e-12, not LayerNormalization's 1e-5.
+    return layerNormProgram(s, -1, s.attributes().getFloat("epsilon", 1e-12f), 2, s.hasInput(3) ? 3 : -1, 1,
+                            s.hasInput(4) ? 4 : -1);
 }
 
 } // namespace

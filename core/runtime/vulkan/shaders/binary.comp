@@ -50,8 +50,8 @@ float combine(float x, float z) {
     case 2: return x * z;
     case 3: return x / z;
     case 4: return power(x, z);
-    case 5: return max(x, z);
-    case 6: return min(x, z);
+    case 5: return isnan(x) || isnan(z) ? x + z : max(x, z);  // NaN when either is, as the reference
+    case 6: return isnan(x) || isnan(z) ? x + z : min(x, z);  // (GLSL's max and min return either)
     case 7: return x < 0.0 ? x * z : x;
     }
     return x;

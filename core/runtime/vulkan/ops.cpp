@@ -55,6 +55,10 @@ const VulkanOpRegistry& vulkanOps() {
         registerPoolOps(r);
         registerNormalizationOps(r);
         registerLayoutOps(r);
+        registerLogicOps(r);
+        registerConstantOps(r);
+        registerGatherOps(r);
+        registerLossOps(r);
         return r;
     }();
     return registry;

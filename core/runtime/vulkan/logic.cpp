@@ -1,0 +1,183 @@
+// Element-wise ops on tensors of any integer or float32 type, all through typed.comp: Cast and
+// CastLike, the comparisons, And/Or/Xor/Not, Mod, BitShift, integer Add/Sub/Mul/Div/Max/Min and
+// Neg/Abs/Sign, the float math the unary activation table lacks (inverse and hyperbolic
+// trigonometry, Tan, IsNaN, IsInf, Shrink), Where and Trilu. Integers are computed in 32 bits;
+// element moves (Where, Trilu, a Cast to the same type) copy the bits as they are, 64-bit ones too.
+#include "core/runtime/vulkan/typed.h"
+
+#include <algorithm>
+
+namespace graphlens::vk {
+namespace {
+
+// Op codes of typed.comp.
+enum Code {
+    Cast = 0, Acos = 1, Acosh = 2, Asin = 3, Asinh = 4, Atan = 5, Atanh = 6, Cosh = 7, Sinh = 8, Tan = 9,
+    IsNaN = 10, IsInf = 11, Shrink = 12, Not = 13, Neg = 14, Abs = 15, Sign = 16,
+    Equal = 20, Less = 21, Greater = 22, LessOrEqual = 23, GreaterOrEqual = 24, And = 25, Or = 26, Xor = 27,
+    Mod = 28, BitShift = 29, Add = 30, Sub = 31, Mul = 32, Div = 33, Max = 34, Min = 35,
+    Where = 40, Trilu = 41, Move = 42,
+};
+
+struct TypedOp {
+    int code = 0;
+    bool floatMath = false;
+    float alpha = 0, beta = 0;
+    int flag = 0, k = 0;
+    int64_t rows = 1, cols = 1;
+};
+
+/// typed.comp over output 0 with the given inputs as operands A, B, C.
+std::optional<NodeProgram> typedProgram(const NodeShapes& s, const std::vector<size_t>& inputs, const TypedOp& op) {
+    if (!s.hasOutput(0) || elementCode(s.outputTypes[0]) < 0) return std::nullopt;
+    std::vector<std::vector<int64_t>> dims;
+    for (size_t i : inputs) {
+        if (!s.hasInput(i) || elementCode(s.inputTypes[i]) < 0) return std::nullopt;
+        dims.push_back(s.inputDims[i]);
+    }
+    const auto walk = operandWalk(s.outputDims[0], dims);
+    if (!walk) return std::nullopt;
+    const int64_t count = numel(s.outputDims[0]);
+    Constants c;
+    c.i(op.code).i(count);
+    for (int64_t d : walk->dims) c.i(d);
+    for (size_t k = 0; k < 3; ++k)
+        for (size_t d = 0; d < 6; ++d) c.i(k < inputs.size() ? walk->strides[k][d] : 0);
+    for (size_t k = 0; k < 3; ++k) c.i(k < inputs.size() ? elementCode(s.inputTypes[inputs[k]]) : 0);
+    c.i(elementCode(s.outputTypes[0])).i(op.floatMath).f(op.alpha).f(op.beta).i(op.flag).i(op.k).i(op.rows).i(op.cols);
+    Dispatch d{"typed", c.take(), {TensorRef::output(0)}, flatGroups(uint64_t(count), 64)};
+    for (size_t i : inputs) d.bindings.push_back(TensorRef::input(int(i)));
+    const bool inPlace = !inputs.empty() && inputs[0] == 0 && s.inputDims[0] == s.outputDims[0] &&
+                         elementSize(s.inputTypes[0]) == elementSize(s.outputTypes[0]);
+    return NodeProgram{"vulkan:typed", {d}, inPlace};
+}
+
+bool isFloat(DType t) { return t == DType::Float; }
+bool isIntegral(DType t) { return elementCode(t) > 0; }
+bool isUnsigned(DType t) { return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64; }
+
+std::optional<NodeProgram> floatMath(const NodeShapes& s) {
+    static const std::pair<const char*, Code> ops[] = {
+        {"Acos", Acos}, {"Acosh", Acosh}, {"Asin", Asin}, {"Asinh", Asinh}, {"Atan", Atan}, {"Atanh", Atanh},
+        {"Cosh", Cosh}, {"Sinh", Sinh}, {"Tan", Tan}, {"IsNaN", IsNaN}, {"IsInf", IsInf}, {"Shrink", Shrink}};
+    const auto row = std::find_if(std::begin(ops), std::end(ops), [&](const auto& r) { return s.node.opType == r.first; });
+    if (row == std::end(ops) || !s.floatInput(0)) return std::nullopt;
+    TypedOp op{row->second, true};
+    const Attributes& a = s.attributes();
+    if (op.code == IsInf) {
+        op.alpha = float(a.getInt("detect_negative", 1));
+        op.beta = float(a.getInt("detect_positive", 1));
+    }
+    if (op.code == Shrink) {
+        op.alpha = a.getFloat("lambd", 0.5f);
+        op.beta = a.getFloat("bias", 0.0f);
+    }
+    return typedProgram(s, {0}, op);
+}
+
+/// Not on bool; Neg, Abs and Sign on integers (the float ones are unary activations).
+std::optional<NodeProgram> intUnary(const NodeShapes& s) {
+    const std::string& name = s.node.opType;
+    if (!s.hasInput(0)) return std::nullopt;
+    if (name == "Not") return s.inputTypes[0] == DType::Bool ? typedProgram(s, {0}, {Not}) : std::nullopt;
+    if (!isIntegral(s.inputTypes[0]) || s.inputTypes[0] == DType::Bool) return std::nullopt;
+    return typedProgram(s, {0}, {name == "Neg" ? Neg : name == "Abs" ? Abs : Sign});
+}
+
+std::optional<NodeProgram> compare(const NodeShapes& s) {
+    static const std::pair<const char*, Code> ops[] = {{"Equal", Equal}, {"Less", Less}, {"Greater", Greater},
+                                                       {"LessOrEqual", LessOrEqual}, {"GreaterOrEqual", GreaterOrEqual}};
+    const auto row = std::find_if(std::begin(ops), std::end(ops), [&](const auto& r) { return s.node.opType == r.first; });
+    if (row == std::end(ops) || s.inputTypes.size() != 2 || s.inputTypes[0] != s.inputTypes[1]) return std::nullopt;
+    // Unsigned 64-bit and 8/16-bit values compare right as 32-bit ints; uint32 has its own compare.
+    if (s.inputTypes[0] == DType::UInt64 && row->second != Equal) return std::nullopt;
+    return typedProgram(s, {0, 1}, {row->second, isFloat(s.inputTypes[0])});
+}
+
+std::optional<NodeProgram> logic(const NodeShapes& s) {
+    const std::string& name = s.node.opType;
+    if (s.inputTypes.size() != 2 || s.inputTypes[0] != DType::Bool || s.inputTypes[1] != DType::Bool) return std::nullopt;
+    return typedProgram(s, {0, 1}, {name == "And" ? And : name == "Or" ? Or : Xor});
+}
+
+std::optional<NodeProgram> mod(const NodeShapes& s) {
+    if (s.inputTypes.size() != 2 || s.inputTypes[0] != s.inputTypes[1]) return std::nullopt;
+    const int fmod = int(s.attributes().getInt("fmod", 0));
+    if (isFloat(s.inputTypes[0])) return fmod ? typedProgram(s, {0, 1}, {Mod, true, 0, 0, 1}) : std::nullopt;
+    if (!isIntegral(s.inputTypes[0]) || s.inputTypes[0] == DType::UInt32 || s.inputTypes[0] == DType::UInt64)
+        return std::nullopt;
+    return typedProgram(s, {0, 1}, {Mod, false, 0, 0, fmod});
+}
+
+std::optional<NodeProgram> bitShift(const NodeShapes& s) {
+    if (s.inputTypes.size() != 2 || s.inputTypes[0] != s.inputTypes[1] || !isUnsigned(s.inputTypes[0])) return std::nullopt;
+    const std::string direction = s.attributes().getString("direction", "");
+    if (direction != "LEFT" && direction != "RIGHT") return std::nullopt;
+    // 64-bit values are shifted in their low word: exact while they fit in 32 bits.
+    return typedProgram(s, {0, 1}, {BitShift, false, 0, 0, direction == "RIGHT"});
+}
+
+/// Add, Sub, Mul, Div, Max, Min on integer tensors (float ones are binary.comp's).
+std::optional<NodeProgram> intArithmetic(const NodeShapes& s) {
+    static const std::pair<const char*, Code> ops[] = {{"Add", Add}, {"Sub", Sub}, {"Mul", Mul}, {"Div", Div},
+                                                       {"Max", Max}, {"Min", Min}};
+    const auto row = std::find_if(std::begin(ops), std::end(ops), [&](const auto& r) { return s.node.opType == r.first; });
+    if (row == std::end(ops) || s.inputTypes.size() != 2 || s.inputTypes[0] != s.inputTypes[1]) return std::nullopt;
+    const DType t = s.inputTypes[0];
+    if (!isIntegral(t) || t == DType::Bool || t == DType::UInt32 || t == DType::UInt64) return std::nullopt;
+    if (row->second == Div && isUnsigned(t) && elementSize(t) >= 4) return std::nullopt;
+    return typedProgram(s, {0, 1}, {row->second});
+}
+
+std::optional<NodeProgram> cast(const NodeShapes& s) {
+    if (!s.hasInput(0) || !s.hasOutput(0)) return std::nullopt;
+    const DType from = s.inputTypes[0], to = s.outputTypes[0];
+    if (elementCode(from) < 0 || elementCode(to) < 0) return std::nullopt;
+    if (s.node.opType == "Cast" && s.attributes().has("to") && dtypeFromOnnx(int32_t(s.attributes().getInt("to", 0))) != to)
+        return std::nullopt;
+    if (from == to) return typedProgram(s, {0}, {Move});
+    // Float to unsigned 32/64-bit goes through a 32-bit signed int: leave those to the CPU.
+    if (isFloat(from) && (to == DType::UInt32 || to == DType::UInt64)) return std::nullopt;
+    return typedProgram(s, {0}, {Cast, isFloat(from) || isFloat(to)});
+}
+
+std::optional<NodeProgram> where(const NodeShapes& s) {
+    if (s.inputTypes.size() != 3 || s.inputTypes[0] != DType::Bool || s.inputTypes[1] != s.inputTypes[2] ||
+        s.inputTypes[1] != s.outputTypes.at(0))
+        return std::nullopt;
+    return typedProgram(s, {0, 1, 2}, {Where});
+}
+
+std::optional<NodeProgram> trilu(const NodeShapes& s) {
+    const auto& y = s.outputDims.at(0);
+    if (y.size() < 2 || !s.hasInput(0) || s.inputDims[0] != y || s.inputTypes[0] != s.outputTypes[0]) return std::nullopt;
+    TypedOp op{Trilu};
+    if (s.hasInput(1)) {
+        if (!s.constants[1] || s.constants[1]->numel() != 1) return std::nullopt;
+        const double k = s.constants[1]->toDoubles()[0];
+        op.k = int(std::clamp<double>(k, -(1 << 30), 1 << 30));
+    }
+    op.flag = int(s.attributes().getInt("upper", 1));
+    op.rows = y[y.size() - 2];
+    op.cols = y.back();
+    return typedProgram(s, {0}, op);
+}
+
+} // namespace
+
+void registerLogicOps(VulkanOpRegistry& registry) {
+    for (const char* op : {"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cosh", "Sinh", "Tan", "IsNaN", "IsInf", "Shrink"})
+        registry.add(op, floatMath);
+    for (const char* op : {"Not", "Neg", "Abs", "Sign"}) registry.add(op, intUnary);
+    for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) registry.add(op, compare);
+    for (const char* op : {"And", "Or", "Xor"}) registry.add(op, logic);
+    registry.add("Mod", mod);
+    registry.add("BitShift", bitShift);
+    for (const char* op : {"Add", "Sub", "Mul", "Div", "Max", "Min"}) registry.add(op, intArithmetic);
+    registry.add("Cast", cast);
+    registry.add("CastLike", cast);
+    registry.add("Where", where);
+    registry.add("Trilu", trilu);
+}
+
+} // namespace graphlens::vk

@@ -13,7 +13,7 @@ namespace {
 // Op codes of typed.comp.
 enum Code {
     Cast = 0, Acos = 1, Acosh = 2, Asin = 3, Asinh = 4, Atan = 5, Atanh = 6, Cosh = 7, Sinh = 8, Tan = 9,
-    IsNaN = 10, IsInf = 11, Shrink = 12, Not = 13, Neg = 14, Abs = 15, Sign = 16,
+    IsNaN = 10, IsInf = 11, Shrink = 12, Not = 13, Neg = 14, Abs = 15, Sign = 16, Scale = 17,
     Equal = 20, Less = 21, Greater = 22, LessOrEqual = 23, GreaterOrEqual = 24, And = 25, Or = 26, Xor = 27,
     Mod = 28, BitShift = 29, Add = 30, Sub = 31, Mul = 32, Div = 33, Max = 34, Min = 35,
     Where = 40, Trilu = 41, Move = 42,
@@ -27,13 +27,20 @@ struct TypedOp {
     int64_t rows = 1, cols = 1;
 };
 
-/// typed.comp over output 0 with the given inputs as operands A, B, C.
-std::optional<NodeProgram> typedProgram(const NodeShapes& s, const std::vector<size_t>& inputs, const TypedOp& op) {
+/// An operand of typed.comp: a tensor, its dims and its type.
+struct Operand {
+    TensorRef ref;
+    std::vector<int64_t> dims;
+    DType type;
+};
+
+/// The typed.comp dispatch writing output 0 from up to three operands A, B, C.
+std::optional<Dispatch> typedDispatch(const NodeShapes& s, const std::vector<Operand>& operands, const TypedOp& op) {
     if (!s.hasOutput(0) || elementCode(s.outputTypes[0]) < 0) return std::nullopt;
     std::vector<std::vector<int64_t>> dims;
-    for (size_t i : inputs) {
-        if (!s.hasInput(i) || elementCode(s.inputTypes[i]) < 0) return std::nullopt;
-        dims.push_back(s.inputDims[i]);
+    for (const Operand& o : operands) {
+        if (elementCode(o.type) < 0) return std::nullopt;
+        dims.push_back(o.dims);
     }
     const auto walk = operandWalk(s.outputDims[0], dims);
     if (!walk) return std::nullopt;
@@ -42,14 +49,26 @@ std::optional<NodeProgram> typedProgram(const NodeShapes& s, const std::vector<s
     c.i(op.code).i(count);
     for (int64_t d : walk->dims) c.i(d);
     for (size_t k = 0; k < 3; ++k)
-        for (size_t d = 0; d < 6; ++d) c.i(k < inputs.size() ? walk->strides[k][d] : 0);
-    for (size_t k = 0; k < 3; ++k) c.i(k < inputs.size() ? elementCode(s.inputTypes[inputs[k]]) : 0);
+        for (size_t d = 0; d < 6; ++d) c.i(k < operands.size() ? walk->strides[k][d] : 0);
+    for (size_t k = 0; k < 3; ++k) c.i(k < operands.size() ? elementCode(operands[k].type) : 0);
     c.i(elementCode(s.outputTypes[0])).i(op.floatMath).f(op.alpha).f(op.beta).i(op.flag).i(op.k).i(op.rows).i(op.cols);
     Dispatch d{"typed", c.take(), {TensorRef::output(0)}, flatGroups(uint64_t(count), 64)};
-    for (size_t i : inputs) d.bindings.push_back(TensorRef::input(int(i)));
+    for (const Operand& o : operands) d.bindings.push_back(o.ref);
+    return d;
+}
+
+/// typed.comp over output 0 with the given inputs as operands A, B, C.
+std::optional<NodeProgram> typedProgram(const NodeShapes& s, const std::vector<size_t>& inputs, const TypedOp& op) {
+    std::vector<Operand> operands;
+    for (size_t i : inputs) {
+        if (!s.hasInput(i)) return std::nullopt;
+        operands.push_back({TensorRef::input(int(i)), s.inputDims[i], s.inputTypes[i]});
+    }
+    auto d = typedDispatch(s, operands, op);
+    if (!d) return std::nullopt;
     const bool inPlace = !inputs.empty() && inputs[0] == 0 && s.inputDims[0] == s.outputDims[0] &&
                          elementSize(s.inputTypes[0]) == elementSize(s.outputTypes[0]);
-    return NodeProgram{"vulkan:typed", {d}, inPlace};
+    return NodeProgram{"vulkan:typed", {*d}, inPlace};
 }
 
 bool isFloat(DType t) { return t == DType::Float; }
@@ -163,6 +182,40 @@ std::optional<NodeProgram> trilu(const NodeShapes& s) {
     return typedProgram(s, {0}, op);
 }
 
+/// Sum and Mean, and Max and Min of other than two float inputs: a chain of dispatches accumulating in
+/// the output, Mean scaled at the end.
+std::optional<NodeProgram> variadic(const NodeShapes& s) {
+    const std::string& name = s.node.opType;
+    const size_t n = s.inputTypes.size();
+    if (n == 0 || !s.hasOutput(0)) return std::nullopt;
+    const DType t = s.outputTypes[0];
+    for (size_t i = 0; i < n; ++i)
+        if (!s.hasInput(i) || s.inputTypes[i] != t) return std::nullopt;
+    const bool floats = isFloat(t);
+    if (!floats && (name == "Mean" || !isIntegral(t) || t == DType::Bool || t == DType::UInt32 || t == DType::UInt64))
+        return std::nullopt;
+    const Code code = name == "Max" ? Max : name == "Min" ? Min : Add;
+    NodeProgram program{"vulkan:typed-chain", {}};
+    const Operand out{TensorRef::output(0), s.outputDims[0], t};
+    auto operand = [&](size_t i) { return Operand{TensorRef::input(int(i)), s.inputDims[i], s.inputTypes[i]}; };
+    auto first = n == 1 ? typedDispatch(s, {operand(0)}, {Cast, floats}) : typedDispatch(s, {operand(0), operand(1)}, {code, floats});
+    if (!first) return std::nullopt;
+    program.dispatches.push_back(*first);
+    for (size_t i = 2; i < n; ++i) {
+        auto next = typedDispatch(s, {out, operand(i)}, {code, floats});
+        if (!next) return std::nullopt;
+        next->waits = true;
+        program.dispatches.push_back(*next);
+    }
+    if (name == "Mean" && n > 1) {
+        auto scale = typedDispatch(s, {out}, {Scale, true, 1.0f / float(n)});
+        if (!scale) return std::nullopt;
+        scale->waits = true;
+        program.dispatches.push_back(*scale);
+    }
+    return program;
+}
+
 } // namespace
 
 void registerLogicOps(VulkanOpRegistry& registry) {
@@ -178,6 +231,7 @@ void registerLogicOps(VulkanOpRegistry& registry) {
     registry.add("CastLike", cast);
     registry.add("Where", where);
     registry.add("Trilu", trilu);
+    for (const char* op : {"Sum", "Mean", "Max", "Min"}) registry.add(op, variadic);
 }
 
 } // namespace graphlens::vk

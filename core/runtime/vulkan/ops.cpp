@@ -59,6 +59,7 @@ const VulkanOpRegistry& vulkanOps() {
         registerConstantOps(r);
         registerGatherOps(r);
         registerLossOps(r);
+        registerAxisOps(r);
         return r;
     }();
     return registry;

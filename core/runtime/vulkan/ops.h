@@ -135,6 +135,7 @@ void registerLayoutOps(VulkanOpRegistry& registry);       ///< Transpose, Concat
 void registerLogicOps(VulkanOpRegistry& registry);        ///< Cast, comparisons, logic, Mod, BitShift, integer math, Where, Trilu (logic.cpp)
 void registerGatherOps(VulkanOpRegistry& registry);       ///< Gather, GatherElements (gather.cpp)
 void registerLossOps(VulkanOpRegistry& registry);         ///< NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (loss.cpp)
+void registerAxisOps(VulkanOpRegistry& registry);         ///< ArgMax, ArgMin, Hardmax, CumSum (axis.cpp)
 void registerConstantOps(VulkanOpRegistry& registry);     ///< Constant, Shape, Size, ConstantOfShape, EyeLike, Dropout (constants.cpp)
 
 // Shared helpers of the op files.

@@ -2,8 +2,8 @@
 // Cast, comparisons, logic, Where, Mod, BitShift, integer arithmetic (typed.comp); copies of
 // int64, bool and uint8 tensors (Transpose, Concat at byte offsets, Slice, Tile, DepthToSpace);
 // Gather and GatherElements with negative indices; Trilu; Shape, Size, ConstantOfShape, EyeLike,
-// Dropout; NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss; the trigonometry the unary
-// table lacks. Every node must run as a shader (no CPU fallback). Skips where there is no Vulkan
+// Dropout; NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss; ArgMax, ArgMin, Hardmax,
+// CumSum; Sum, Mean and Max of three inputs; the trigonometry the unary table lacks. Every node must run as a shader (no CPU fallback). Skips where there is no Vulkan
 // device.
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
@@ -81,11 +81,11 @@ class TestVulkanTypedOps : public QObject {
     }
 
     /// One node `op` over the inputs, one output.
-    void expectOp(const std::string& op, const Inputs& inputs, Attributes a, const Tensor& want, int64_t opset = 18) {
+    void expectOp(const std::string& op, const Inputs& inputs, Attributes a, const Tensor& want, double tolerance = 0) {
         const Model m = graphOf(inputs, [&](GraphBuilder& b, const std::vector<ValueId>& xs) {
             return std::vector<ValueId>{b.op(op, xs, a)};
-        }, opset);
-        expectOutputs(m, inputs, {want});
+        });
+        expectOutputs(m, inputs, {want}, tolerance);
     }
 
 private slots:
@@ -220,6 +220,30 @@ private slots:
         });
         const float l = std::log(4.0f);
         expectOutputs(m, sce, {f32({}, {l}), f32({2, 4}, {-l, -l, -l, -l, -l, -l, -l, -l})}, 1e-6);
+    }
+
+    void opsAlongOneAxis() {
+        const Tensor x = f32({2, 3}, {1, 5, 5, 7, -2, 7});
+        expectOp("ArgMax", {{{"x", x}}}, {{"axis", int64_t(1)}}, i64({2, 1}, {1, 0}));
+        expectOp("ArgMax", {{{"x", x}}}, {{"axis", int64_t(1)}, {"select_last_index", int64_t(1)}, {"keepdims", int64_t(0)}},
+                 i64({2}, {2, 2}));
+        expectOp("ArgMin", {{{"x", i64({2, 3}, {4, -9, 3, 1, 2, -9})}}}, {{"axis", int64_t(0)}}, i64({1, 3}, {1, 0, 1}));
+        expectOp("Hardmax", {{{"x", x}}}, {}, f32({2, 3}, {0, 1, 0, 1, 0, 0}));
+        const Model cumsum = graphOf({{{"x", i32({2, 3}, {1, 2, 3, 4, 5, 6})}}}, [](GraphBuilder& b, const std::vector<ValueId>& xs) {
+            const ValueId axis = b.initializer("axis", i64({}, {1}));
+            return std::vector<ValueId>{b.op("CumSum", {xs[0], axis}, {{"exclusive", int64_t(1)}, {"reverse", int64_t(1)}}),
+                                        b.op("CumSum", {xs[0], axis})};
+        });
+        expectOutputs(cumsum, {{{"x", i32({2, 3}, {1, 2, 3, 4, 5, 6})}}},
+                      {i32({2, 3}, {5, 3, 0, 11, 6, 0}), i32({2, 3}, {1, 3, 6, 4, 9, 15})});
+    }
+
+    void variadicSumsMeansAndExtremes() {
+        const Inputs floats{{{"a", f32({2, 2}, {1, 2, 3, 4})}, {"b", f32({2}, {10, 20})}, {"c", f32({2, 1}, {100, 200})}}};
+        expectOp("Sum", floats, {}, f32({2, 2}, {111, 122, 213, 224}));
+        expectOp("Mean", floats, {}, f32({2, 2}, {37, 122.0f / 3, 71, 224.0f / 3}), 1e-6);
+        expectOp("Max", {{{"a", i64({3}, {1, 9, -4})}, {"b", i64({3}, {5, 2, -7})}, {"c", i64({1}, {3})}}}, {}, i64({3}, {5, 9, 3}));
+        expectOp("Sum", {{{"a", f32({2}, {1.5f, 2})}}}, {}, f32({2}, {1.5f, 2}));
     }
 
     void trigonometryOfTheTypedShader() {

@@ -69,6 +69,7 @@ layout(binding = 3) readonly buffer InC { uint c[]; };
 #define OP_NEG 14
 #define OP_ABS 15
 #define OP_SIGN 16
+#define OP_SCALE 17
 #define OP_EQUAL 20
 #define OP_LESS 21
 #define OP_GREATER 22
@@ -107,6 +108,7 @@ float floatOp(float x, float z) {
     case OP_NEG: return -x;
     case OP_ABS: return abs(x);
     case OP_SIGN: return sign(x);
+    case OP_SCALE: return x * ALPHA;
     case OP_EQUAL: return x == z ? 1.0 : 0.0;
     case OP_LESS: return x < z ? 1.0 : 0.0;
     case OP_GREATER: return x > z ? 1.0 : 0.0;

@@ -1,8 +1,9 @@
 // Element-wise ops on tensors of any integer or float32 type, all through typed.comp: Cast and
 // CastLike, the comparisons, And/Or/Xor/Not, Mod, BitShift, integer Add/Sub/Mul/Div/Max/Min and
 // Neg/Abs/Sign, the float math the unary activation table lacks (inverse and hyperbolic
-// trigonometry, Tan, IsNaN, IsInf, Shrink), Where and Trilu. Integers are computed in 32 bits;
-// element moves (Where, Trilu, a Cast to the same type) copy the bits as they are, 64-bit ones too.
+// trigonometry, Tan, IsNaN, IsInf, Shrink), Where, Trilu, Sum/Mean chains, QuantizeLinear and
+// DequantizeLinear. Integers are computed in 32 bits; element moves (Where, Trilu, a Cast to the
+// same type) copy the bits as they are, 64-bit ones too.
 #include "core/runtime/vulkan/typed.h"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ enum Code {
     IsNaN = 10, IsInf = 11, Shrink = 12, Not = 13, Neg = 14, Abs = 15, Sign = 16, Scale = 17,
     Equal = 20, Less = 21, Greater = 22, LessOrEqual = 23, GreaterOrEqual = 24, And = 25, Or = 26, Xor = 27,
     Mod = 28, BitShift = 29, Add = 30, Sub = 31, Mul = 32, Div = 33, Max = 34, Min = 35,
-    Where = 40, Trilu = 41, Move = 42,
+    Where = 40, Trilu = 41, Move = 42, Dequantize = 43, Quantize = 44, Clip = 45,
 };
 
 struct TypedOp {
@@ -171,15 +172,45 @@ std::optional<NodeProgram> trilu(const NodeShapes& s) {
     const auto& y = s.outputDims.at(0);
     if (y.size() < 2 || !s.hasInput(0) || s.inputDims[0] != y || s.inputTypes[0] != s.outputTypes[0]) return std::nullopt;
     TypedOp op{Trilu};
-    if (s.hasInput(1)) {
-        if (!s.constants[1] || s.constants[1]->numel() != 1) return std::nullopt;
-        const double k = s.constants[1]->toDoubles()[0];
-        op.k = int(std::clamp<double>(k, -(1 << 30), 1 << 30));
-    }
-    op.flag = int(s.attributes().getInt("upper", 1));
+    op.flag = int(s.attributes().getInt("upper", 1)) != 0;
     op.rows = y[y.size() - 2];
     op.cols = y.back();
-    return typedProgram(s, {0}, op);
+    std::vector<Operand> operands{{TensorRef::input(0), s.inputDims[0], s.inputTypes[0]}};
+    if (s.hasInput(1)) {
+        if (numel(s.inputDims[1]) != 1 || (s.inputTypes[1] != DType::Int64 && s.inputTypes[1] != DType::Int32)) return std::nullopt;
+        if (s.constants[1]) {
+            const double k = s.constants[1]->toDoubles()[0];
+            op.k = int(std::clamp<double>(k, -(1 << 30), 1 << 30));
+        } else {  // k known at run time: the shader reads it (values past 32 bits are out of any matrix)
+            op.flag |= 2;
+            operands.push_back({TensorRef::input(1), {}, s.inputTypes[1]});
+        }
+    }
+    auto d = typedDispatch(s, operands, op);
+    if (!d) return std::nullopt;
+    return NodeProgram{"vulkan:typed", {*d}, true};
+}
+
+/// Clip of integers, or of floats with bounds known only at run time (the float Clip with constant
+/// bounds is a unary activation): the bounds are broadcast operands.
+std::optional<NodeProgram> clip(const NodeShapes& s) {
+    if (s.opset < 11 || !s.hasInput(0) || s.inputTypes[0] != s.outputTypes.at(0)) return std::nullopt;
+    const DType t = s.inputTypes[0];
+    if (!isFloat(t) && (!isIntegral(t) || t == DType::Bool || t == DType::UInt32 || t == DType::UInt64)) return std::nullopt;
+    std::vector<Operand> operands{{TensorRef::input(0), s.inputDims[0], t}};
+    TypedOp op{Clip, isFloat(t)};
+    for (size_t i = 1; i <= 2; ++i) {
+        if (!s.hasInput(i)) {
+            operands.push_back({TensorRef::none(), {}, t});
+            continue;
+        }
+        if (s.inputTypes[i] != t || numel(s.inputDims[i]) != 1) return std::nullopt;
+        operands.push_back({TensorRef::input(int(i)), {}, t});
+        op.flag |= int(i);
+    }
+    auto d = typedDispatch(s, operands, op);
+    if (!d) return std::nullopt;
+    return NodeProgram{"vulkan:typed", {*d}, true};
 }
 
 /// Sum and Mean, and Max and Min of other than two float inputs: a chain of dispatches accumulating in
@@ -216,6 +247,41 @@ std::optional<NodeProgram> variadic(const NodeShapes& s) {
     return program;
 }
 
+/// DequantizeLinear ((x - zero point) * scale) and QuantizeLinear (round half to even, add the zero
+/// point, saturate) of 8-bit integers with a scalar or per-axis scale and zero point.
+std::optional<NodeProgram> quantizeLinear(const NodeShapes& s) {
+    const bool quantize = s.node.opType == "QuantizeLinear";
+    if (!s.hasInput(0) || !s.floatInput(1) || !s.hasOutput(0) || s.attributes().getInt("block_size", 0) != 0) return std::nullopt;
+    const DType q = quantize ? s.outputTypes[0] : s.inputTypes[0];
+    if (q != DType::UInt8 && q != DType::Int8 && (quantize || q != DType::Int32)) return std::nullopt;
+    if ((quantize ? !s.floatInput(0) : s.outputTypes[0] != DType::Float) || (s.hasInput(2) && s.inputTypes[2] != q))
+        return std::nullopt;
+    const auto& x = s.inputDims[0];
+    // A per-axis scale (and zero point) broadcasts along `axis`: dims of x's rank, 1 elsewhere.
+    auto alongAxis = [&](size_t i) -> std::optional<std::vector<int64_t>> {
+        const auto& d = s.inputDims[i];
+        if (numel(d) == 1) return std::vector<int64_t>{};
+        int64_t axis = s.attributes().getInt("axis", 1);
+        if (axis < 0) axis += int64_t(x.size());
+        if (d.size() != 1 || axis < 0 || axis >= int64_t(x.size()) || d[0] != x[size_t(axis)]) return std::nullopt;
+        std::vector<int64_t> dims(x.size(), 1);
+        dims[size_t(axis)] = d[0];
+        return dims;
+    };
+    const auto scaleDims = alongAxis(1);
+    if (!scaleDims) return std::nullopt;
+    std::vector<Operand> operands{{TensorRef::input(0), x, s.inputTypes[0]}, {TensorRef::input(1), *scaleDims, DType::Float}};
+    if (s.hasInput(2)) {
+        const auto zeroDims = alongAxis(2);
+        if (!zeroDims) return std::nullopt;
+        operands.push_back({TensorRef::input(2), *zeroDims, q});
+    }
+    const float lo = q == DType::UInt8 ? 0.0f : -128.0f, hi = q == DType::UInt8 ? 255.0f : 127.0f;
+    auto d = typedDispatch(s, operands, {quantize ? Quantize : Dequantize, true, lo, hi, int(s.hasInput(2))});
+    if (!d) return std::nullopt;
+    return NodeProgram{quantize ? "vulkan:quantize" : "vulkan:dequantize", {*d}};
+}
+
 } // namespace
 
 void registerLogicOps(VulkanOpRegistry& registry) {
@@ -231,7 +297,10 @@ void registerLogicOps(VulkanOpRegistry& registry) {
     registry.add("CastLike", cast);
     registry.add("Where", where);
     registry.add("Trilu", trilu);
+    registry.add("Clip", clip);
     for (const char* op : {"Sum", "Mean", "Max", "Min"}) registry.add(op, variadic);
+    registry.add("QuantizeLinear", quantizeLinear);
+    registry.add("DequantizeLinear", quantizeLinear);
 }
 
 } // namespace graphlens::vk

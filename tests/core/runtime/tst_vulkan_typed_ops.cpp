@@ -186,6 +186,8 @@ private slots:
             return std::vector<ValueId>{b.op("Trilu", {xs[0], b.initializer("k", i64({}, {-1}))}, {{"upper", int64_t(0)}})};
         });
         expectOutputs(lower, {{{"x", x}}}, {i64({3, 3}, {0, 0, 0, 4, 0, 0, 7, 8, 0})});
+        // k given at run time.
+        expectOp("Trilu", {{{"x", x}, {"k", i64({}, {1})}}}, {}, i64({3, 3}, {0, 2, 3, 0, 0, 6, 0, 0, 0}));
     }
 
     void knownAndFilledOutputs() {
@@ -220,6 +222,22 @@ private slots:
         });
         const float l = std::log(4.0f);
         expectOutputs(m, sce, {f32({}, {l}), f32({2, 4}, {-l, -l, -l, -l, -l, -l, -l, -l})}, 1e-6);
+    }
+
+    void clipsWithBoundsGivenAtRunTime() {
+        const auto i8 = [](std::vector<int8_t> v) { return tensor(DType::Int8, {int64_t(v.size())}, v); };
+        expectOp("Clip", {{{"x", i8({-100, -3, 0, 5, 120})}, {"lo", tensor(DType::Int8, {}, std::vector<int8_t>{-4})},
+                           {"hi", tensor(DType::Int8, {}, std::vector<int8_t>{6})}}}, {}, i8({-4, -3, 0, 5, 6}));
+        expectOp("Clip", {{{"x", f32({4}, {-2, -0.5f, 0.5f, 2})}, {"lo", f32({}, {-1})}}}, {}, f32({4}, {-1, -0.5f, 0.5f, 2}));
+    }
+
+    void quantizesAndDequantizesPerAxis() {
+        // Round half to even, then the zero point, saturated to uint8.
+        expectOp("QuantizeLinear", {{{"x", f32({2, 3}, {0, 2.5f, 3.5f, -300, 300, 7})}, {"s", f32({}, {1})}, {"z", u8({}, {10})}}},
+                 {}, u8({2, 3}, {10, 12, 14, 0, 255, 17}));
+        expectOp("DequantizeLinear", {{{"x", tensor(DType::Int8, {2, 2}, std::vector<int8_t>{-4, 2, 6, -8})},
+                                       {"s", f32({2}, {0.5f, 2})}, {"z", tensor(DType::Int8, {2}, std::vector<int8_t>{0, -1})}}},
+                 {{"axis", int64_t(0)}}, f32({2, 2}, {-2, 1, 14, -14}));
     }
 
     void opsAlongOneAxis() {

@@ -41,7 +41,7 @@ layout(constant_id = 29) const int TY = 0;
 layout(constant_id = 30) const int FLOAT_MATH = 1;  // 1: operands are loaded and combined as floats
 layout(constant_id = 31) const float ALPHA = 0.0;
 layout(constant_id = 32) const float BETA = 0.0;
-layout(constant_id = 33) const int FLAG = 0;        // Mod: fmod; BitShift: right; Trilu: upper
+layout(constant_id = 33) const int FLAG = 0;        // Mod: fmod; BitShift: right; Trilu: upper, k from B; Clip: bounds
 layout(constant_id = 34) const int K = 0;           // Trilu: the diagonal
 layout(constant_id = 35) const uint ROWS = 1;       // Trilu: the matrices' rows and columns
 layout(constant_id = 36) const uint COLS = 1;
@@ -89,6 +89,9 @@ layout(binding = 3) readonly buffer InC { uint c[]; };
 #define OP_WHERE 40
 #define OP_TRILU 41
 #define OP_MOVE 42
+#define OP_DEQUANTIZE 43
+#define OP_QUANTIZE 44
+#define OP_CLIP 45
 
 float floatOp(float x, float z) {
     switch (OP) {
@@ -174,7 +177,8 @@ void main() {
             first = LOAD_INT(a, TA, ia) != 0;
         } else if (OP == OP_TRILU) {
             int row = int((i / COLS) % ROWS), col = int(i % COLS);
-            first = FLAG == 1 ? col - row >= K : col - row <= K;
+            int k = (FLAG & 2) != 0 ? LOAD_INT(b, TB, 0u) : K;  // FLAG bit 1: k read from B
+            first = (FLAG & 1) == 1 ? col - row >= k : col - row <= k;
         }
         uint v = 0u, hi = 0u;
         if (OP == OP_WHERE) {
@@ -184,6 +188,31 @@ void main() {
             v = bitsFromWord(TA, a[wordOf(TA, ia)], ia); hi = HIGH_WORD(a, TA, ia);
         }
         STORE_BITS(y, TY, i, v, hi)
+        return;
+    }
+    if (OP == OP_CLIP) {  // A the values, B the lower bound (FLAG bit 0), C the upper one (bit 1)
+        if (FLOAT_MATH == 1) {
+            float v = LOAD_FLOAT(a, TA, ia);
+            if ((FLAG & 1) != 0) v = max(v, LOAD_FLOAT(b, TB, ib));
+            if ((FLAG & 2) != 0) v = min(v, LOAD_FLOAT(c, TC, ic));
+            STORE_FLOAT(y, TY, i, v)
+        } else {
+            int v = LOAD_INT(a, TA, ia);
+            if ((FLAG & 1) != 0) v = max(v, LOAD_INT(b, TB, ib));
+            if ((FLAG & 2) != 0) v = min(v, LOAD_INT(c, TC, ic));
+            STORE_INT(y, TY, i, v)
+        }
+        return;
+    }
+    if (OP == OP_DEQUANTIZE || OP == OP_QUANTIZE) {  // A the values, B the scale, C the zero point (FLAG)
+        float v = LOAD_FLOAT(a, TA, ia), scale = LOAD_FLOAT(b, TB, ib);
+        float zero = FLAG == 1 ? LOAD_FLOAT(c, TC, ic) : 0.0;
+        if (OP == OP_DEQUANTIZE) {
+            y[i] = floatBitsToUint((v - zero) * scale);
+        } else {
+            int q = int(clamp(roundEven(v / scale) + zero, ALPHA, BETA));  // saturated to the type's range
+            STORE_INT(y, TY, i, q)
+        }
         return;
     }
     if (FLOAT_MATH == 1) {

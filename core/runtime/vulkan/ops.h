@@ -132,7 +132,7 @@ void registerMatMulOps(VulkanOpRegistry& registry);       ///< MatMul, Gemm, Fus
 void registerPoolOps(VulkanOpRegistry& registry);         ///< MaxPool, AveragePool, global pools, Reduce*
 void registerNormalizationOps(VulkanOpRegistry& registry);///< Softmax, LogSoftmax, LayerNormalization, SkipLayerNormalization
 void registerLayoutOps(VulkanOpRegistry& registry);       ///< Transpose, Concat, Slice, Split, Expand, Tile, DepthToSpace, reshapes
-void registerLogicOps(VulkanOpRegistry& registry);        ///< Cast, comparisons, logic, Mod, BitShift, integer math, Where, Trilu (logic.cpp)
+void registerLogicOps(VulkanOpRegistry& registry);        ///< Cast, comparisons, logic, Mod, BitShift, integer math, Where, Trilu, Clip, Sum/Mean, (De)QuantizeLinear (logic.cpp)
 void registerGatherOps(VulkanOpRegistry& registry);       ///< Gather, GatherElements (gather.cpp)
 void registerLossOps(VulkanOpRegistry& registry);         ///< NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (loss.cpp)
 void registerAxisOps(VulkanOpRegistry& registry);         ///< ArgMax, ArgMin, Hardmax, CumSum (axis.cpp)

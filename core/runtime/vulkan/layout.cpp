@@ -1,20 +1,25 @@
-// Data movement on the GPU, all through one strided-copy shader (copy.comp): Transpose, Concat (a
-// dispatch per input), Split (a dispatch per output), Slice, Expand, and the reshape-like ops
-// (Reshape, Flatten, Squeeze, Unsqueeze), which are plain copies.
-#include "core/runtime/vulkan/ops.h"
+// Data movement on the GPU, all through one strided-copy shader (copy.comp, copy_narrow.comp for 8-
+// and 16-bit elements), for tensors of any element type: Transpose, Concat (a dispatch per input),
+// Split (a dispatch per output), Slice, Expand, Tile, DepthToSpace, SpaceToDepth, and the
+// reshape-like ops (Reshape, Flatten, Squeeze, Unsqueeze), which are plain copies.
+#include "core/runtime/vulkan/typed.h"
 
 #include <algorithm>
 
 namespace graphlens::vk {
-namespace {
 
-/// A copy walking `dims`, reading src at srcBase + idx.S and writing dst at dstBase + idx.T.
-struct CopyWalk {
-    std::vector<int64_t> dims, src, dst;
-    int64_t srcBase = 0, dstBase = 0;
-};
-
-std::optional<Dispatch> copyDispatch(CopyWalk w, TensorRef dst, TensorRef src) {
+std::optional<Dispatch> copyDispatch(CopyWalk w, TensorRef dst, TensorRef src, DType type) {
+    const int bits = dtypeBits(type);
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return std::nullopt;
+    if (bits == 64) {  // two words an element: the words are an inner dim
+        for (int64_t& v : w.src) v *= 2;
+        for (int64_t& v : w.dst) v *= 2;
+        w.srcBase *= 2;
+        w.dstBase *= 2;
+        w.dims.push_back(2);
+        w.src.push_back(1);
+        w.dst.push_back(1);
+    }
     CopyWalk m;
     for (size_t i = 0; i < w.dims.size(); ++i) {
         if (w.dims[i] == 1) continue;
@@ -41,10 +46,17 @@ std::optional<Dispatch> copyDispatch(CopyWalk w, TensorRef dst, TensorRef src) {
     for (int64_t v : m.src) c.i(v);
     for (int64_t v : m.dst) c.i(v);
     c.i(w.srcBase).i(w.dstBase);
-    return Dispatch{"copy", c.take(), {dst, src}, flatGroups(uint64_t(count), 64)};
+    if (bits < 32) c.i(bits == 8 ? 3 : 5);  // TY_U8, TY_U16 of typed.glsl
+    return Dispatch{bits < 32 ? "copy_narrow" : "copy", c.take(), {dst, src}, flatGroups(uint64_t(count), 64)};
 }
 
-bool floatInOut(const NodeShapes& s) { return s.floatInput(0) && s.outputTypes.at(0) == DType::Float; }
+namespace {
+
+/// Input 0 and output 0 have one element type, of whole bytes (copies move elements as they are).
+bool floatInOut(const NodeShapes& s) {
+    return s.hasInput(0) && s.hasOutput(0) && s.inputTypes[0] == s.outputTypes[0] && dtypeBits(s.inputTypes[0]) % 8 == 0 &&
+           dtypeBits(s.inputTypes[0]) > 0;
+}
 
 std::optional<NodeProgram> single(std::optional<Dispatch> d, const char* kernel) {
     if (!d) return std::nullopt;
@@ -54,7 +66,7 @@ std::optional<NodeProgram> single(std::optional<Dispatch> d, const char* kernel)
 std::optional<NodeProgram> reshape(const NodeShapes& s) {
     if (!floatInOut(s) || numel(s.inputDims[0]) != numel(s.outputDims[0])) return std::nullopt;
     const int64_t n = numel(s.outputDims[0]);
-    auto program = single(copyDispatch({{n}, {1}, {1}}, TensorRef::output(0), TensorRef::input(0)), "vulkan:copy");
+    auto program = single(copyDispatch({{n}, {1}, {1}}, TensorRef::output(0), TensorRef::input(0), s.outputTypes[0]), "vulkan:copy");
     if (program) program->inPlace = program->copyOnly = true;  // where the input dies here, a free view
     return program;
 }
@@ -72,13 +84,13 @@ std::optional<NodeProgram> transpose(const NodeShapes& s) {
         if (p < 0 || p >= int64_t(x.size())) return std::nullopt;
         w.src.push_back(inStrides[size_t(p)]);
     }
-    return single(copyDispatch(w, TensorRef::output(0), TensorRef::input(0)), "vulkan:transpose");
+    return single(copyDispatch(w, TensorRef::output(0), TensorRef::input(0), s.outputTypes[0]), "vulkan:transpose");
 }
 
 int64_t normalizedAxis(int64_t axis, size_t rank) { return axis < 0 ? axis + int64_t(rank) : axis; }
 
 std::optional<NodeProgram> concat(const NodeShapes& s) {
-    if (s.outputTypes.at(0) != DType::Float) return std::nullopt;
+    if (!s.hasOutput(0)) return std::nullopt;
     const auto& y = s.outputDims[0];
     const int64_t axis = normalizedAxis(s.attributes().getInt("axis", 0), y.size());
     if (axis < 0 || axis >= int64_t(y.size())) return std::nullopt;
@@ -86,11 +98,11 @@ std::optional<NodeProgram> concat(const NodeShapes& s) {
     NodeProgram program{"vulkan:concat", {}};
     int64_t offset = 0;
     for (size_t j = 0; j < s.inputDims.size(); ++j) {
-        if (!s.floatInput(j) || s.inputDims[j].size() != y.size()) return std::nullopt;
+        if (!s.hasInput(j) || s.inputTypes[j] != s.outputTypes[0] || s.inputDims[j].size() != y.size()) return std::nullopt;
         const auto& x = s.inputDims[j];
         if (numel(x) > 0) {
             auto d = copyDispatch({x, stridesOf(x), outStrides, 0, offset * outStrides[size_t(axis)]},
-                                  TensorRef::output(0), TensorRef::input(int(j)));
+                                  TensorRef::output(0), TensorRef::input(int(j)), s.outputTypes[0]);
             if (!d) return std::nullopt;
             program.dispatches.push_back(*d);
         }
@@ -101,7 +113,7 @@ std::optional<NodeProgram> concat(const NodeShapes& s) {
 }
 
 std::optional<NodeProgram> split(const NodeShapes& s) {
-    if (!s.floatInput(0)) return std::nullopt;
+    if (!s.hasInput(0)) return std::nullopt;
     const auto& x = s.inputDims[0];
     const int64_t axis = normalizedAxis(s.attributes().getInt("axis", 0), x.size());
     if (axis < 0 || axis >= int64_t(x.size())) return std::nullopt;
@@ -110,10 +122,10 @@ std::optional<NodeProgram> split(const NodeShapes& s) {
     int64_t offset = 0;
     for (size_t j = 0; j < s.outputDims.size(); ++j) {
         const auto& y = s.outputDims[j];
-        if (!s.hasOutput(j) || s.outputTypes[j] != DType::Float || y.size() != x.size()) return std::nullopt;
+        if (!s.hasOutput(j) || s.outputTypes[j] != s.inputTypes[0] || y.size() != x.size()) return std::nullopt;
         if (numel(y) > 0) {
             auto d = copyDispatch({y, inStrides, stridesOf(y), offset * inStrides[size_t(axis)], 0},
-                                  TensorRef::output(int(j)), TensorRef::input(0));
+                                  TensorRef::output(int(j)), TensorRef::input(0), s.inputTypes[0]);
             if (!d) return std::nullopt;
             program.dispatches.push_back(*d);
         }
@@ -165,7 +177,7 @@ std::optional<NodeProgram> slice(const NodeShapes& s) {
         if (s.outputDims[0][size_t(axis)] > 0) w.srcBase += start * inStrides[size_t(axis)];
     }
     if (numel(s.outputDims[0]) == 0) return std::nullopt;
-    return single(copyDispatch(w, TensorRef::output(0), TensorRef::input(0)), "vulkan:slice");
+    return single(copyDispatch(w, TensorRef::output(0), TensorRef::input(0), s.outputTypes[0]), "vulkan:slice");
 }
 
 std::optional<NodeProgram> expand(const NodeShapes& s) {
@@ -177,7 +189,51 @@ std::optional<NodeProgram> expand(const NodeShapes& s) {
     CopyWalk w{y, std::vector<int64_t>(y.size(), 0), stridesOf(y)};
     const size_t shift = y.size() - x.size();
     for (size_t i = 0; i < x.size(); ++i) w.src[shift + i] = x[i] == 1 ? 0 : own[i];
-    return single(copyDispatch(w, TensorRef::output(0), TensorRef::input(0)), "vulkan:expand");
+    return single(copyDispatch(w, TensorRef::output(0), TensorRef::input(0), s.outputTypes[0]), "vulkan:expand");
+}
+
+/// Tile: each dim splits into (repeat, own dim); the repeat walks the output at a whole copy's stride.
+std::optional<NodeProgram> tile(const NodeShapes& s) {
+    if (!floatInOut(s)) return std::nullopt;
+    const auto repeats = intsOf(s, 1);
+    const auto& x = s.inputDims[0];
+    const auto& y = s.outputDims[0];
+    if (!repeats || repeats->size() != x.size() || y.size() != x.size()) return std::nullopt;
+    const auto xs = stridesOf(x), ys = stridesOf(y);
+    CopyWalk w;
+    for (size_t i = 0; i < x.size(); ++i) {
+        if ((*repeats)[i] < 0 || x[i] * (*repeats)[i] != y[i]) return std::nullopt;
+        w.dims.insert(w.dims.end(), {(*repeats)[i], x[i]});
+        w.src.insert(w.src.end(), {0, xs[i]});
+        w.dst.insert(w.dst.end(), {x[i] * ys[i], ys[i]});
+    }
+    if (numel(y) == 0) return std::nullopt;
+    return single(copyDispatch(w, TensorRef::output(0), TensorRef::input(0), s.outputTypes[0]), "vulkan:tile");
+}
+
+/// DepthToSpace (DCR or CRD) and SpaceToDepth: a reshape to 6 dims and a transpose.
+std::optional<NodeProgram> depthSpace(const NodeShapes& s) {
+    if (!floatInOut(s) || s.inputDims[0].size() != 4) return std::nullopt;
+    const int64_t b = s.attributes().getInt("blocksize", 0);
+    if (b <= 0) return std::nullopt;
+    if (s.node.opType == "DepthToSpace") {
+        const auto& x = s.inputDims[0];
+        const int64_t n = x[0], h = x[2], w = x[3], c = x[1] / (b * b);
+        if (c * b * b != x[1]) return std::nullopt;
+        const bool crd = s.attributes().getString("mode", "DCR") == "CRD";
+        // Walk y as [n, c, h, b1, w, b2].
+        CopyWalk walk{{n, c, h, b, w, b}, {}, stridesOf({n, c, h, b, w, b})};
+        walk.src = crd ? std::vector<int64_t>{x[1] * h * w, b * b * h * w, w, b * h * w, 1, h * w}
+                       : std::vector<int64_t>{x[1] * h * w, h * w, w, b * c * h * w, 1, c * h * w};
+        return single(copyDispatch(walk, TensorRef::output(0), TensorRef::input(0), s.outputTypes[0]), "vulkan:depth-to-space");
+    }
+    const auto& x = s.inputDims[0];
+    const int64_t n = x[0], c = x[1], h = x[2] / b, w = x[3] / b;
+    if (h * b != x[2] || w * b != x[3]) return std::nullopt;
+    // Walk x as [n, c, h, b1, w, b2]; y channel (b1 * b + b2) * c + channel.
+    CopyWalk walk{{n, c, h, b, w, b}, stridesOf({n, c, h, b, w, b}),
+                  {c * b * b * h * w, h * w, w, b * c * h * w, 1, c * h * w}};
+    return single(copyDispatch(walk, TensorRef::output(0), TensorRef::input(0), s.outputTypes[0]), "vulkan:space-to-depth");
 }
 
 } // namespace
@@ -189,6 +245,9 @@ void registerLayoutOps(VulkanOpRegistry& registry) {
     registry.add("Split", split);
     registry.add("Slice", slice);
     registry.add("Expand", expand);
+    registry.add("Tile", tile);
+    registry.add("DepthToSpace", depthSpace);
+    registry.add("SpaceToDepth", depthSpace);
 }
 
 } // namespace graphlens::vk

@@ -49,6 +49,11 @@ const VulkanOpRegistry& vulkanOps() {
         registerPoolOps(r);
         registerNormalizationOps(r);
         registerLayoutOps(r);
+        registerLogicOps(r);
+        registerConstantOps(r);
+        registerGatherOps(r);
+        registerLossOps(r);
+        registerAxisOps(r);
         return r;
     }();
     return registry;

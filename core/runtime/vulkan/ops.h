@@ -120,7 +120,12 @@ void registerConvOps(VulkanOpRegistry& registry);         ///< Conv, com.microso
 void registerMatMulOps(VulkanOpRegistry& registry);       ///< MatMul, Gemm, FusedGemm, FusedMatMul
 void registerPoolOps(VulkanOpRegistry& registry);         ///< MaxPool, AveragePool, global pools, Reduce*
 void registerNormalizationOps(VulkanOpRegistry& registry);///< Softmax, LogSoftmax, LayerNormalization, SkipLayerNormalization
-void registerLayoutOps(VulkanOpRegistry& registry);       ///< Transpose, Concat, Slice, Split, Expand, reshapes
+void registerLayoutOps(VulkanOpRegistry& registry);       ///< Transpose, Concat, Slice, Split, Expand, Tile, DepthToSpace, reshapes
+void registerLogicOps(VulkanOpRegistry& registry);        ///< Cast, comparisons, logic, Mod, BitShift, integer math, Where, Trilu, Clip, Sum/Mean, (De)QuantizeLinear (logic.cpp)
+void registerGatherOps(VulkanOpRegistry& registry);       ///< Gather, GatherElements (gather.cpp)
+void registerLossOps(VulkanOpRegistry& registry);         ///< NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (loss.cpp)
+void registerAxisOps(VulkanOpRegistry& registry);         ///< ArgMax, ArgMin, Hardmax, CumSum (axis.cpp)
+void registerConstantOps(VulkanOpRegistry& registry);     ///< Constant, Shape, Size, ConstantOfShape, EyeLike, Dropout (constants.cpp)
 
 // Shared helpers of the op files.
 int64_t numel(const std::vector<int64_t>& dims);

@@ -205,7 +205,7 @@ void VulkanPlan::placeValues() {
         if (!gpu_[pos]) continue;
         for (ValueId v : boundValues(pos, false)) {
             ValueSlot& s = slot(v);
-            s.bytes = std::max<uint64_t>(4, dtypeStorageBytes(typeOf(v), uint64_t(numel(dimsOf(v)))));
+            s.bytes = std::max<uint64_t>(4, alignUp(dtypeStorageBytes(typeOf(v), uint64_t(numel(dimsOf(v)))), 4));  // whole words
             if (constantOf(v)) {
                 s.weights = true;
             } else if (positionOf[size_t(v)] < 0 || !gpu_[size_t(positionOf[size_t(v)])]) {
@@ -219,7 +219,7 @@ void VulkanPlan::placeValues() {
         for (ValueId v : boundValues(pos, true)) {
             ValueSlot& s = slot(v);
             s.arena = true;
-            s.bytes = std::max<uint64_t>(4, dtypeStorageBytes(typeOf(v), uint64_t(numel(dimsOf(v)))));
+            s.bytes = std::max<uint64_t>(4, alignUp(dtypeStorageBytes(typeOf(v), uint64_t(numel(dimsOf(v)))), 4));  // whole words
             bool cpuReads = graph_.isGraphOutput(v);
             for (const Use& use : graph_.value(v).uses) {
                 const auto reader = std::find(order_.begin(), order_.end(), use.node) - order_.begin();

@@ -1,6 +1,8 @@
 // Strided copy: walks an iteration shape (up to 6 dims after merging) and copies
 // src[SRC_BASE + sum idx*S] to dst[DST_BASE + sum idx*T]. Serves Transpose, Concat (one dispatch
-// per input), Slice, Split, Expand and the reshape-like ops (a plain copy).
+// per input), Slice, Split, Expand and the reshape-like ops (a plain copy). Elements are 32-bit
+// words of any type (64-bit elements are two, walked as an inner dim; 8- and 16-bit ones take
+// copy_narrow.comp).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
@@ -28,8 +30,8 @@ layout(constant_id = 18) const int T5 = 0;
 layout(constant_id = 19) const int SRC_BASE = 0;
 layout(constant_id = 20) const int DST_BASE = 0;
 
-layout(binding = 0) writeonly buffer Out { float dst[]; };
-layout(binding = 1) readonly buffer In { float src[]; };
+layout(binding = 0) writeonly buffer Out { uint dst[]; };
+layout(binding = 1) readonly buffer In { uint src[]; };
 
 #define STEP(D, S, T) { int c = int(r % D); r /= D; is += c * S; id += c * T; }
 

@@ -9,9 +9,8 @@
 // so does a case whose op no registry has (a stale row). Without a Vulkan device the Vulkan half
 // is skipped, saying why.
 //
-// Registry keys: the CPU registry names an op without its domain (one entry serves ONNX's and
-// com.microsoft's op of that name), the Vulkan registry "domain:Op"; servesKey() is the one place
-// that maps a registry entry to the table's keys.
+// Registry keys: every registry keys on OpKey; its toString() ("Op", "com.microsoft:Op") is the
+// table's key, and servesKey() is the one place that maps a registry entry to it.
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/backend_registry.h"

@@ -1,5 +1,5 @@
 // The Vulkan backend against the CPU backend on small graphs (Conv + Relu, FusedConv with a
-// residual, grouped, strided, dilated and 1-D Conv, depthwise Conv, Gemm, batched MatMul, products
+// residual, grouped, strided, dilated and 1-D Conv, depthwise Conv (odd rows, strides, dilations, multipliers, fused epilogue), Gemm, batched MatMul, products
 // of two activations, broadcast Add, pools, Softmax, LayerNorm, SkipLayerNorm, BiasGelu), the
 // products on both kinds of kernels (shared-memory tiles for GPUs, texel tiles for CPU devices),
 // the per-node timestamps it reports, and CPU fallbacks with their transfers in the plan. Skips
@@ -165,7 +165,33 @@ private slots:
             return b.op("Conv", {x, b.initializer("w", w)}, {{"pads", {1, 1, 1, 1}}, {"group", int64_t(12)}});
         });
         QCOMPARE(agreesWithCpuOn("tiles", m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-direct"}));
-        QCOMPARE(agreesWithCpuOn("texels", m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-direct"}));
+        QCOMPARE(agreesWithCpuOn("texels", m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-depthwise"}));
+    }
+
+    void depthwiseConvCoversOddRowsStridesDilationsAndMultipliers() {
+        // Rows of 13 and 7 columns start at every offset within a texel; 4 outputs per invocation
+        // leave a partial block at each row's end.
+        const Tensor w = seeded({6, 1, 3, 3}, 25), bias = seeded({6}, 26);
+        const Model strided = graphOf({2, 6, 11, 13}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)},
+                        {{"pads", {1, 0, 2, 1}}, {"strides", {2, 2}}, {"group", int64_t(6)}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", strided, {2, 6, 11, 13}), (std::vector<std::string>{"vulkan:conv-depthwise"}));
+        // Two output channels per input channel, a 5x3 kernel dilated by (1, 2), stride (1, 3).
+        const Tensor w2 = seeded({8, 1, 5, 3}, 27);
+        const Model multiplied = graphOf({1, 4, 9, 7}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w2)},
+                        {{"pads", {2, 2, 2, 2}}, {"strides", {1, 3}}, {"dilations", {1, 2}}, {"group", int64_t(4)}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", multiplied, {1, 4, 9, 7}), (std::vector<std::string>{"vulkan:conv-depthwise"}));
+        // FusedConv: bias, residual and Clip(0, 6) in the same dispatch.
+        const Tensor z = seeded({1, 5, 6, 6}, 28), w3 = seeded({5, 1, 3, 3}, 29), bias3 = seeded({5}, 30);
+        const Model fused = graphOf({1, 5, 6, 6}, [&](GraphBuilder& b, ValueId x) {
+            return microsoftOp(b, "FusedConv", {x, b.initializer("w", w3), b.initializer("b", bias3), b.initializer("z", z)},
+                               {{"pads", {1, 1, 1, 1}}, {"group", int64_t(5)}, {"activation", std::string("Clip")},
+                                {"activation_params", std::vector<float>{0.0f, 6.0f}}});
+        }, true);
+        QCOMPARE(agreesWithCpuOn("texels", fused, {1, 5, 6, 6}), (std::vector<std::string>{"vulkan:conv-depthwise"}));
     }
 
     void gemmWithTransposeAndBroadcastBias() {

@@ -159,6 +159,27 @@ private slots:
         QCOMPARE(agreesWithCpuOn("texels", pointwise, {2, 6, 9, 7}), (std::vector<std::string>{"vulkan:conv-texel"}));
     }
 
+    void pointwiseConvReadsTheInputInPlace() {
+        // 11 output channels: the second block of 8 is partly empty; two images of 6x6 positions.
+        const Tensor w = seeded({11, 10, 1, 1}, 31), bias = seeded({11}, 32);
+        const Model m = graphOf({2, 10, 6, 6}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", m, {2, 10, 6, 6}), (std::vector<std::string>{"vulkan:conv-pointwise"}));
+        // FusedConv: residual and Clip(0, 6) in the epilogue, no bias.
+        const Tensor w2 = seeded({16, 3, 1, 1}, 33), z = seeded({1, 16, 4, 5}, 34);
+        const Model fused = graphOf({1, 3, 4, 5}, [&](GraphBuilder& b, ValueId x) {
+            return microsoftOp(b, "FusedConv", {x, b.initializer("w", w2), kNoId, b.initializer("z", z)},
+                               {{"activation", std::string("Clip")}, {"activation_params", std::vector<float>{0.0f, 0.5f}}});
+        }, true);
+        QCOMPARE(agreesWithCpuOn("texels", fused, {1, 3, 4, 5}), (std::vector<std::string>{"vulkan:conv-pointwise"}));
+        // 5x5 positions are not whole texels: the packed texel product.
+        const Model odd = graphOf({1, 10, 5, 5}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", odd, {1, 10, 5, 5}), (std::vector<std::string>{"vulkan:conv-texel"}));
+    }
+
     void depthwiseConvRunsDirect() {
         const Tensor w = seeded({12, 1, 3, 3}, 7);
         const Model m = graphOf({1, 12, 10, 10}, [&](GraphBuilder& b, ValueId x) {

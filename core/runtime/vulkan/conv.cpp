@@ -99,11 +99,11 @@ std::optional<NodeProgram> tiledConv(const ConvShape& c, const DeviceTraits& dev
     return NodeProgram{"vulkan:conv-direct", {std::move(direct)}};
 }
 
-/// conv_depthwise.comp for convolutions with one input channel per group on CPU devices: Q outputs
+/// conv_depthwise.comp for convolutions with one input channel per group on CPU devices: 8 outputs
 /// of a row per invocation, its input read through a texel view, the weights packed per output
 /// channel into (KH * KW + 3) / 4 texels.
 std::optional<NodeProgram> depthwiseConv(const ConvShape& c, const Tensor& weights, const DeviceTraits& device) {
-    constexpr int64_t q = 4;  // outputs per invocation, Q in the shader
+    constexpr int64_t q = 8;  // outputs per invocation, Q in the shader
     const int64_t taps = c.kh * c.kw, wt = (taps + 3) / 4;
     if (c.inPerGroup() != 1 || taps > 64) return std::nullopt;
     if (uint64_t(c.oc * wt) > device.maxTexels || uint64_t((c.n * c.c * c.h * c.w + 3) / 4) > device.maxTexels)

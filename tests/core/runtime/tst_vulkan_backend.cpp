@@ -190,7 +190,7 @@ private slots:
     }
 
     void depthwiseConvCoversOddRowsStridesDilationsAndMultipliers() {
-        // Rows of 13 and 7 columns start at every offset within a texel; 4 outputs per invocation
+        // Rows of 13 and 7 columns start at every offset within a texel; 8 outputs per invocation
         // leave a partial block at each row's end.
         const Tensor w = seeded({6, 1, 3, 3}, 25), bias = seeded({6}, 26);
         const Model strided = graphOf({2, 6, 11, 13}, [&](GraphBuilder& b, ValueId x) {

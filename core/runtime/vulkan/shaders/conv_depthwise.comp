@@ -1,7 +1,7 @@
 // Depthwise convolution (one input channel per output channel) for CPU devices (lavapipe): each
-// invocation computes Q outputs along a row of one channel. Per kernel row it fetches the few RGBA32F
+// invocation computes Q = 8 outputs along a row of one channel. Per kernel row it fetches the few RGBA32F
 // texels that cover the input columns those Q outputs read (at any alignment: the element offset
-// within the first texel is undone by selects), so Q outputs cost about 3 fetches per kernel row
+// within the first texel is undone by selects), so 8 outputs cost 4 or 5 fetches per kernel row
 // where conv_direct.comp fetches one texel per tap and output. The weights come packed per output
 // channel in WT texels (zeros past KH * KW). Columns and rows outside the input read as zeros.
 #version 450
@@ -18,7 +18,7 @@ layout(binding = 4) readonly buffer Residual { float Z[]; };
 layout(binding = 8) uniform samplerBuffer Xt;
 layout(binding = 9) uniform samplerBuffer Wt;
 
-const int Q = 4;                                    // outputs per invocation
+const int Q = 8;                                    // outputs per invocation
 const int SPAN = (Q - 1) * SW + (KW - 1) * DW + 1;  // input columns they read in one row
 const int FETCHES = (SPAN + 3) / 4 + 1;             // texels covering SPAN elements at any offset
 const int TAPS = KH * KW;

@@ -1,8 +1,10 @@
 // Conv and com.microsoft FusedConv (bias + residual Z + activation in the same dispatch) on the GPU:
 // an implicit GEMM tiled through shared memory (conv.comp) on GPUs, the texel-fed implicit GEMM of
 // texel_gemm.h on CPU devices (the input packed by conv_pack.comp, the weights at plan time; 3x3
-// stride-1 layers as Winograd F(4x4, 3x3), conv_winograd.cpp), and a direct kernel
-// (conv_direct.comp) for depthwise and other narrow groups. 1-D convolutions run as H = 1.
+// stride-1 layers as Winograd F(4x4, 3x3), conv_winograd.cpp; 1x1 stride-1 layers straight from the
+// NCHW input, conv_pointwise.comp), on CPU devices a depthwise kernel
+// reading texels along rows (conv_depthwise.comp), and a direct kernel (conv_direct.comp) for the
+// other narrow groups. 1-D convolutions run as H = 1.
 #include "core/runtime/vulkan/conv.h"
 #include "core/runtime/vulkan/texel_gemm.h"
 
@@ -97,6 +99,62 @@ std::optional<NodeProgram> tiledConv(const ConvShape& c, const DeviceTraits& dev
     return NodeProgram{"vulkan:conv-direct", {std::move(direct)}};
 }
 
+/// conv_depthwise.comp for convolutions with one input channel per group on CPU devices: 8 outputs
+/// of a row per invocation, its input read through a texel view, the weights packed per output
+/// channel into (KH * KW + 3) / 4 texels.
+std::optional<NodeProgram> depthwiseConv(const ConvShape& c, const Tensor& weights, const DeviceTraits& device) {
+    constexpr int64_t q = 8;  // outputs per invocation, Q in the shader
+    const int64_t taps = c.kh * c.kw, wt = (taps + 3) / 4;
+    if (c.inPerGroup() != 1 || taps > 64) return std::nullopt;
+    if (uint64_t(c.oc * wt) > device.maxTexels || uint64_t((c.n * c.c * c.h * c.w + 3) / 4) > device.maxTexels)
+        return std::nullopt;
+    Tensor packed = Tensor::allocate(DType::Float, {c.oc * wt * 4});
+    float* out = packed.mutableSpan<float>().data();
+    const float* in = weights.span<float>().data();
+    for (int64_t oc = 0; oc < c.oc; ++oc)
+        for (int64_t t = 0; t < taps; ++t) out[oc * wt * 4 + t] = in[oc * taps + t];
+    Constants k;
+    k.i(c.n).i(c.c).i(c.h).i(c.w).i(c.oc).i(c.oh).i(c.ow).i(c.kh).i(c.kw).i(c.sh).i(c.sw).i(c.ph).i(c.pw).i(c.dh).i(c.dw);
+    k.i(c.groups).i(c.act.op).f(c.act.alpha).f(c.act.beta).i(c.bias).i(c.residual).i(wt);
+    const auto groups = flatGroups(uint64_t(c.n * c.oc * c.oh * ((c.ow + q - 1) / q)), 64);
+    if (!fitsGroups(device, groups)) return std::nullopt;
+    Dispatch d{"conv_depthwise", k.take(), convBindings(c), groups, {TensorRef::input(0), TensorRef::packed(0)}};
+    d.bindings[2] = TensorRef::none();
+    NodeProgram program{"vulkan:conv-depthwise", {std::move(d)}};
+    program.packed.push_back(std::move(packed));
+    return program;
+}
+
+/// conv_pointwise.comp for 1x1, stride-1, unpadded, ungrouped convolutions whose planes are whole
+/// texels (H * W a multiple of 4) on CPU devices: the input read in place, no packing dispatch.
+std::optional<NodeProgram> pointwiseConv(const ConvShape& c, const Tensor& weights, const DeviceTraits& device) {
+    const int64_t hw = c.h * c.w;
+    if (c.kh != 1 || c.kw != 1 || c.sh != 1 || c.sw != 1 || c.ph != 0 || c.pw != 0 || c.oh != c.h || c.ow != c.w ||
+        c.groups != 1 || hw % 4 != 0)
+        return std::nullopt;
+    const int64_t blocks = (c.oc + kTexelChannels - 1) / kTexelChannels, lanes = c.n * hw / 4;
+    if (uint64_t(c.n * c.c * hw / 4) > device.maxTexels || uint64_t(c.n * c.oc * hw / 4) > device.maxTexels ||
+        uint64_t(blocks * c.c * 2) > device.maxTexels)
+        return std::nullopt;
+    Tensor packed = Tensor::allocate(DType::Float, {blocks * c.c * kTexelChannels});
+    float* out = packed.mutableSpan<float>().data();
+    const float* in = weights.span<float>().data();
+    for (int64_t m = 0; m < c.oc; ++m)
+        for (int64_t ic = 0; ic < c.c; ++ic)
+            out[((m / kTexelChannels) * c.c + ic) * kTexelChannels + m % kTexelChannels] = in[m * c.c + ic];
+    const uint32_t local = std::min<uint32_t>(lanes >= 512 ? 64 : lanes >= 128 ? 32 : 16, device.maxInvocations);
+    Constants k;
+    k.i(local).i(c.n).i(c.c).i(hw).i(c.oc).i(c.bias).i(c.residual).i(c.act.op).f(c.act.alpha).f(c.act.beta);
+    const std::array<uint32_t, 3> groups{uint32_t((lanes + local - 1) / local), uint32_t(blocks), 1};
+    if (!fitsGroups(device, groups) || uint64_t((lanes + local - 1) / local) > device.maxGroups[0]) return std::nullopt;
+    Dispatch d{"conv_pointwise", k.take(), {TensorRef::output(0)}, groups,
+               {TensorRef::input(0), TensorRef::packed(0), c.bias ? TensorRef::input(2) : TensorRef::none(),
+                c.residual ? TensorRef::input(3) : TensorRef::none()}};
+    NodeProgram program{"vulkan:conv-pointwise", {std::move(d)}};
+    program.packed.push_back(std::move(packed));
+    return program;
+}
+
 /// The weights [OC][C/G][KH][KW] as gemm_texel.comp's B side: per group and block of 8 output
 /// channels, per texel of 4 input channels and tap, 8 texels (one per output channel).
 Tensor packConvWeights(const ConvShape& c, const Tensor& weights, const TexelGemm& g) {
@@ -159,8 +217,11 @@ std::optional<NodeProgram> conv(const NodeShapes& s) {
     const bool wide = shape->perGroup() >= 4 && shape->inPerGroup() >= 2;
     if (s.device.products == ProductKernels::TexelTiles && wide && s.constants[1]) {
         if (auto program = winogradConv(*shape, *s.constants[1], s.device)) return program;
+        if (auto program = pointwiseConv(*shape, *s.constants[1], s.device)) return program;
         if (auto program = texelConv(*shape, *s.constants[1], s.device)) return program;
     }
+    if (s.device.texelLoads && s.constants[1])
+        if (auto program = depthwiseConv(*shape, *s.constants[1], s.device)) return program;
     return tiledConv(*shape, s.device);
 }
 

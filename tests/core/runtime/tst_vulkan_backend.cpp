@@ -1,5 +1,5 @@
 // The Vulkan backend against the CPU backend on small graphs (Conv + Relu, FusedConv with a
-// residual, grouped, strided, dilated and 1-D Conv, depthwise Conv, Gemm, batched MatMul, products
+// residual, grouped, strided, dilated and 1-D Conv, depthwise Conv (odd rows, strides, dilations, multipliers, fused epilogue), Gemm, batched MatMul, products
 // of two activations, broadcast Add, pools, Softmax, LayerNorm, SkipLayerNorm, BiasGelu), the
 // products on both kinds of kernels (shared-memory tiles for GPUs, texel tiles for CPU devices),
 // the per-node timestamps it reports, and CPU fallbacks with their transfers in the plan. Skips
@@ -159,13 +159,60 @@ private slots:
         QCOMPARE(agreesWithCpuOn("texels", pointwise, {2, 6, 9, 7}), (std::vector<std::string>{"vulkan:conv-texel"}));
     }
 
+    void pointwiseConvReadsTheInputInPlace() {
+        // 11 output channels: the second block of 8 is partly empty; two images of 6x6 positions.
+        const Tensor w = seeded({11, 10, 1, 1}, 31), bias = seeded({11}, 32);
+        const Model m = graphOf({2, 10, 6, 6}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", m, {2, 10, 6, 6}), (std::vector<std::string>{"vulkan:conv-pointwise"}));
+        // FusedConv: residual and Clip(0, 6) in the epilogue, no bias.
+        const Tensor w2 = seeded({16, 3, 1, 1}, 33), z = seeded({1, 16, 4, 5}, 34);
+        const Model fused = graphOf({1, 3, 4, 5}, [&](GraphBuilder& b, ValueId x) {
+            return microsoftOp(b, "FusedConv", {x, b.initializer("w", w2), kNoId, b.initializer("z", z)},
+                               {{"activation", std::string("Clip")}, {"activation_params", std::vector<float>{0.0f, 0.5f}}});
+        }, true);
+        QCOMPARE(agreesWithCpuOn("texels", fused, {1, 3, 4, 5}), (std::vector<std::string>{"vulkan:conv-pointwise"}));
+        // 5x5 positions are not whole texels: the packed texel product.
+        const Model odd = graphOf({1, 10, 5, 5}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", odd, {1, 10, 5, 5}), (std::vector<std::string>{"vulkan:conv-texel"}));
+    }
+
     void depthwiseConvRunsDirect() {
         const Tensor w = seeded({12, 1, 3, 3}, 7);
         const Model m = graphOf({1, 12, 10, 10}, [&](GraphBuilder& b, ValueId x) {
             return b.op("Conv", {x, b.initializer("w", w)}, {{"pads", {1, 1, 1, 1}}, {"group", int64_t(12)}});
         });
         QCOMPARE(agreesWithCpuOn("tiles", m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-direct"}));
-        QCOMPARE(agreesWithCpuOn("texels", m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-direct"}));
+        QCOMPARE(agreesWithCpuOn("texels", m, {1, 12, 10, 10}), (std::vector<std::string>{"vulkan:conv-depthwise"}));
+    }
+
+    void depthwiseConvCoversOddRowsStridesDilationsAndMultipliers() {
+        // Rows of 13 and 7 columns start at every offset within a texel; 8 outputs per invocation
+        // leave a partial block at each row's end.
+        const Tensor w = seeded({6, 1, 3, 3}, 25), bias = seeded({6}, 26);
+        const Model strided = graphOf({2, 6, 11, 13}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w), b.initializer("b", bias)},
+                        {{"pads", {1, 0, 2, 1}}, {"strides", {2, 2}}, {"group", int64_t(6)}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", strided, {2, 6, 11, 13}), (std::vector<std::string>{"vulkan:conv-depthwise"}));
+        // Two output channels per input channel, a 5x3 kernel dilated by (1, 2), stride (1, 3).
+        const Tensor w2 = seeded({8, 1, 5, 3}, 27);
+        const Model multiplied = graphOf({1, 4, 9, 7}, [&](GraphBuilder& b, ValueId x) {
+            return b.op("Conv", {x, b.initializer("w", w2)},
+                        {{"pads", {2, 2, 2, 2}}, {"strides", {1, 3}}, {"dilations", {1, 2}}, {"group", int64_t(4)}});
+        });
+        QCOMPARE(agreesWithCpuOn("texels", multiplied, {1, 4, 9, 7}), (std::vector<std::string>{"vulkan:conv-depthwise"}));
+        // FusedConv: bias, residual and Clip(0, 6) in the same dispatch.
+        const Tensor z = seeded({1, 5, 6, 6}, 28), w3 = seeded({5, 1, 3, 3}, 29), bias3 = seeded({5}, 30);
+        const Model fused = graphOf({1, 5, 6, 6}, [&](GraphBuilder& b, ValueId x) {
+            return microsoftOp(b, "FusedConv", {x, b.initializer("w", w3), b.initializer("b", bias3), b.initializer("z", z)},
+                               {{"pads", {1, 1, 1, 1}}, {"group", int64_t(5)}, {"activation", std::string("Clip")},
+                                {"activation_params", std::vector<float>{0.0f, 6.0f}}});
+        }, true);
+        QCOMPARE(agreesWithCpuOn("texels", fused, {1, 5, 6, 6}), (std::vector<std::string>{"vulkan:conv-depthwise"}));
     }
 
     void gemmWithTransposeAndBroadcastBias() {

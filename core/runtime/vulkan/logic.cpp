@@ -2,8 +2,9 @@
 // CastLike, the comparisons, And/Or/Xor/Not, Mod, BitShift, integer Add/Sub/Mul/Div/Max/Min and
 // Neg/Abs/Sign, the float math the unary activation table lacks (inverse and hyperbolic
 // trigonometry, Tan, IsNaN, IsInf, Shrink), Where, Trilu, Sum/Mean chains, QuantizeLinear and
-// DequantizeLinear. Integers are computed in 32 bits; element moves (Where, Trilu, a Cast to the
-// same type) copy the bits as they are, 64-bit ones too.
+// DequantizeLinear. Integers are computed in 32 bits (64-bit comparisons and casts to bool look at
+// both words); element moves (Where, Trilu, a Cast to the same type) copy the bits as they are,
+// 64-bit ones too.
 #include "core/runtime/vulkan/typed.h"
 
 #include <algorithm>
@@ -158,7 +159,9 @@ std::optional<NodeProgram> cast(const NodeShapes& s) {
     if (from == to) return typedProgram(s, {0}, {Move});
     // Float to unsigned 32/64-bit goes through a 32-bit signed int: leave those to the CPU.
     if (isFloat(from) && (to == DType::UInt32 || to == DType::UInt64)) return std::nullopt;
-    return typedProgram(s, {0}, {Cast, isFloat(from) || isFloat(to)});
+    // To bool from 64-bit integers as floats: the int path would see only the low word (2^32 is true).
+    const bool wideToBool = to == DType::Bool && elementSize(from) == 8;
+    return typedProgram(s, {0}, {Cast, isFloat(from) || isFloat(to) || wideToBool});
 }
 
 std::optional<NodeProgram> where(const NodeShapes& s) {

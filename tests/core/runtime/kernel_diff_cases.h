@@ -12,7 +12,9 @@
 //       .cpu("cpu:kernel-name")   the CPU kernel the case must get (ops with several factories)
 //       .only(Target::Cpu | Target::Vulkan)   the case tests one backend's path only
 //       .opset(N) / .outputs(N)   default opset 17, one output
-//   Integer cases of ops Vulkan also registers say .only(Target::Cpu): the shaders are float32 only.
+//   Integer cases run on both backends (typed.comp and the layout copies take any integer type);
+//   those that say .only(Target::Cpu) name the shader's limit (64-bit integer arithmetic is done
+//   in the low word on Vulkan).
 //   Inputs: f32(dims) uniform in [-1, 1); f32(dims, lo, hi); ints(type, dims, lo, hi) inclusive;
 //   bools(dims); values(tensor) fixed data; konst(input) makes any of them an initializer (a
 //   constant the kernel may pack at prepare time); i64s({...}) and f32s({...}) are constant 1-D
@@ -132,11 +134,12 @@ inline const std::vector<Case>& kCases() {
         constexpr DType I64 = DType::Int64, I32 = DType::Int32, I8 = DType::Int8, U8 = DType::UInt8;
         const Dims small{2, 3, 37}, large{4, 64, 129};  // an odd size; past the kernels' 2^15-element threading threshold
         const auto scalar = [](float v) { return konst(values(Tensor::scalar(v))); };
+        const int64_t big = int64_t(1) << 40;  // int64 values past 32 bits: both words must move
         std::vector<Case> t = {
             // element-wise math and activations
             {"Clip", {f32(small), scalar(-0.5f), scalar(0.25f)}},
             {"Clip", {f32(large), none(), scalar(0.5f)}},
-            {"Clip", {f32(small)}, {{"min", -0.3}, {"max", 0.6}}}, // the attribute form of opset 6
+            Case{"Clip", {f32(small)}, {{"min", -0.3}, {"max", 0.6}}}.opset(6), // the attribute form of opset 6
             {"Pow", {f32(small), konst(values(Tensor::floats({}, {2.f})))}, {}}, // x^2: cpu:activation
             {"Pow", {f32({3, 1, 5}, 0.1, 2), f32({4, 1}, -2, 2)}},
             {"LeakyRelu", {f32(small)}, {{"alpha", 0.2}}},
@@ -175,12 +178,18 @@ inline const std::vector<Case>& kCases() {
             {"Sub", {f32({3, 1, 5}), f32({4, 1})}},
             {"Mul", {f32({1, 9, 1, 33}), f32({2, 1, 17, 1})}},
             {"Div", {f32({5}), f32({3, 1, 1}, 0.5, 2)}},
+            // Vulkan computes 64-bit integer arithmetic in the low word (exact only while values fit in
+            // 32 bits): int64 arithmetic rows are CPU-only, not passes on small values
             Case{"Add", {ints(I64, {2, 1, 7}, -100, 100), ints(I64, {3, 1}, -100, 100)}}.only(Target::Cpu),
-            Case{"Mul", {ints(I32, {4, 5}, -100, 100), ints(I32, {5}, -100, 100)}}.only(Target::Cpu),
+            {"Mul", {ints(I32, {4, 5}, -100, 100), ints(I32, {5}, -100, 100)}},
+            {"Add", {ints(I32, {2, 1, 7}, -1000, 1000), ints(I32, {3, 1}, -1000, 1000)}},
+            Case{"Sub", {ints(I8, {3, 9}, -60, 60), ints(I8, {9}, -60, 60)}}.only(Target::Vulkan),  // the CPU kernels: int32/int64 Add and Mul
+            Case{"Div", {ints(I32, {4, 6}, -100, 100), ints(I32, {6}, 1, 9)}}.only(Target::Vulkan),
             {"Max", {f32({2, 1, 7}), f32({1, 3, 1})}},
             {"Min", {f32({3, 7, 33}), f32({3, 7, 33})}},
-            Case{"Max", {ints(I64, {6, 5}, -9, 9), ints(I64, {5}, -9, 9)}}.only(Target::Cpu),
-            Case{"Min", {ints(I32, {2, 3, 4}, -9, 9), ints(I32, {3, 1}, -9, 9)}}.only(Target::Cpu),
+            Case{"Max", {ints(I64, {6, 5}, -9, 9), ints(I64, {5}, -9, 9)}}.only(Target::Cpu),  // int64: the low word on Vulkan
+            {"Min", {ints(I32, {2, 3, 4}, -9, 9), ints(I32, {3, 1}, -9, 9)}},
+            Case{"Max", {ints(U8, {3, 7}, 0, 255), ints(U8, {7}, 0, 255)}}.only(Target::Vulkan),  // the CPU kernel: int32/int64
             Case{"Max", {f32(small)}}.only(Target::Vulkan),                              // one input: a copy
             Case{"PRelu", {f32({1, 8, 5, 5}), konst(f32({8, 1, 1}))}},
             Case{"PRelu", {f32({3, 7, 33}), f32({33})}},
@@ -205,7 +214,7 @@ inline const std::vector<Case>& kCases() {
             {"Cast", {ints(U8, small, 0, 255)}, {{"to", 1}}},
             {"Cast", {bools(small)}, {{"to", 1}}},
             {"Cast", {f32(small, -2, 2)}, {{"to", 9}}},      // to bool: nonzero
-            {"Cast", {f32(small)}, {{"to", 11}}},            // to double
+            Case{"Cast", {f32(small)}, {{"to", 11}}}.only(Target::Cpu),  // to double: Vulkan has no 64-bit floats
             {"CastLike", {ints(I32, small, -1000, 1000), konst(values(Tensor::scalar(0.f)))}},
             // normalization
             {"BatchNormalization", {f32({2, 16, 7, 7}), konst(f32({16})), konst(f32({16})), konst(f32({16})), konst(f32({16}, 0.5, 2))}},
@@ -279,25 +288,34 @@ inline const std::vector<Case>& kCases() {
             Case{"ReduceLogSumExp", {f32({3, 7, 33}, -3, 3)}, {{"axes", {2}}}}.tol(kSums),
             // data movement: exact
             Case{"Reshape", {f32({2, 3, 4}), i64s({4, -1})}}.tol(kExact),
-            Case{"Reshape", {ints(I64, {6, 5}, -9, 9), i64s({0, 5, 1})}}.tol(kExact).only(Target::Cpu),
+            Case{"Reshape", {ints(I64, {6, 5}, -big, big), i64s({0, 5, 1})}}.tol(kExact),
             Case{"Flatten", {f32({2, 3, 4, 5})}, {{"axis", 2}}}.tol(kExact),
             Case{"Squeeze", {f32({3, 1, 5, 1}), i64s({1})}}.tol(kExact),
             Case{"Unsqueeze", {f32({3, 5}), i64s({0, 3})}}.tol(kExact),
             Case{"Transpose", {f32({2, 3, 4, 5})}, {{"perm", {0, 2, 3, 1}}}}.tol(kExact),
             Case{"Transpose", {f32({2, 7, 33})}, {{"perm", {2, 0, 1}}}}.tol(kExact),
-            Case{"Transpose", {ints(I64, {3, 4}, -9, 9)}}.tol(kExact).only(Target::Cpu),
+            Case{"Transpose", {ints(I64, {3, 4}, -big, big)}}.tol(kExact),
+            Case{"Transpose", {ints(U8, {3, 5, 7}, 0, 255)}, {{"perm", {2, 0, 1}}}}.tol(kExact),
+            Case{"Transpose", {bools({4, 9})}}.tol(kExact),
             Case{"Concat", {f32({2, 3, 5}), f32({2, 4, 5}), konst(f32({2, 1, 5}))}, {{"axis", 1}}}.tol(kExact),
             Case{"Concat", {f32({2, 3}), f32({2, 7})}, {{"axis", -1}}}.tol(kExact),
-            Case{"Concat", {ints(I64, {1, 3}, -9, 9), ints(I64, {2, 3}, -9, 9)}, {{"axis", 0}}}.tol(kExact).only(Target::Cpu),
+            Case{"Concat", {ints(I64, {1, 3}, -big, big), ints(I64, {2, 3}, -big, big)}, {{"axis", 0}}}.tol(kExact),
+            Case{"Concat", {bools({2, 3}), bools({2, 5}), bools({2, 1})}, {{"axis", 1}}}.tol(kExact),  // at byte offsets
+            Case{"Concat", {ints(U8, {3, 7}, 0, 255), ints(U8, {1, 7}, 0, 255)}, {{"axis", 0}}}.tol(kExact),
             Case{"Split", {f32({4, 6, 5}), i64s({2, 4})}, {{"axis", 1}}}.outputs(2).tol(kExact),
             Case{"Split", {f32({4, 6, 9})}, {{"axis", 2}}}.outputs(3).tol(kExact),
             Case{"Slice", {f32({4, 10, 6}), i64s({1, 2}), i64s({3, 9}), i64s({0, 1})}}.tol(kExact),
             Case{"Slice", {f32({4, 10, 6}), i64s({-4}), i64s({1000}), i64s({-1})}}.tol(kExact),
-            Case{"Slice", {ints(I32, {5, 7}, -9, 9), i64s({0, 1}), i64s({5, 6})}}.tol(kExact).only(Target::Cpu),
+            Case{"Slice", {ints(I32, {5, 7}, -9, 9), i64s({0, 1}), i64s({5, 6})}}.tol(kExact),
+            Case{"Slice", {ints(I64, {5, 7}, -big, big), i64s({1}), i64s({6}), i64s({1}), i64s({2})}}.tol(kExact).only(Target::Vulkan),  // cpu:slice: steps of 1
+            Case{"Slice", {ints(U8, {5, 7}, 0, 255), i64s({1, 1}), i64s({4, 6})}}.tol(kExact),
             Case{"Slice", {f32({4, 10, 6}), i64s({1, 9}), i64s({4, 0}), i64s({0, 1}), i64s({2, -3})}}.only(Target::Vulkan).tol(kExact),
             Case{"Expand", {f32({3, 1, 5}), i64s({2, 3, 4, 5})}}.tol(kExact),
             Case{"Expand", {f32({1, 7}), i64s({6, 1})}}.tol(kExact),
-            Case{"Expand", {ints(I64, {4, 1}, -9, 9), i64s({4, 3})}}.tol(kExact).only(Target::Cpu),
+            Case{"Expand", {ints(I64, {4, 1}, -big, big), i64s({4, 3})}}.tol(kExact),
+            Case{"Expand", {bools({1, 5}), i64s({3, 5})}}.tol(kExact),
+            Case{"Split", {ints(I64, {4, 6}, -big, big), i64s({1, 5})}, {{"axis", 1}}}.outputs(2).tol(kExact),
+            Case{"Split", {ints(U8, {6, 5}, 0, 255)}}.outputs(3).tol(kExact),
             Case{"Tile", {f32({2, 3, 4}), i64s({2, 1, 3})}}.tol(kExact),
             Case{"Tile", {ints(I32, {3, 5}, -9, 9), i64s({1, 4})}}.tol(kExact),
             Case{"Pad", {f32({1, 3, 5, 5}), i64s({0, 0, 1, 2, 0, 0, 2, 1}), scalar(0.5f)}}.tol(kExact),
@@ -367,7 +385,7 @@ inline const std::vector<Case>& kCases() {
         t.push_back(Case{"Where", {bools({3, 1, 4}), f32({1}), f32({5, 1})}}.tol(kExact));
         t.push_back(Case{"Cast", {ints(I32, small, -1000, 1000)}, {{"to", 7}}});
         t.push_back(Case{"Cast", {ints(I64, small, -1000, 1000)}, {{"to", 6}}});
-        t.push_back(Case{"Cast", {f32(small, -100, 100)}, {{"to", 10}}}.tol(Tol{1e-3, 0, "float16 keeps 11 bits"}));
+        t.push_back(Case{"Cast", {f32(small, -100, 100)}, {{"to", 10}}}.tol(Tol{1e-3, 0, "float16 keeps 11 bits"}).only(Target::Cpu));  // Vulkan: no float16 tensors
         t.push_back(Case{"Cast", {f32(small, -3, 300)}, {{"to", 2}}});  // to uint8
         // ops that differ only in their math: each on an odd size and on one past the threading threshold
         for (const char* op : {"Relu", "Sigmoid", "Tanh", "Abs", "Neg", "HardSwish", "Erf", "Identity", "Floor", "Ceil",
@@ -439,6 +457,163 @@ inline const std::vector<Case>& kCases() {
         for (const char* op : {"Sqrt", "Log", "Reciprocal"}) {  // positive inputs
             t.emplace_back(op, std::vector<In>{f32(small, 0.1, 4)});
             t.emplace_back(op, std::vector<In>{f32(large, 0.1, 4)});
+        }
+        // ops of typed.comp, the layout copies, constants.cpp, gather.comp, loss.comp and axis.comp:
+        // integer and bool tensors of every width the shaders load differently
+        {
+            const auto i32 = [](std::vector<int64_t> dims, std::vector<int32_t> v) { return values(Tensor::fromVector(DType::Int32, std::move(dims), v)); };
+            const auto i8 = [](std::vector<int64_t> dims, std::vector<int8_t> v) { return values(Tensor::fromVector(DType::Int8, std::move(dims), v)); };
+            const auto u8 = [](std::vector<int64_t> dims, std::vector<uint8_t> v) { return values(Tensor::fromVector(DType::UInt8, std::move(dims), v)); };
+            const float inf = std::numeric_limits<float>::infinity();
+            const Tensor specials = Tensor::floats({8}, {inf, -inf, nan, 0.f, -1.f, 3e38f, -nan, 1.f});
+            std::vector<Case> v = {
+                {"Acos", {f32(small, -0.99, 0.99)}},
+                {"Asin", {f32(small, -0.99, 0.99)}},
+                {"Atan", {f32(small, -5, 5)}},
+                {"Acosh", {f32(small, 1, 5)}},
+                {"Asinh", {f32(small, -5, 5)}},
+                {"Atanh", {f32(small, -0.95, 0.95)}},
+                {"Cosh", {f32(small, -4, 4)}},
+                {"Sinh", {f32(small, -4, 4)}},
+                {"Tan", {f32(small, -1.4, 1.4)}},
+                {"Atan", {f32(large, -5, 5)}},
+                {"IsNaN", {values(specials)}},
+                {"IsNaN", {f32(small)}},
+                {"IsInf", {values(specials)}},
+                {"IsInf", {values(specials)}, {{"detect_negative", 0}}},
+                {"IsInf", {values(specials)}, {{"detect_positive", 0}}},
+                {"Shrink", {f32(small, -2, 2)}},
+                {"Shrink", {f32(small, -2, 2)}, {{"lambd", 0.7}, {"bias", 0.3}}},
+                // integers: comparisons of every width, logic, Mod, BitShift, Neg/Abs/Sign
+                {"Less", {ints(I32, {3, 1, 5}, -9, 9), ints(I32, {4, 1}, -9, 9)}},
+                {"Greater", {ints(U8, {3, 9}, 0, 255), ints(U8, {9}, 0, 255)}},
+                {"Equal", {bools({3, 9}), bools({9})}},
+                {"Equal", {f32s({0.5f, -1.f, 2.f}), values(Tensor::floats({2, 3}, {0.5f, 1.f, 2.f, -0.5f, -1.f, 3.f}))}},
+                {"LessOrEqual", {f32({4, 5}), f32({5})}},
+                {"GreaterOrEqual", {ints(I8, {2, 3, 4}, -3, 3), ints(I8, {1, 4}, -3, 3)}},
+                {"And", {bools({2, 3, 37}), bools({3, 1})}},
+                {"Not", {bools({300, 129})}},
+                {"Mod", {ints(I32, {4, 3}, -50, 50), i32({3}, {7, -4, 3})}},                     // the sign of the divisor
+                {"Mod", {ints(I32, {4, 3}, -50, 50), i32({3}, {7, -4, 3})}, {{"fmod", 1}}},      // the sign of the dividend
+                {"Mod", {ints(I8, {5, 6}, -100, 100), i8({6}, {5, -3, 7, -128, 1, 9})}},
+                {"Mod", {f32({4, 9}, -10, 10), f32({9}, 0.5, 3)}, {{"fmod", 1}}},
+                {"BitShift", {ints(U8, {4, 9}, 0, 255), ints(U8, {9}, 0, 7)}, {{"direction", "LEFT"}}},
+                {"BitShift", {ints(U8, {4, 9}, 0, 255), u8({1}, {3})}, {{"direction", "RIGHT"}}},
+                Case{"Neg", {ints(I32, small, -1000, 1000)}}.only(Target::Vulkan),  // the CPU kernels: float only
+                Case{"Abs", {ints(I8, small, -127, 127)}}.only(Target::Vulkan),
+                {"Sign", {ints(I32, small, -3, 3)}},
+                // casts: int64 past 32 bits, narrow types, saturation of floats out of an integer's range
+                {"Cast", {ints(I64, small, -big, big)}, {{"to", 1}}},
+                {"Cast", {ints(I64, small, -big, big)}, {{"to", 6}}},   // int32: the low word
+                {"Cast", {ints(I64, small, -big, big)}, {{"to", 7}}},   // to the same type: a move of both words
+                {"Cast", {ints(I64, small, -big, big)}, {{"to", 2}}},   // uint8: the low byte
+                {"Cast", {values(Tensor::int64s({6}, {int64_t(1) << 32, 0, -(int64_t(1) << 32), 5, int64_t(1) << 40, -1}))}, {{"to", 9}}},
+                {"Cast", {ints(I32, small, -100000, 100000)}, {{"to", 7}}},
+                {"Cast", {ints(I8, small, -128, 127)}, {{"to", 1}}},
+                {"Cast", {ints(U8, small, 0, 255)}, {{"to", 3}}},      // to int8: wraps
+                {"Cast", {bools(small)}, {{"to", 7}}},
+                {"Cast", {ints(I32, small, -2, 2)}, {{"to", 9}}},
+                {"CastLike", {f32(small, -100, 100), konst(values(Tensor::int64s({}, {0})))}},
+                {"CastLike", {bools(small), f32({1})}},
+                // 64-bit comparisons on both words; casts of floats out of an integer's range saturate
+                {"Equal", {ints(I64, {4, 5}, -big, big), konst(values(Tensor::int64s({5}, {big, -big, int64_t(1) << 32, 5, -1})))}},
+                {"Less", {values(Tensor::int64s({6}, {int64_t(1) << 32, -(int64_t(1) << 32), 5, -1, big, -3})),
+                          values(Tensor::int64s({6}, {1, -1, (int64_t(1) << 32) + 5, int64_t(1) << 33, -big, -3}))}},
+                {"GreaterOrEqual", {ints(I64, {5, 1}, -big, big), ints(I64, {1, 6}, -big, big)}},
+                {"Cast", {f32(small, -1e12, 1e12)}, {{"to", 7}}},     // int64 past 32 bits
+                {"Cast", {f32(small, -1e10, 1e10)}, {{"to", 6}}},     // int32: saturates
+                {"Cast", {f32(small, -300, 300)}, {{"to", 3}}},       // int8: saturates
+                {"Cast", {values(Tensor::floats({6}, {nan, 3e38f, -3e38f, 2147483648.f, -2147483648.f, -0.9f}))}, {{"to", 7}}},
+                {"Cast", {values(Tensor::floats({6}, {nan, 3e38f, -3e38f, 2147483648.f, -2147483648.f, -0.9f}))}, {{"to", 6}}},
+                // Where: three operands broadcast, 64-bit and narrow values
+                {"Where", {bools({3, 1, 5}), ints(I64, {4, 1}, -big, big), ints(I64, {1, 5}, -big, big)}},
+                {"Where", {bools({2, 9}), bools({2, 9}), bools({9})}},
+                {"Where", {bools({5, 1}), ints(I8, {1, 6}, -128, 127), ints(I8, {5, 6}, -128, 127)}},
+                // Trilu: k as a constant or fed at run time
+                {"Trilu", {f32({2, 5, 6})}},
+                {"Trilu", {f32({7, 4}), konst(values(Tensor::int64s({}, {-1})))}, {{"upper", 0}}},
+                {"Trilu", {ints(I64, {3, 4, 4}, -big, big), values(Tensor::int64s({}, {1}))}},
+                {"Trilu", {ints(U8, {5, 3}, 0, 255), konst(values(Tensor::int64s({}, {2})))}, {{"upper", 0}}},
+                // Clip of integers, and of floats with bounds given at run time
+                Case{"Clip", {f32(small), f32({}, -1, -0.2), f32({}, 0.2, 1)}}.only(Target::Vulkan),  // cpu:activation: constant float bounds
+                Case{"Clip", {f32(small), none(), f32({}, 0, 0.5)}}.only(Target::Vulkan),
+                Case{"Clip", {ints(I32, small, -100, 100), konst(i32({}, {-20})), konst(i32({}, {30}))}}.only(Target::Vulkan),
+                Case{"Clip", {ints(I8, small, -128, 127), none(), i8({}, {5})}}.only(Target::Vulkan),
+                // Sum, Mean, Max, Min of any number of inputs
+                {"Sum", {f32({3, 1, 5}), f32({4, 1}), f32({5})}},
+                {"Sum", {f32(small)}},
+                {"Sum", {ints(I32, {2, 7}, -1000, 1000), ints(I32, {7}, -1000, 1000), ints(I32, {2, 1}, -1000, 1000), ints(I32, {2, 7}, -1000, 1000)}},
+                {"Mean", {f32({3, 1, 5}), f32({4, 1}), f32({5})}},
+                {"Mean", {f32({2, 7}), f32({2, 7})}},
+                Case{"Max", {f32({3, 1, 5}), f32({4, 1}), f32({5})}}.only(Target::Vulkan),  // the CPU kernels: two inputs
+                Case{"Min", {ints(I32, {2, 7}, -9, 9), ints(I32, {7}, -9, 9), ints(I32, {2, 1}, -9, 9)}}.only(Target::Vulkan),
+                // QuantizeLinear and DequantizeLinear: scalar and per-axis scales, with and without zero points
+                {"QuantizeLinear", {f32(small, -3, 3), scalar(0.02f), konst(u8({}, {128}))}},
+                {"QuantizeLinear", {f32({2, 3, 7}, -3, 3), konst(f32({3}, 0.01, 0.05)), konst(values(Tensor::fromVector(DType::Int8, {3}, std::vector<int8_t>{-3, 0, 10})))}},
+                {"QuantizeLinear", {f32(small, -1, 3), scalar(0.01f)}},   // uint8 without a zero point, saturating
+                {"DequantizeLinear", {ints(U8, small, 0, 255), scalar(0.05f), konst(u8({}, {100}))}},
+                {"DequantizeLinear", {ints(I8, {2, 3, 7}, -128, 127), konst(f32({3}, 0.01, 0.05)), konst(i8({3}, {-3, 0, 10}))}},
+                {"DequantizeLinear", {ints(I32, small, -100000, 100000), scalar(0.001f)}},
+                // constants and known outputs
+                Case{"Constant", {}, {{"value", Tensor::fromVector(DType::Int32, {2, 3}, std::vector<int32_t>{1, -2, 3, -4, 5, 1 << 30})}}}.tol(kExact),
+                Case{"Constant", {}, {{"value_floats", std::vector<float>{0.5f, -1.5f, 3.f}}}}.tol(kExact),
+                Case{"Constant", {}, {{"value_ints", std::vector<int64_t>{-big, 7, big}}}}.tol(kExact),
+                Case{"Constant", {}, {{"value_float", 2.5}}}.tol(kExact),
+                {"Shape", {f32({2, 3, 4})}},
+                Case{"Shape", {ints(I64, {2, 3, 4, 5}, 0, 1)}, {{"start", 1}, {"end", -1}}}.opset(15),
+                {"Size", {f32({2, 3, 4})}},
+                {"ConstantOfShape", {i64s({2, 3})}},
+                {"ConstantOfShape", {i64s({4, 3})}, {{"value", Tensor::int64s({1}, {-big})}}},
+                {"EyeLike", {f32({4, 5})}, {{"k", 1}}},
+                {"EyeLike", {ints(I32, {3, 3}, -9, 9)}, {{"k", -1}}},
+                {"EyeLike", {f32({3, 5})}, {{"k", -4}}},   // no ones
+                Case{"Dropout", {f32(small)}}.outputs(2).tol(kExact),
+                Case{"Dropout", {ints(I64, small, -big, big)}}.tol(kExact),
+                {"Identity", {ints(I64, small, -big, big)}},
+                {"Identity", {bools(small)}},
+                {"Identity", {ints(U8, small, 0, 255)}},
+                // layout copies of any element type
+                Case{"Tile", {ints(I64, {2, 3}, -big, big), i64s({3, 2})}}.tol(kExact),
+                Case{"Tile", {bools({3, 5}), i64s({2, 1})}}.tol(kExact),
+                Case{"Pad", {ints(U8, {3, 5}, 0, 255), i64s({1, 2, 0, 1})}}.tol(kExact),
+                Case{"DepthToSpace", {f32({1, 8, 3, 4})}, {{"blocksize", 2}}}.tol(kExact),
+                Case{"DepthToSpace", {f32({2, 18, 2, 3})}, {{"blocksize", 3}, {"mode", "CRD"}}}.tol(kExact),
+                Case{"DepthToSpace", {ints(I64, {1, 4, 2, 3}, -big, big)}, {{"blocksize", 2}}}.tol(kExact),
+                Case{"SpaceToDepth", {f32({2, 3, 6, 4})}, {{"blocksize", 2}}}.tol(kExact),
+                Case{"SpaceToDepth", {ints(U8, {1, 2, 6, 9}, 0, 255)}, {{"blocksize", 3}}}.tol(kExact),
+                // Gather and GatherElements: negative indices, every axis, narrow and 64-bit values
+                Case{"Gather", {ints(I64, {6, 5}, -big, big), ints(I64, {3, 2}, -5, 4)}, {{"axis", 1}}}.tol(kExact),
+                Case{"Gather", {bools({7, 3}), ints(I32, {4}, -7, 6)}}.tol(kExact),
+                Case{"GatherElements", {f32({3, 4, 5}), ints(I64, {3, 2, 5}, -4, 3)}, {{"axis", 1}}}.tol(kExact),
+                Case{"GatherElements", {f32({3, 4, 5}), ints(I32, {2, 4, 5}, -3, 2)}}.tol(kExact),
+                Case{"GatherElements", {ints(I64, {4, 6}, -big, big), ints(I64, {4, 3}, -6, 5)}, {{"axis", -1}}}.tol(kExact),
+                Case{"GatherElements", {ints(U8, {4, 6}, 0, 255), ints(I64, {4, 6}, 0, 5)}, {{"axis", 1}}}.tol(kExact),
+                // losses: every reduction, class weights, ignored targets, extra dims
+                Case{"NegativeLogLikelihoodLoss", {f32({5, 4}, -3, 0), ints(I64, {5}, 0, 3)}}.tol(kSums),
+                Case{"NegativeLogLikelihoodLoss", {f32({3, 4, 6}, -3, 0), ints(I64, {3, 6}, 0, 3), f32({4}, 0.5, 2)}, {{"reduction", "sum"}}}.tol(kSums),
+                Case{"NegativeLogLikelihoodLoss", {f32({3, 4, 6}, -3, 0), ints(I32, {3, 6}, -1, 3), f32({4}, 0.5, 2)}, {{"ignore_index", -1}}}.tol(kSums),
+                Case{"NegativeLogLikelihoodLoss", {f32({3, 5, 2, 2}, -3, 0), ints(I64, {3, 2, 2}, 0, 4)}, {{"reduction", "none"}, {"ignore_index", 2}}},
+                Case{"SoftmaxCrossEntropyLoss", {f32({5, 4}, -3, 3), ints(I64, {5}, 0, 3)}}.tol(kSums),
+                Case{"SoftmaxCrossEntropyLoss", {f32({3, 4, 6}, -3, 3), ints(I64, {3, 6}, 0, 3), f32({4}, 0.5, 2)}, {{"reduction", "sum"}}}.outputs(2).tol(kSums),
+                Case{"SoftmaxCrossEntropyLoss", {f32({3, 4, 6}, -3, 3), ints(I64, {3, 6}, -1, 3)}, {{"reduction", "none"}, {"ignore_index", -1}}},
+                // ArgMax/ArgMin, Hardmax, CumSum along every kind of axis
+                {"ArgMax", {f32({3, 7, 33})}},
+                {"ArgMax", {f32({3, 7, 33})}, {{"axis", -1}, {"keepdims", 0}}},
+                {"ArgMin", {f32({4, 9, 5})}, {{"axis", 1}}},
+                {"ArgMax", {ints(I32, {4, 9, 5}, 0, 3)}, {{"axis", 1}, {"select_last_index", 1}}},  // ties
+                {"ArgMin", {ints(U8, {6, 20}, 0, 5)}, {{"axis", 1}}},
+                {"ArgMin", {ints(I8, {6, 20}, -3, 3)}, {{"axis", 0}, {"select_last_index", 1}, {"keepdims", 0}}},
+                {"Hardmax", {f32({3, 7, 33})}},
+                {"Hardmax", {f32({3, 4, 5})}, {{"axis", 1}}},
+                Case{"Hardmax", {f32({3, 4, 5})}, {{"axis", 1}}}.opset(11),  // over the flattened trailing dims
+                Case{"CumSum", {f32({3, 5, 7}), i64s({1})}}.tol(kSums),
+                Case{"CumSum", {f32({3, 5, 7}), konst(values(Tensor::int64s({}, {-1})))}, {{"exclusive", 1}}}.tol(kSums),
+                Case{"CumSum", {f32({3, 5, 7}), i64s({0})}, {{"reverse", 1}}}.tol(kSums),
+                Case{"CumSum", {f32({3, 5, 7}), i64s({2})}, {{"exclusive", 1}, {"reverse", 1}}}.tol(kSums),
+                {"CumSum", {ints(I32, {4, 9}, -1000, 1000), i64s({1})}},
+                Case{"CumSum", {f32({4, 300}), i64s({1})}}.tol(kSums),
+            };
+            for (Case& c : v) t.push_back(std::move(c));
         }
         for (Case& c : t) {
             if (c.key == "Gelu") c.opsetVersion = 20;  // ops of later opsets

@@ -215,6 +215,15 @@ void main() {
         }
         return;
     }
+    if (OP >= OP_EQUAL && OP <= OP_GREATER_EQUAL && elementBytes(TA) == 8u) {  // 64-bit: both words
+        uint la = a[wordOf(TA, ia)], lb = b[wordOf(TB, ib)], ha = HIGH_WORD(a, TA, ia), hb = HIGH_WORD(b, TB, ib);
+        bool equal = ha == hb && la == lb;
+        bool less = ha != hb ? (TA == TY_U64 ? ha < hb : int(ha) < int(hb)) : la < lb;
+        bool r = OP == OP_EQUAL ? equal : OP == OP_LESS ? less : OP == OP_GREATER ? !less && !equal
+               : OP == OP_LESS_EQUAL ? less || equal : !less;
+        STORE_BITS(y, TY, i, r ? 1u : 0u, 0u)
+        return;
+    }
     if (FLOAT_MATH == 1) {
         float x = LOAD_FLOAT(a, TA, ia);
         float z = OP >= OP_EQUAL ? LOAD_FLOAT(b, TB, ib) : 0.0;

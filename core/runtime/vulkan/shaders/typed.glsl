@@ -66,9 +66,32 @@ float floatFromWord(int t, uint w, uint hi, uint i) {
         atomicOr(buf[w_], ((v) << sh_) & m_);                                                  \
     } }
 #define STORE_INT(buf, T, i, x) STORE_BITS(buf, T, i, ((T) == TY_BOOL ? uint((x) != 0) : uint(x)), ((x) < 0 ? 0xFFFFFFFFu : 0u))
-// A float stored as type T: its bits for floats, truncated toward zero for integers, != 0 for bool.
+// A float as signed integer type t (8 to 64 bits), as the reference's Cast: truncated toward zero,
+// saturated at t's range, NaN 0. Its low word `lo` and, for int64, its high word `hi`.
+void floatToInt(int t, float x, out uint lo, out uint hi) {
+    float v = isnan(x) ? 0.0 : trunc(x);
+    if (t == TY_I64 && abs(v) >= 2147483648.0) {  // past 32 bits: the words of an integer float, exactly
+        if (v >= 9223372036854775807.0) { lo = 0xFFFFFFFFu; hi = 0x7FFFFFFFu; return; }
+        if (v <= -9223372036854775808.0) { lo = 0u; hi = 0x80000000u; return; }
+        float h = floor(v * (1.0 / 4294967296.0));  // scaling by powers of two is exact
+        lo = uint(v - h * 4294967296.0);
+        hi = uint(int(h));
+        return;
+    }
+    int n;
+    if (t == TY_U8) n = int(clamp(v, 0.0, 255.0));
+    else if (t == TY_I8) n = int(clamp(v, -128.0, 127.0));
+    else if (t == TY_U16) n = int(clamp(v, 0.0, 65535.0));
+    else if (t == TY_I16) n = int(clamp(v, -32768.0, 32767.0));
+    else n = v >= 2147483648.0 ? 0x7FFFFFFF : v <= -2147483648.0 ? int(0x80000000u) : int(v);
+    lo = uint(n);
+    hi = n < 0 ? 0xFFFFFFFFu : 0u;
+}
+
+// A float stored as type T: its bits for floats, != 0 for bool, truncated and saturated for
+// integers (floatToInt).
 #define STORE_FLOAT(buf, T, i, x) {                                                            \
     if ((T) == TY_F32) { buf[i] = floatBitsToUint(x); }                                        \
     else if ((T) == TY_BOOL) { STORE_BITS(buf, T, i, ((x) != 0.0 ? 1u : 0u), 0u) }             \
     else if ((T) == TY_U32 || (T) == TY_U64) { STORE_BITS(buf, T, i, uint(x), 0u) }            \
-    else { int t_ = int(x); STORE_INT(buf, T, i, t_) } }
+    else { uint lo_, hi_; floatToInt(T, x, lo_, hi_); STORE_BITS(buf, T, i, lo_, hi_) } }

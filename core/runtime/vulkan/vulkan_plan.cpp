@@ -149,7 +149,7 @@ void VulkanPlan::chooseKernels() {
                     usable = usable && numel(s.outputDims[i]) > 0 &&
                              std::find(outs.begin(), outs.end(), n.outputs[i]) != outs.end();
             if (usable && why.empty()) continue;
-            if (why.empty()) why = "a tensor it reads or writes has no elements";
+            if (why.empty()) why = "a tensor it reads or writes has no elements, or its shader does not write every output";
             gpu_[pos].reset();
         } else {
             why = "its shaders decline these inputs or attributes";
@@ -157,7 +157,7 @@ void VulkanPlan::chooseKernels() {
         auto cpu = std::make_unique<CpuNode>();
         cpu->why = why;
         cpu->prepared = claimOnCpu(descriptor, n, {}).kernel;
-        cpu->reference = referenceKernels().find(n.domain, n.opType);
+        cpu->reference = referenceKernels().find(OpKey::of(n));
         if (!cpu->prepared && !cpu->reference) missing.insert(OpKey::of(n));
         cpu_[pos] = std::move(cpu);
     }

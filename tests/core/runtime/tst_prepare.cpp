@@ -2,6 +2,7 @@
 // with its reason (PlannedNode::device and why), error kinds, and the graph invariants the pass
 // manager enforces.
 #include "core/graph/builder.h"
+#include "core/onnx/loader.h"
 #include "core/onnx/shape_inference.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/pass_registry.h"
@@ -223,6 +224,20 @@ private slots:
         } catch (const PassError& e) {
             QCOMPARE(std::string(e.what()),
                      std::string("the pass 'test-forgets-to-commit' left changes it did not commit to a rewrite"));
+        }
+    }
+
+    void everyDefaultPassLeavesConsistentUseLists() {
+        // What Debug builds check after every pass, checked here in any build on the fixtures.
+        for (const char* family : {"sample_cnn", "mobilenet_v3_block", "ocr_decoder", "transformer_encoder"}) {
+            Model m = loadModel(std::string(GRAPHLENS_SOURCE_DIR "/tests/fixtures/models/") + family + "/model.onnx");
+            PassContext context = contextFor(m);
+            for (const auto& pass : makePipeline("default")) {
+                runPass(*pass, m, context);
+                const auto problems = m.graph.validate();
+                QVERIFY2(problems.empty(), (std::string(family) + " after " + pass->id() + ": " +
+                                            (problems.empty() ? "" : problems.front())).c_str());
+            }
         }
     }
 

@@ -69,7 +69,7 @@ std::optional<BinaryLoops> loopsFor(DType type) {
 }
 
 template <typename Op>
-std::unique_ptr<PreparedKernel> prepareBroadcastArithmetic(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareBroadcastArithmetic(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 2 || info.outputTypes.size() != 1) return nullptr;  // Max/Min of 1 or 3+ inputs
     const DType type = info.inputTypes[0];
     if (info.inputTypes[1] != type || info.outputTypes[0] != type) return nullptr;  // Pow with an integer exponent

@@ -56,7 +56,7 @@ void BroadcastBinaryKernel::run(const std::vector<const Tensor*>& in, std::vecto
     });
 }
 
-std::unique_ptr<PreparedKernel> makeBroadcastBinary(const CpuNodeInfo& info, std::string name, BinaryLoops loops) {
+std::unique_ptr<PreparedKernel> makeBroadcastBinary(const NodeDescriptor& info, std::string name, BinaryLoops loops) {
     if (info.inputDims.size() != 2 || info.outputDims.size() != 1 || !info.hasInput(0) || !info.hasInput(1))
         return nullptr;
     auto plan = planBroadcast({info.inputDims[0], info.inputDims[1]}, info.outputDims[0]);

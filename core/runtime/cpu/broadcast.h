@@ -126,6 +126,6 @@ private:
 
 /// The binary kernel for `info` (two inputs, one output), or nullptr when the shapes do not
 /// broadcast. In place when input 0 has the output's type and element count.
-std::unique_ptr<PreparedKernel> makeBroadcastBinary(const CpuNodeInfo& info, std::string name, BinaryLoops loops);
+std::unique_ptr<PreparedKernel> makeBroadcastBinary(const NodeDescriptor& info, std::string name, BinaryLoops loops);
 
 } // namespace graphlens

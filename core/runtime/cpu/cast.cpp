@@ -80,7 +80,7 @@ private:
 };
 
 /// Cast (`to` attribute) and CastLike (input 1's type): the planned output type says the target.
-std::unique_ptr<PreparedKernel> prepareCast(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareCast(const NodeDescriptor& info) {
     if (info.inputTypes.empty() || info.outputTypes.size() != 1 || info.inputDims[0] != info.outputDims[0])
         return nullptr;
     const DType from = info.inputTypes[0], to = info.outputTypes[0];

@@ -7,7 +7,7 @@ void CpuKernelRegistry::add(const std::string& op, CpuKernelFactory factory, con
     factories_[OpKey(domain, op)].push_back(factory);
 }
 
-std::unique_ptr<PreparedKernel> CpuKernelRegistry::prepare(const CpuNodeInfo& info) const {
+std::unique_ptr<PreparedKernel> CpuKernelRegistry::prepare(const NodeDescriptor& info) const {
     auto it = factories_.find(OpKey::of(info.node));
     if (it == factories_.end()) return nullptr;
     for (CpuKernelFactory factory : it->second)

@@ -14,11 +14,8 @@
 
 namespace graphlens {
 
-/// What a factory knows about a node at plan time (node_descriptor.h): every input and output
-/// shape is static, every output given.
-using CpuNodeInfo = NodeDescriptor;
 
-using CpuKernelFactory = std::unique_ptr<PreparedKernel> (*)(const CpuNodeInfo& info);
+using CpuKernelFactory = std::unique_ptr<PreparedKernel> (*)(const NodeDescriptor& info);
 
 /// Factories by op type, for the default domain and ONNX Runtime's com.microsoft fused ops
 /// (several may serve one op; the first that accepts wins).
@@ -27,7 +24,7 @@ public:
     /// Adds a factory for (domain, op); "" is the default ONNX domain.
     void add(const std::string& op, CpuKernelFactory factory, const std::string& domain = {});
     /// The first kernel a factory registered for the node's (domain, op) prepares, or nullptr.
-    std::unique_ptr<PreparedKernel> prepare(const CpuNodeInfo& info) const;
+    std::unique_ptr<PreparedKernel> prepare(const NodeDescriptor& info) const;
     std::vector<OpKey> ops() const;  ///< sorted
 
 private:

@@ -86,7 +86,7 @@ private:
     UnaryLoop p_;
 };
 
-bool allFloat(const CpuNodeInfo& info) {
+bool allFloat(const NodeDescriptor& info) {
     for (size_t i = 0; i < info.inputTypes.size(); ++i)
         if (info.hasInput(i) && info.inputTypes[i] != DType::Float) return false;
     for (DType t : info.outputTypes)
@@ -94,7 +94,7 @@ bool allFloat(const CpuNodeInfo& info) {
     return true;
 }
 
-std::unique_ptr<PreparedKernel> prepareActivation(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareActivation(const NodeDescriptor& info) {
     if (!allFloat(info) || info.outputDims.size() != 1) return nullptr;
     if (info.node.opType == "Pow") {  // x^2, as decomposed LayerNorm and variance computations write it
         if (!info.constants.at(1) || info.constants[1]->numel() != 1 || info.constants[1]->toDoubles().at(0) != 2.0)
@@ -212,7 +212,7 @@ private:
     BinaryLayout layout_;
 };
 
-std::unique_ptr<PreparedKernel> prepareBinary(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareBinary(const NodeDescriptor& info) {
     if (!allFloat(info) || info.inputDims.size() != 2) return nullptr;
     const std::string& op = info.node.opType;
     const BinaryOp kind = op == "Add" ? BinaryOp::Add : op == "Sub" ? BinaryOp::Sub
@@ -259,7 +259,7 @@ private:
     int64_t batch_, inner_;
 };
 
-std::unique_ptr<PreparedKernel> prepareBatchNorm(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareBatchNorm(const NodeDescriptor& info) {
     if (!allFloat(info) || info.outputDims.size() != 1 || info.inputDims.size() != 5) return nullptr;
     if (info.attributes().getInt("training_mode", 0) != 0) return nullptr;
     for (size_t i = 1; i < 5; ++i)
@@ -303,7 +303,7 @@ private:
     int64_t rows_, inner_;
 };
 
-std::unique_ptr<PreparedKernel> prepareGlobalAveragePool(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareGlobalAveragePool(const NodeDescriptor& info) {
     if (!allFloat(info) || info.inputDims.size() != 1 || info.inputDims[0].size() < 3) return nullptr;
     const auto& x = info.inputDims[0];
     const int64_t rows = x[0] * x[1];

@@ -53,7 +53,7 @@ size_t copyableBytes(DType type) {
     return size_t(bits / 8);
 }
 
-std::unique_ptr<PreparedKernel> prepareExpand(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareExpand(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 2 || info.outputTypes.size() != 1) return nullptr;
     const size_t bytes = copyableBytes(info.inputTypes[0]);
     auto plan = planBroadcast({info.inputDims[0]}, info.outputDims[0]);
@@ -61,7 +61,7 @@ std::unique_ptr<PreparedKernel> prepareExpand(const CpuNodeInfo& info) {
     return std::make_unique<BroadcastCopyKernel>("cpu:expand", std::move(*plan), bytes);
 }
 
-std::unique_ptr<PreparedKernel> prepareTile(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareTile(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 2 || info.outputTypes.size() != 1) return nullptr;
     const size_t bytes = copyableBytes(info.inputTypes[0]);
     const auto& in = info.inputDims[0];

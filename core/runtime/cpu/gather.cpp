@@ -74,7 +74,7 @@ private:
     std::vector<int64_t> constant_;  ///< wrapped at plan time; empty when the indices come at run time
 };
 
-std::unique_ptr<PreparedKernel> prepareGather(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareGather(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 2 || info.outputTypes.size() != 1) return nullptr;
     const DType type = info.inputTypes[0], indexType = info.inputTypes[1];
     const int bits = dtypeBits(type);

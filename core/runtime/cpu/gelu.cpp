@@ -76,7 +76,7 @@ private:
 };
 
 /// Which GELU `node` computes; nullopt for a node this file does not know.
-std::optional<GeluKind> kindOf(const CpuNodeInfo& info) {
+std::optional<GeluKind> kindOf(const NodeDescriptor& info) {
     const std::string& op = info.node.opType;
     const bool microsoft = info.node.domain == "com.microsoft";
     if (op == "QuickGelu" && microsoft) return GeluKind::Quick;
@@ -90,7 +90,7 @@ std::optional<GeluKind> kindOf(const CpuNodeInfo& info) {
     return std::nullopt;
 }
 
-std::unique_ptr<PreparedKernel> prepareGelu(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareGelu(const NodeDescriptor& info) {
     auto kind = kindOf(info);
     if (!kind || info.outputDims.size() != 1 || info.outputTypes[0] != DType::Float) return nullptr;
     if (info.inputTypes.empty() || info.inputTypes[0] != DType::Float || info.inputDims[0] != info.outputDims[0])

@@ -119,7 +119,7 @@ private:
     std::optional<size_t> inner_;
 };
 
-std::unique_ptr<PreparedKernel> prepareTranspose(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareTranspose(const NodeDescriptor& info) {
     const int bits = dtypeBits(info.inputTypes.at(0));
     if (bits < 8 || info.inputTypes[0] == DType::String) return nullptr;
     const auto& in = info.inputDims[0];
@@ -165,7 +165,7 @@ private:
     size_t elementBytes_;
 };
 
-std::unique_ptr<PreparedKernel> prepareSlice(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareSlice(const NodeDescriptor& info) {
     const int bits = dtypeBits(info.inputTypes.at(0));
     if (info.opset < 10 || bits < 8 || info.inputTypes[0] == DType::String) return nullptr;
     for (size_t i = 1; i < info.inputTypes.size(); ++i)
@@ -236,7 +236,7 @@ private:
     size_t elementBytes_;
 };
 
-std::unique_ptr<PreparedKernel> preparePad(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> preparePad(const NodeDescriptor& info) {
     const DType type = info.inputTypes.at(0);
     const int bits = dtypeBits(type);
     if (bits < 8 || type == DType::String || info.attributes().getString("mode", "constant") != "constant") return nullptr;
@@ -283,7 +283,7 @@ private:
     size_t rowBytes_ = 0;
 };
 
-std::unique_ptr<PreparedKernel> prepareConcat(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareConcat(const NodeDescriptor& info) {
     const DType type = info.outputTypes.at(0);
     const int bits = dtypeBits(type);
     if (bits < 8 || type == DType::String || info.inputDims.empty()) return nullptr;
@@ -329,7 +329,7 @@ private:
     size_t rowBytes_ = 0;
 };
 
-std::unique_ptr<PreparedKernel> prepareSplit(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareSplit(const NodeDescriptor& info) {
     const DType type = info.inputTypes.at(0);
     const int bits = dtypeBits(type);
     if (bits < 8 || type == DType::String || info.outputDims.empty()) return nullptr;
@@ -371,7 +371,7 @@ public:
     }
 };
 
-std::unique_ptr<PreparedKernel> prepareReshape(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareReshape(const NodeDescriptor& info) {
     const DType type = info.inputTypes.at(0);
     if (type == DType::String || dtypeBits(type) < 8 || info.outputTypes.size() != 1 || info.outputTypes[0] != type ||
         ref::elementCount(info.inputDims[0]) != ref::elementCount(info.outputDims[0]))

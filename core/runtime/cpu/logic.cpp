@@ -52,7 +52,7 @@ std::optional<BinaryLoops> comparisonLoops(DType type) {
 }
 
 template <typename Op>
-std::unique_ptr<PreparedKernel> prepareComparison(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareComparison(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 2 || info.outputTypes.size() != 1 || info.outputTypes[0] != DType::Bool ||
         info.inputTypes[0] != info.inputTypes[1])
         return nullptr;
@@ -61,7 +61,7 @@ std::unique_ptr<PreparedKernel> prepareComparison(const CpuNodeInfo& info) {
 }
 
 template <typename Op>
-std::unique_ptr<PreparedKernel> prepareLogic(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareLogic(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 2 || info.inputTypes[0] != DType::Bool || info.inputTypes[1] != DType::Bool ||
         info.outputTypes.size() != 1 || info.outputTypes[0] != DType::Bool)
         return nullptr;
@@ -84,7 +84,7 @@ public:
     }
 };
 
-std::unique_ptr<PreparedKernel> prepareNot(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareNot(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 1 || info.inputTypes[0] != DType::Bool || info.outputTypes.size() != 1 ||
         info.inputDims[0] != info.outputDims[0])
         return nullptr;
@@ -146,7 +146,7 @@ private:
     WhereFn loop_ = nullptr;
 };
 
-std::unique_ptr<PreparedKernel> prepareWhere(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareWhere(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 3 || info.inputTypes[0] != DType::Bool || info.outputTypes.size() != 1) return nullptr;
     const DType type = info.inputTypes[1];
     const int bits = dtypeBits(type);

@@ -65,7 +65,7 @@ private:
     float epsilon_;
 };
 
-std::unique_ptr<PreparedKernel> prepareInstanceNorm(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareInstanceNorm(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 3 || info.outputTypes.size() != 1) return nullptr;
     for (DType t : info.inputTypes)
         if (t != DType::Float) return nullptr;

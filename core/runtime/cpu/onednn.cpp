@@ -119,7 +119,7 @@ dnnl::memory::desc plainDesc(const std::vector<int64_t>& dims) {
     return dnnl::memory::desc(d, dnnl::memory::data_type::f32, plainStrides(d));
 }
 
-bool allFloat(const CpuNodeInfo& info) {
+bool allFloat(const NodeDescriptor& info) {
     for (size_t i = 0; i < info.inputTypes.size(); ++i)
         if (info.hasInput(i) && info.inputTypes[i] != DType::Float) return false;
     for (DType t : info.outputTypes)

@@ -215,14 +215,14 @@ std::optional<Operand> broadcastOperand(const std::vector<int64_t>& full, const 
 
 } // namespace
 
-std::unique_ptr<PreparedKernel> prepareBlockedGlobalAveragePool(const CpuNodeInfo& info, const memory::desc& src) {
+std::unique_ptr<PreparedKernel> prepareBlockedGlobalAveragePool(const NodeDescriptor& info, const memory::desc& src) {
     if (info.node.opType != "GlobalAveragePool" || !allFloat(info) || info.inputDims.size() != 1) return nullptr;
     const std::optional<ChannelBlocks> b = channelBlocks(src);
     if (!b || src.dims() != toDims(info.inputDims[0]) || b->spatial == 0) return nullptr;
     return std::make_unique<BlockedGlobalAveragePool>(src, *b, info.threads);
 }
 
-std::unique_ptr<PreparedKernel> prepareBlockedBinary(const CpuNodeInfo& info,
+std::unique_ptr<PreparedKernel> prepareBlockedBinary(const NodeDescriptor& info,
                                                      const std::vector<const memory::desc*>& inputs) {
     const std::string& op = info.node.opType;
     if ((op != "Add" && op != "Mul") || !allFloat(info) || info.inputDims.size() != 2 || inputs.size() != 2) return nullptr;

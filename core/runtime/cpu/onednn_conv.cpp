@@ -67,7 +67,7 @@ struct ConvDescs {
 };
 
 /// Nullopt when `variant` (the blocked form used only inside chains) does not apply to `g`.
-std::optional<ConvDescs> convDescs(const ConvGeometry& g, const CpuNodeInfo& info, bool variant) {
+std::optional<ConvDescs> convDescs(const ConvGeometry& g, const NodeDescriptor& info, bool variant) {
     const LayoutChoice choice = chooseLayout(g);
     if (variant && choice != LayoutChoice::BlockedWhenChained) return std::nullopt;
     const bool blocked = variant || choice == LayoutChoice::Blocked;
@@ -101,7 +101,7 @@ typename Primitive::primitive_desc convPrimitive(dnnl::algorithm algorithm, cons
 
 /// Inputs every convolution factory checks: float32, weights of the input's rank,
 /// 1 to 3 spatial axes, no empty tensor, a bias of one value per output channel.
-bool convInputsOk(const CpuNodeInfo& info, int64_t outChannels) {
+bool convInputsOk(const NodeDescriptor& info, int64_t outChannels) {
     if (!allFloat(info) || info.inputDims.size() < 2 || !info.hasInput(0) || !info.hasInput(1)) return false;
     if (info.outputDims.size() != 1) return false;
     const auto& x = info.inputDims[0];
@@ -112,7 +112,7 @@ bool convInputsOk(const CpuNodeInfo& info, int64_t outChannels) {
     return true;
 }
 
-dnnl::primitive_attr postOpsAttr(const CpuNodeInfo& info, bool residual, bool& ok) {
+dnnl::primitive_attr postOpsAttr(const NodeDescriptor& info, bool residual, bool& ok) {
     dnnl::post_ops ops;
     if (residual) ops.append_sum(1.f);
     ok = appendActivation(info.attributes(), ops);
@@ -124,7 +124,7 @@ dnnl::primitive_attr postOpsAttr(const CpuNodeInfo& info, bool residual, bool& o
 /// The Winograd form of a 3x3, stride 1, undilated, ungrouped 2-D convolution that oneDNN
 /// computes on nChw8c or nChw16c in and out (so the plan's layout choices stay as they are); else nullptr.
 std::unique_ptr<WinogradConv> winogradForm(const ConvGeometry& g, const dnnl::convolution_forward::primitive_desc& pd,
-                                           const CpuNodeInfo& info) {
+                                           const NodeDescriptor& info) {
     if (g.src.size() != 4 || g.group != 1 || g.weights != Dims{g.outChannels, g.inChannels, 3, 3}) return nullptr;
     if (g.strides != Dims{1, 1} || g.dilates != Dims{0, 0}) return nullptr;
     WinogradShape shape;
@@ -146,7 +146,7 @@ std::unique_ptr<WinogradConv> winogradForm(const ConvGeometry& g, const dnnl::co
 
 /// A Conv or FusedConv; with `variant`, its blocked form for chains of blocked kernels (see
 /// prepareBlockedVariant), nullptr unless that differs from the form it takes alone.
-std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info, bool variant) {
+std::unique_ptr<PreparedKernel> makeConv(const NodeDescriptor& info, bool variant) {
     if (info.inputDims.size() < 2 || info.inputDims.size() > 4) return nullptr;
     const bool fused = info.node.opType == "FusedConv";
     const bool residual = info.hasInput(3);
@@ -198,7 +198,7 @@ std::unique_ptr<PreparedKernel> makeConv(const CpuNodeInfo& info, bool variant) 
 }
 
 /// A ConvTranspose; `variant` as for makeConv.
-std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info, bool variant) {
+std::unique_ptr<PreparedKernel> makeConvTranspose(const NodeDescriptor& info, bool variant) {
     if (info.inputDims.size() < 2 || info.inputDims.size() > 3 || !info.hasInput(1)) return nullptr;
     const Attributes& a = info.attributes();
     const int64_t group = a.getInt("group", 1);
@@ -290,12 +290,12 @@ std::unique_ptr<PreparedKernel> makeConvTranspose(const CpuNodeInfo& info, bool 
     }
 }
 
-std::unique_ptr<PreparedKernel> prepareConv(const CpuNodeInfo& info) { return makeConv(info, false); }
-std::unique_ptr<PreparedKernel> prepareConvTranspose(const CpuNodeInfo& info) { return makeConvTranspose(info, false); }
+std::unique_ptr<PreparedKernel> prepareConv(const NodeDescriptor& info) { return makeConv(info, false); }
+std::unique_ptr<PreparedKernel> prepareConvTranspose(const NodeDescriptor& info) { return makeConvTranspose(info, false); }
 
 } // namespace
 
-std::unique_ptr<PreparedKernel> prepareBlockedConv(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareBlockedConv(const NodeDescriptor& info) {
     return info.node.opType == "ConvTranspose" ? makeConvTranspose(info, true) : makeConv(info, true);
 }
 

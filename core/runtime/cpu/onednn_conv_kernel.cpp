@@ -10,7 +10,7 @@ using memory = dnnl::memory;
 using dt = memory::data_type;
 
 ConvKernel::ConvKernel(std::string name, const dnnl::primitive_desc& pd, const memory::desc& userWeights,
-                       const CpuNodeInfo& info, bool hasResidual, std::unique_ptr<WinogradConv> winograd)
+                       const NodeDescriptor& info, bool hasResidual, std::unique_ptr<WinogradConv> winograd)
     : name_(winograd ? "onednn:conv_winograd" : std::move(name)), threads_(info.threads), winograd_(std::move(winograd)) {
     const dnnl::engine& eng = engine();
     const memory::desc userSrc(pd.src_desc(0).dims(), dt::f32, plainTag(pd.src_desc(0).dims().size()));
@@ -56,7 +56,7 @@ void ConvKernel::prepareWeights(const dnnl::primitive_desc& pd, const memory::de
     }
 }
 
-void ConvKernel::prepareBias(const CpuNodeInfo& info, int64_t outChannels) {
+void ConvKernel::prepareBias(const NodeDescriptor& info, int64_t outChannels) {
     const memory::desc biasDesc({outChannels}, dt::f32, memory::format_tag::a);
     if (const Tensor* b = info.constants[2]) {
         bias_ = memory(biasDesc, engine());

@@ -22,7 +22,7 @@ public:
     /// computes on pd's layouts instead of the primitive, which is then never created, and the
     /// weights are Winograd's own.
     ConvKernel(std::string name, const dnnl::primitive_desc& pd, const dnnl::memory::desc& userWeights,
-               const CpuNodeInfo& info, bool hasResidual, std::unique_ptr<WinogradConv> winograd = nullptr);
+               const NodeDescriptor& info, bool hasResidual, std::unique_ptr<WinogradConv> winograd = nullptr);
 
     std::string name() const override;
     void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) override;
@@ -33,7 +33,7 @@ public:
 
 private:
     void prepareWeights(const dnnl::primitive_desc& pd, const dnnl::memory::desc& userWeights, const Tensor* constant);
-    void prepareBias(const CpuNodeInfo& info, int64_t outChannels);
+    void prepareBias(const NodeDescriptor& info, int64_t outChannels);
     void bindSource(const Tensor& x, dnnl::stream& s);
     void bindDestination(void* out);
     void prefillResidual(const Tensor& z, dnnl::stream& s);

@@ -69,7 +69,7 @@ inline int64_t paddedRowLength(int64_t columns) { return columns % 256 == 0 ? co
 Dims plainStrides(const Dims& dims);
 
 /// True when every present input and every output is float32.
-bool allFloat(const CpuNodeInfo& info);
+bool allFloat(const NodeDescriptor& info);
 /// The product of `dims` (1 for a scalar).
 int64_t elementCount(const std::vector<int64_t>& dims);
 /// A tensor's bytes as a float pointer oneDNN may read (it never writes through inputs).
@@ -92,15 +92,15 @@ void registerPoolKernels(CpuKernelRegistry& registry);    // onednn_pool.cpp
 
 // Blocked variants for chains of oneDNN kernels (see prepareBlockedVariant in onednn_layout.h).
 /// A (transposed) convolution that computes blocked where alone it would not (large 1x1).
-std::unique_ptr<PreparedKernel> prepareBlockedConv(const CpuNodeInfo& info);
+std::unique_ptr<PreparedKernel> prepareBlockedConv(const NodeDescriptor& info);
 /// MaxPool or AveragePool reading `src` (a blocked layout) and writing the same kind of layout.
-std::unique_ptr<PreparedKernel> prepareBlockedPool(const CpuNodeInfo& info, const dnnl::memory::desc& src);
+std::unique_ptr<PreparedKernel> prepareBlockedPool(const NodeDescriptor& info, const dnnl::memory::desc& src);
 /// GlobalAveragePool reading `src`, a channel-blocked layout (nChw8c and the like), and writing
 /// its [N, C, 1...] output plain (onednn_blocked_eltwise.cpp).
-std::unique_ptr<PreparedKernel> prepareBlockedGlobalAveragePool(const CpuNodeInfo& info, const dnnl::memory::desc& src);
+std::unique_ptr<PreparedKernel> prepareBlockedGlobalAveragePool(const NodeDescriptor& info, const dnnl::memory::desc& src);
 /// Add or Mul on a channel-blocked operand and a second one of the same layout (`inputs` as for
 /// prepareBlockedVariant), one value per channel, or a scalar; writes the first's layout.
-std::unique_ptr<PreparedKernel> prepareBlockedBinary(const CpuNodeInfo& info,
+std::unique_ptr<PreparedKernel> prepareBlockedBinary(const NodeDescriptor& info,
                                                      const std::vector<const dnnl::memory::desc*>& inputs);
 
 } // namespace graphlens::onednn

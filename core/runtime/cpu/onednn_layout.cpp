@@ -25,7 +25,7 @@ bool hasBlockedVariant(const Node& n) {
 
 } // namespace
 
-std::unique_ptr<PreparedKernel> prepareBlockedVariant(const CpuNodeInfo& info,
+std::unique_ptr<PreparedKernel> prepareBlockedVariant(const NodeDescriptor& info,
                                                       const std::vector<const dnnl::memory::desc*>& inputs) {
     const Node& n = info.node;
     if (!hasBlockedVariant(n)) return nullptr;

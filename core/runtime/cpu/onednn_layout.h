@@ -39,7 +39,7 @@ public:
 /// channel), which read the layouts their producers write: `inputs[i]` is the blocked layout
 /// input i's producer offers, nullptr when it writes plain. nullptr when there is none. A
 /// variant is worth it only when every value it would read or write blocked stays blocked.
-std::unique_ptr<PreparedKernel> prepareBlockedVariant(const CpuNodeInfo& info,
+std::unique_ptr<PreparedKernel> prepareBlockedVariant(const NodeDescriptor& info,
                                                       const std::vector<const dnnl::memory::desc*>& inputs);
 
 /// What the plan needs from its backend to decide layouts.
@@ -49,7 +49,7 @@ struct LayoutPlanInputs {
     /// True when the plan gives `value` a buffer of its own in the arena (blocked values need one).
     std::function<bool(ValueId)> inArena;
     /// The node's static shapes and constants, to prepare variants.
-    std::function<std::optional<CpuNodeInfo>(NodeId)> describe;
+    std::function<std::optional<NodeDescriptor>(NodeId)> describe;
 };
 
 /// Keeps a value blocked when its producer can write it blocked, every consumer reads that very

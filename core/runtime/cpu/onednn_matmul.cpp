@@ -53,7 +53,7 @@ memory::desc constantWeightsDesc(const memory::desc& b) {
 class MatMulKernel final : public PreparedKernel {
 public:
     /// `a`, `b`, `dst`: the descs of the tensors as stored; `b` is packed now when constant.
-    MatMulKernel(std::string name, const CpuNodeInfo& info, const memory::desc& a, const memory::desc& b,
+    MatMulKernel(std::string name, const NodeDescriptor& info, const memory::desc& a, const memory::desc& b,
                  const memory::desc& dst, const memory::desc& bias, const dnnl::primitive_attr& attr,
                  Prefill prefill)
         : name_(std::move(name)), threads_(info.threads), prefill_(std::move(prefill)) {
@@ -126,7 +126,7 @@ bool appendGemmActivation(const Attributes& attributes, dnnl::post_ops& ops) {
     return appendActivation(asConv, ops);
 }
 
-bool nonEmpty(const CpuNodeInfo& info) {
+bool nonEmpty(const NodeDescriptor& info) {
     for (size_t i = 0; i < info.inputDims.size(); ++i)
         if (info.hasInput(i) && elementCount(info.inputDims[i]) <= 0) return false;
     for (const auto& d : info.outputDims)
@@ -147,7 +147,7 @@ memory::desc operandDesc(const std::vector<int64_t>& dims, bool transposed) {
 
 /// MatMul, and com.microsoft FusedMatMul = alpha * op(A) x op(B) with op swapping the last two
 /// axes of a transposed operand (read in place through its strides) and alpha an output scale.
-std::unique_ptr<PreparedKernel> makeMatMul(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> makeMatMul(const NodeDescriptor& info) {
     if (info.inputDims.size() != 2 || !info.hasInput(0) || !info.hasInput(1) || info.outputDims.size() != 1) return nullptr;
     if (!allFloat(info) || !nonEmpty(info)) return nullptr;
     const Attributes& attrs = info.attributes();
@@ -202,7 +202,7 @@ std::unique_ptr<PreparedKernel> makeMatMul(const CpuNodeInfo& info) {
     }
 }
 
-std::unique_ptr<PreparedKernel> makeGemm(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> makeGemm(const NodeDescriptor& info) {
     if (info.inputDims.size() < 2 || info.inputDims.size() > 3 || info.outputDims.size() != 1) return nullptr;
     if (!info.hasInput(0) || !info.hasInput(1) || !allFloat(info) || !nonEmpty(info)) return nullptr;
     const auto& ad = info.inputDims[0];

@@ -67,7 +67,7 @@ struct PoolSetup {
 
 /// The window geometry of a pooling node, nullopt where the reference's semantics differ from
 /// oneDNN's.
-std::optional<PoolSetup> poolSetup(const CpuNodeInfo& info) {
+std::optional<PoolSetup> poolSetup(const NodeDescriptor& info) {
     const std::string& op = info.node.opType;
     const bool global = op == "GlobalAveragePool" || op == "GlobalMaxPool";
     const bool max = op == "MaxPool" || op == "GlobalMaxPool";
@@ -134,7 +134,7 @@ std::unique_ptr<PreparedKernel> makePoolKernel(const PoolSetup& p, const memory:
     }
 }
 
-std::unique_ptr<PreparedKernel> makePool(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> makePool(const NodeDescriptor& info) {
     const std::optional<PoolSetup> p = poolSetup(info);
     if (!p) return nullptr;
     return makePoolKernel(*p, plainDesc(p->src), plainDesc(p->dst), info.threads, false);
@@ -142,7 +142,7 @@ std::unique_ptr<PreparedKernel> makePool(const CpuNodeInfo& info) {
 
 } // namespace
 
-std::unique_ptr<PreparedKernel> prepareBlockedPool(const CpuNodeInfo& info, const dnnl::memory::desc& src) {
+std::unique_ptr<PreparedKernel> prepareBlockedPool(const NodeDescriptor& info, const dnnl::memory::desc& src) {
     const std::string& op = info.node.opType;
     if (op != "MaxPool" && op != "AveragePool") return nullptr;  // global pools: plain is as fast
     const std::optional<PoolSetup> p = poolSetup(info);

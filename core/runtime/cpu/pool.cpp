@@ -91,7 +91,7 @@ int64_t leadingPad(const std::string& autoPad, const std::vector<int64_t>& pads,
     return pads[axis];
 }
 
-std::unique_ptr<PreparedKernel> preparePool(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> preparePool(const NodeDescriptor& info) {
     const bool average = info.node.opType == "AveragePool";
     if (info.inputTypes.size() != 1 || info.inputTypes[0] != DType::Float || info.outputDims.size() != 1)
         return nullptr;  // an Indices output is the reference kernel's (or oneDNN's) job

@@ -171,7 +171,7 @@ private:
 
 /// The reduced axes as a mask: the axes input (ReduceSum from opset 13, the others from 18) or
 /// attribute, every axis when none are given; nullopt when unknown at plan time or invalid.
-std::optional<std::vector<bool>> reducedAxes(const CpuNodeInfo& info) {
+std::optional<std::vector<bool>> reducedAxes(const NodeDescriptor& info) {
     const bool axesAreInput = info.node.opType == "ReduceSum" ? info.opset >= 13 : info.opset >= 18;
     std::vector<int64_t> axes;
     if (axesAreInput && info.hasInput(1)) {
@@ -191,7 +191,7 @@ std::optional<std::vector<bool>> reducedAxes(const CpuNodeInfo& info) {
     return mask;
 }
 
-std::unique_ptr<PreparedKernel> prepareReduce(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareReduce(const NodeDescriptor& info) {
     if (info.inputTypes.empty() || info.inputTypes[0] != DType::Float || info.outputTypes.size() != 1) return nullptr;
     const auto& dims = info.inputDims[0];
     const auto loops = loopsFor(info.node.opType);

@@ -148,7 +148,7 @@ private:
 
 /// The per-axis scales a Resize node states at plan time (from constant scales, or sizes over
 /// the input's), and the output dims the reference derives from them; nullopt when unknown.
-std::optional<std::vector<double>> constantScales(const CpuNodeInfo& info, std::vector<int64_t>& outDims) {
+std::optional<std::vector<double>> constantScales(const NodeDescriptor& info, std::vector<int64_t>& outDims) {
     const auto& in = info.inputDims[0];
     const size_t scalesInput = info.opset >= 11 ? 2 : 1, sizesInput = 3;
     std::vector<double> scales;
@@ -169,7 +169,7 @@ std::optional<std::vector<double>> constantScales(const CpuNodeInfo& info, std::
     return scales;
 }
 
-std::optional<ResizeMode> resizeMode(const CpuNodeInfo& info) {
+std::optional<ResizeMode> resizeMode(const NodeDescriptor& info) {
     const Attributes& a = info.attributes();
     const std::string mode = a.getString("mode", "nearest");
     if ((mode != "nearest" && mode != "linear") || a.getInt("exclude_outside", 0) != 0 ||
@@ -187,7 +187,7 @@ std::optional<ResizeMode> resizeMode(const CpuNodeInfo& info) {
     return m;
 }
 
-std::unique_ptr<PreparedKernel> prepareResize(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareResize(const NodeDescriptor& info) {
     if (info.inputTypes.empty() || info.inputTypes[0] != DType::Float || info.outputTypes.size() != 1) return nullptr;
     const auto& in = info.inputDims[0];
     if (in.size() != 4 || ref::elementCount(in) == 0) return nullptr;

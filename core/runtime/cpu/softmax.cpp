@@ -42,7 +42,7 @@ private:
     bool log_;
 };
 
-std::unique_ptr<PreparedKernel> prepareSoftmax(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareSoftmax(const NodeDescriptor& info) {
     if (info.inputTypes.size() != 1 || info.inputTypes[0] != DType::Float) return nullptr;
     const auto& dims = info.inputDims[0];
     const auto rank = int64_t(dims.size());
@@ -86,7 +86,7 @@ private:
     Tensor scale_, bias_;
 };
 
-std::unique_ptr<PreparedKernel> prepareLayerNorm(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareLayerNorm(const NodeDescriptor& info) {
     if (info.outputDims.size() != 1 || info.inputTypes.empty() || info.inputTypes[0] != DType::Float) return nullptr;
     const auto& dims = info.inputDims[0];
     const auto rank = int64_t(dims.size());
@@ -152,7 +152,7 @@ private:
     Tensor gamma_, beta_, bias_;
 };
 
-std::unique_ptr<PreparedKernel> prepareSkipLayerNorm(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareSkipLayerNorm(const NodeDescriptor& info) {
     if (info.outputDims.size() != 1 || info.inputTypes.size() < 3 || !info.hasInput(0) || !info.hasInput(1)) return nullptr;
     for (size_t i = 0; i < info.inputTypes.size(); ++i)
         if (info.hasInput(i) && info.inputTypes[i] != DType::Float) return nullptr;
@@ -190,7 +190,7 @@ private:
     bool mean_;
 };
 
-std::unique_ptr<PreparedKernel> prepareRowReduce(const CpuNodeInfo& info) {
+std::unique_ptr<PreparedKernel> prepareRowReduce(const NodeDescriptor& info) {
     if (info.inputTypes.empty() || info.inputTypes[0] != DType::Float || info.outputDims.size() != 1) return nullptr;
     const auto& dims = info.inputDims[0];
     const auto rank = int64_t(dims.size());

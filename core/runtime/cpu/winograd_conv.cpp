@@ -174,7 +174,7 @@ GRAPHLENS_VECTOR_CLONES void outputTileRow(int64_t block, const float* products,
 void setConvAlgorithm(ConvAlgorithm algorithm) { algorithmPolicy() = algorithm; }
 ConvAlgorithm convAlgorithm() { return algorithmPolicy(); }
 
-std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradShape& shape, const CpuNodeInfo& info) {
+std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradShape& shape, const NodeDescriptor& info) {
     const ConvAlgorithm policy = convAlgorithm();
     if (policy == ConvAlgorithm::Direct) return nullptr;
     if (policy == ConvAlgorithm::Auto && !winogradPays(shape)) return nullptr;

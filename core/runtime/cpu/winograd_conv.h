@@ -39,7 +39,7 @@ public:
     /// one group of `shape` (the caller checks these, and the weight and bias shapes): nullptr unless its weights are constant,
     /// both channel counts a multiple of the block and the activation none, Relu, LeakyRelu or Clip, or
     /// when the shape is one where the direct kernel is faster (unless forced).
-    static std::unique_ptr<WinogradConv> make(const WinogradShape& shape, const CpuNodeInfo& info);
+    static std::unique_ptr<WinogradConv> make(const WinogradShape& shape, const NodeDescriptor& info);
 
     /// `src` and `dst` in the blocked layout; `bias` (out channels) may be null; with `residual`, dst
     /// already holds the tensor to add before the activation.

@@ -81,11 +81,11 @@ std::unique_ptr<NodeGraph> oneNode(const std::string& op, const std::vector<std:
     return g;
 }
 
-/// The node's CpuNodeInfo, as the CPU backend makes it, with the output dims given.
-CpuNodeInfo describe(const NodeGraph& g, const std::vector<Dims>& outputDims, int threads = 2) {
+/// The node's NodeDescriptor, as the CPU backend makes it, with the output dims given.
+NodeDescriptor describe(const NodeGraph& g, const std::vector<Dims>& outputDims, int threads = 2) {
     const Graph& graph = g.builder.graph();
     const Node& node = graph.node(g.node);
-    CpuNodeInfo info{graph, node, 17, threads, {}, {}, {}, {}, {}};
+    NodeDescriptor info{graph, node, 17, threads, {}, {}, {}, {}, {}};
     for (size_t i = 0; i < node.inputs.size(); ++i) {
         if (!g.inputs[i]) {
             info.inputDims.emplace_back();
@@ -125,7 +125,7 @@ QString compare(const Tensor& got, const Tensor& want) {
 /// Prepares `op` on oneDNN, checks the kernel's name, runs it and compares with the reference
 /// result of `reference` (the same node unless given: fused ops compare with their parts).
 void checkAgainst(const NodeGraph& g, const std::string& kernelName, const Tensor& want) {
-    const CpuNodeInfo info = describe(g, {want.dims()});
+    const NodeDescriptor info = describe(g, {want.dims()});
     auto kernel = cpuKernels().prepare(info);
     QVERIFY2(kernel, "the oneDNN factory declined");
     QCOMPARE(kernel->name(), kernelName);
@@ -147,7 +147,7 @@ void check(const std::string& op, const std::vector<std::optional<Operand>>& ope
     checkAgainst(*g, kernelName, referenceOf(*g));
 }
 
-bool declines(const CpuNodeInfo& info) { return cpuKernels().prepare(info) == nullptr; }
+bool declines(const NodeDescriptor& info) { return cpuKernels().prepare(info) == nullptr; }
 
 const onednn::ConvLayout kLayouts[] = {onednn::ConvLayout::Plain, onednn::ConvLayout::Blocked,
                                        onednn::ConvLayout::Auto};
@@ -672,14 +672,14 @@ private slots:
         }
         {  // int8 input
             auto g = oneNode("MaxPool", {feed({1, 4, 6, 6}, 1)}, {{"kernel_shape", {2, 2}}});
-            CpuNodeInfo info = describe(*g, {{1, 4, 5, 5}});
+            NodeDescriptor info = describe(*g, {{1, 4, 5, 5}});
             info.inputTypes[0] = DType::Int8;
             info.outputTypes[0] = DType::Int8;
             QVERIFY(declines(info));
         }
         {  // double Gemm
             auto g = oneNode("Gemm", {feed({2, 3}, 1), weight({3, 4}, 2)}, {});
-            CpuNodeInfo info = describe(*g, {{2, 4}});
+            NodeDescriptor info = describe(*g, {{2, 4}});
             for (DType& t : info.inputTypes) t = DType::Double;
             info.outputTypes[0] = DType::Double;
             QVERIFY(declines(info));
@@ -692,7 +692,7 @@ private slots:
             b.output(outs[1]);
             const Graph& graph = b.graph();
             const Node& node = graph.node(b.lastNode());
-            CpuNodeInfo info{graph, node, 17, 1, {{1, 4, 6, 6}}, {DType::Float}, {nullptr},
+            NodeDescriptor info{graph, node, 17, 1, {{1, 4, 6, 6}}, {DType::Float}, {nullptr},
                              {{1, 4, 5, 5}, {1, 4, 5, 5}}, {DType::Float, DType::Int64}};
             QVERIFY(declines(info));
         }

@@ -181,7 +181,7 @@ std::string runOnCpu(const Case& c, size_t index, std::set<std::string>& kernels
     const Instance x = instantiate(c, index);
     const std::vector<Tensor> want = reference(c, x);
     const Node& node = x.model.graph.node(x.node);
-    CpuNodeInfo info{x.model.graph, node, c.opsetVersion, 2, {}, {}, {}, {}, {}};
+    NodeDescriptor info{x.model.graph, node, c.opsetVersion, 2, {}, {}, {}, {}, {}};
     for (size_t i = 0; i < c.inputs.size(); ++i) {
         info.inputDims.push_back(x.inputs[i].empty() ? Dims{} : x.inputs[i].dims());
         info.inputTypes.push_back(x.inputs[i].empty() ? DType::Undefined : x.inputs[i].dtype());

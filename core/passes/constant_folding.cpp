@@ -137,6 +137,12 @@ std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, co
 
 } // namespace
 
+std::vector<Tensor> evaluateOnConstants(const Graph& g, const Node& n, int64_t opset) {
+    std::vector<std::optional<Tensor>> inputs;
+    for (ValueId v : n.inputs) inputs.push_back(v == kNoId ? std::nullopt : constantTensor(g, v));
+    return evaluate(n, inputs, opset);
+}
+
 bool foldToConstants(NodeId id, Rewriter& rw, const PassContext& context, const std::string& kind) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);

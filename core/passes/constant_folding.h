@@ -24,6 +24,10 @@ bool drawsRandomNumbers(const Node& node);
 /// True when the node carries a sub-graph (the bodies of If, Loop, Scan).
 bool hasSubgraph(const Node& node);
 
+/// The outputs of `node`, whose given inputs are all constants, computed by its reference kernel
+/// now (an Identity shares its input's storage). Throws what the kernel throws.
+std::vector<Tensor> evaluateOnConstants(const Graph& graph, const Node& node, int64_t opset);
+
 /// Evaluates `node`, whose inputs are all constants, with its reference kernel and replaces it
 /// by initializers holding its outputs (same value ids and names); Constant nodes it leaves
 /// without consumers go too. Commits one rewrite of `kind` and returns true, or declines

@@ -42,7 +42,7 @@ std::string blamedRewrite(const PassResult& r, const Graph& graph, const std::st
 
 } // namespace
 
-PassResult runPass(Pass& pass, Model& model, PassContext& context) {
+PassResult runPass(Pass& pass, Model& model, PassContext& context, bool refreshShapes) {
     PassResult result;
     result.passId = pass.id();
     result.lossy = pass.lossy();
@@ -62,7 +62,7 @@ PassResult runPass(Pass& pass, Model& model, PassContext& context) {
 #endif
     result.nodesAfter = model.graph.nodeCount();
     importDomains(model, result.domainsUsed);
-    if (!result.rewrites.empty() && pass.refreshesShapes()) {
+    if (refreshShapes && !result.rewrites.empty() && pass.refreshesShapes()) {
         try {
             inferShapesForInputs(model, {});
         } catch (const std::exception&) {

@@ -41,8 +41,9 @@ struct PipelineReport {
 };
 
 /// Runs one pass on `model`, filling timing, node counts and the domains it used into the
-/// model's opset imports.
-PassResult runPass(Pass& pass, Model& model, PassContext& context);
+/// model's opset imports. A pass that refreshesShapes() is followed by shape inference unless
+/// `refreshShapes` is false (a caller running several passes infers once after them).
+PassResult runPass(Pass& pass, Model& model, PassContext& context, bool refreshShapes = true);
 
 /// Runs `passes` in order. Throws ExecutionError when verification cannot run the original model.
 PipelineReport runPipeline(Model& model, const std::vector<std::unique_ptr<Pass>>& passes,

@@ -3,9 +3,8 @@
 #include <algorithm>
 
 namespace graphlens {
-namespace {
 
-DType typeOf(const Graph& g, ValueId v) {
+DType valueType(const Graph& g, ValueId v) {
     const Value& value = g.value(v);
     if (value.initializer) return value.initializer->dtype();
     if (const Tensor* t = g.constantValue(v)) return t->dtype();
@@ -18,6 +17,8 @@ std::optional<std::vector<int64_t>> staticDims(const Graph& g, ValueId v) {
     if (const Tensor* t = g.constantValue(v)) return t->dims();
     return value.shape.sizes();
 }
+
+namespace {
 
 bool omittedOutput(const Graph& g, ValueId v) {
     const Value& value = g.value(v);
@@ -44,9 +45,9 @@ std::optional<NodeDescriptor> describeNode(const Graph& g, const Node& n, int64_
             continue;
         }
         auto dims = staticDims(g, in);
-        if (!dims || typeOf(g, in) == DType::Undefined) return open(in, "input");
+        if (!dims || valueType(g, in) == DType::Undefined) return open(in, "input");
         d.inputDims.push_back(std::move(*dims));
-        d.inputTypes.push_back(typeOf(g, in));
+        d.inputTypes.push_back(valueType(g, in));
         d.constants.push_back(constantThroughIdentity(g, in));
     }
     for (ValueId out : n.outputs) {

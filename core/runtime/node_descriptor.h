@@ -38,6 +38,10 @@ struct NodeDescriptor {
 std::optional<NodeDescriptor> describeNode(const Graph& graph, const Node& node, int64_t opset, int threads,
                                            std::string* why = nullptr);
 
+/// A value's type and its dims when static, from its initializer or Constant node where it has one.
+DType valueType(const Graph& graph, ValueId value);
+std::optional<std::vector<int64_t>> staticDims(const Graph& graph, ValueId value);
+
 /// The constant a value holds: an initializer (not a graph input, whose default a caller may
 /// override), a Constant node's value, or an Identity of either (PyTorch exports shared weights
 /// that way); nullptr otherwise.

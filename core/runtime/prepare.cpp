@@ -6,7 +6,6 @@
 #include "core/passes/pass_registry.h"
 #include "core/passes/rewriter.h"
 #include "core/runtime/errors.h"
-#include "core/runtime/kernel.h"
 #include "core/runtime/node_descriptor.h"
 #include "core/runtime/op_validation.h"
 
@@ -77,39 +76,20 @@ public:
         for (NodeId id : rw.graph().topologicalOrder()) {
             const Node& n = rw.graph().node(id);
             if (n.opType != "DequantizeLinear" || !n.domain.empty() || !allInputsConstant(rw.graph(), n)) continue;
-            std::vector<std::optional<Tensor>> held;
-            std::vector<const Tensor*> inputs;
-            for (ValueId in : n.inputs) held.push_back(in == kNoId ? std::nullopt : constantTensor(rw.graph(), in));
-            for (const auto& t : held) inputs.push_back(t ? &*t : nullptr);
-            KernelContext ctx(n, context.opset, std::move(inputs));
+            std::vector<Tensor> weights;
             try {
-                referenceKernels().find(OpKey("", "DequantizeLinear"))(ctx);
+                weights = evaluateOnConstants(rw.graph(), n, context.opset);
             } catch (const std::exception& e) {
                 rw.decline(id, std::string("kept: its reference kernel failed: ") + e.what());
                 continue;  // the same error is reported at run time, with the node's name
             }
             const std::string label = nodeLabel(n);
-            rw.replaceByConstants(id, std::move(ctx.outputs()));
+            rw.replaceByConstants(id, std::move(weights));
             rw.count("numDequantized");
             rw.commit("dequantize-weights", "stored the weights of " + label + " as float32");
         }
     }
 };
-
-/// Runs `passes` over `graph` through the rewriter, as the pass manager does but without its
-/// shape inference after each one (preparation infers once per round); returns the rewrites.
-size_t foldWithoutInference(const std::vector<std::unique_ptr<Pass>>& passes, Graph& graph, PassContext& context) {
-    size_t rewrites = 0;
-    for (const auto& pass : passes) {
-        PassResult result;
-        Rewriter rw(graph, result);
-        pass->run(rw, context);
-        if (rw.hasPendingChanges())
-            throw PassError("the pass '" + pass->id() + "' left changes it did not commit to a rewrite");
-        rewrites += result.rewrites.size();
-    }
-    return rewrites;
-}
 
 } // namespace
 
@@ -145,7 +125,8 @@ PreparedModel prepareModel(const Model& model, const std::map<std::string, std::
     if (!firstOpenShape(m.graph).empty()) {
         const auto passes = makePipeline("fold-constants,fold-shapes");
         for (; rounds < kFoldRounds && !firstOpenShape(m.graph).empty(); ++rounds) {
-            const size_t rewrites = foldWithoutInference(passes, m.graph, context);
+            size_t rewrites = 0;
+            for (const auto& pass : passes) rewrites += runPass(*pass, m, context, false).rewrites.size();
             folded += rewrites;
             if (rewrites == 0) break;
             try {

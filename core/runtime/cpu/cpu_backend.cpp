@@ -253,8 +253,7 @@ public:
 } // namespace
 
 CpuClaim claimOnCpu(const std::optional<NodeDescriptor>& node, const Node& n, const std::string& openShapes) {
-    const std::vector<OpKey> registered = cpuKernels().ops();
-    if (!std::binary_search(registered.begin(), registered.end(), OpKey::of(n)))
+    if (!cpuKernels().has(OpKey::of(n)))
         return {nullptr, "no optimized CPU kernel for " + OpKey::of(n).toString()};
     if (!node) return {nullptr, "its shapes are known only when the model runs: " + openShapes};
     // Empty data (a zero batch) runs on the reference kernels, which handle it; the optimized

@@ -26,6 +26,7 @@ public:
     /// The first kernel a factory registered for the node's (domain, op) prepares, or nullptr.
     std::unique_ptr<PreparedKernel> prepare(const NodeDescriptor& info) const;
     std::vector<OpKey> ops() const;  ///< sorted
+    bool has(const OpKey& key) const { return factories_.count(key) > 0; }
 
 private:
     std::map<OpKey, std::vector<CpuKernelFactory>> factories_;

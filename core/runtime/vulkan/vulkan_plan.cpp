@@ -86,19 +86,9 @@ void VulkanPlan::takeGraph(PreparedModel prepared) {
     lastRead_.assign(slots_.size(), -1);
 }
 
-std::vector<int64_t> VulkanPlan::dimsOf(ValueId v) const {
-    const Value& value = graph_.value(v);
-    if (value.initializer) return value.initializer->dims();
-    if (const Tensor* t = graph_.constantValue(v)) return t->dims();
-    return value.shape.sizes().value_or(std::vector<int64_t>{});
-}
+std::vector<int64_t> VulkanPlan::dimsOf(ValueId v) const { return staticDims(graph_, v).value_or(std::vector<int64_t>{}); }
 
-DType VulkanPlan::typeOf(ValueId v) const {
-    const Value& value = graph_.value(v);
-    if (value.initializer) return value.initializer->dtype();
-    if (const Tensor* t = graph_.constantValue(v)) return t->dtype();
-    return value.dtype;
-}
+DType VulkanPlan::typeOf(ValueId v) const { return valueType(graph_, v); }
 
 const Tensor* VulkanPlan::constantOf(ValueId v) const { return constantThroughIdentity(graph_, v); }
 

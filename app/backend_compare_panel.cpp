@@ -15,6 +15,7 @@
 #include <QThreadPool>
 #include <QBoxLayout>
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace graphlens {
@@ -182,6 +183,8 @@ void BackendComparePanel::fillTable() {
         why->setToolTip(why->text());
         table_->setItem(row, kWhyColumn, why);
     }
+    // The reasons take room only when some node ran on the CPU: otherwise the node names get it.
+    table_->setColumnHidden(kWhyColumn, std::none_of(nodes.begin(), nodes.end(), [](const BackendNodeTimes& n) { return n.cpuFallback; }));
     table_->setSortingEnabled(true);
 }
 

@@ -168,6 +168,9 @@ private slots:
             const auto n = std::find_if(c->nodes.begin(), c->nodes.end(), [&](const BackendNodeTimes& t) { return t.node == id; });
             QCOMPARE(backends->table()->item(row, kWhyColumn)->text(), QString::fromStdString(n->why));
         }
+        // The Why column shows only when some node ran on the CPU.
+        QCOMPARE(backends->table()->isColumnHidden(kWhyColumn),
+                 std::none_of(c->nodes.begin(), c->nodes.end(), [](const BackendNodeTimes& n) { return n.cpuFallback; }));
         QVERIFY(c->cpuMs > 0 && c->vulkanMs > 0);
         QCOMPARE(c->ratio(), c->vulkanMs / c->cpuMs);
         const QString summary = QString("CPU %1 ms, Vulkan %2 ms (Vulkan/CPU %3)")

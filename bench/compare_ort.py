@@ -8,8 +8,12 @@ median of each side's per-round medians, and the ratio GraphLens / ORT as the me
 rounds' ratios (each round's pair ran back to back, so a machine whose speed drifts between rounds
 still gives a fair ratio) with its range over the rounds.
 
+With --busy B, B processes that keep one core busy each (a tight loop) run during the timed
+rounds, as other work on a shared machine would: the contended ratio (both sides see the same
+load, each round back to back).
+
 usage: compare_ort.py GRAPHLENS MODEL.onnx [MODEL.onnx ...] [--threads T] [--runs N] [--rounds R]
-       [--passes LIST] (forwarded to graphlens when given)
+       [--busy B] [--passes LIST] (forwarded to graphlens when given)
 Needs: Debian's python3-onnx and numpy, node, and `npm install --ignore-scripts onnxruntime-node`
 in this folder (done on first use).
 """
@@ -98,21 +102,35 @@ def bench(graphlens, model, spec, threads, runs, rounds, extra):
     return statistics.median(ours), statistics.median(theirs), statistics.median(ratios), min(ratios), max(ratios)
 
 
+def start_busy(count):
+    """`count` processes spinning on one core each until stopped."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
 def main():
     args = positional()
     if len(args) < 2:
         sys.exit(__doc__)
     graphlens, models = args[0], args[1:]
     threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 20)), int(option("--rounds", 3))
+    busy = int(option("--busy", 0))
     extra = forwarded_passes()
     ensure_ort()
+    if busy:
+        print(f"with {busy} busy processes beside the timed runs")
     print(f"{'model':24} {'max abs err':>12} {'max rel err':>12} {'graphlens ms':>13} {'ORT ms':>9} {'ratio':>7}"
           f" {'round ratios':>13}")
     failures = 0
     for model in models:
         with tempfile.TemporaryDirectory() as folder:
             ok, (abs_err, rel_err), spec = cross_check(graphlens, model, folder, extra)
-            ours, theirs, ratio, low, high = bench(graphlens, model, spec, threads, runs, rounds, extra)
+            spinners = start_busy(busy)
+            try:
+                ours, theirs, ratio, low, high = bench(graphlens, model, spec, threads, runs, rounds, extra)
+            finally:
+                for p in spinners:
+                    p.kill()
+                    p.wait()
         failures += not ok
         name = os.path.splitext(os.path.basename(model))[0]
         print(f"{name:24} {abs_err:12.2e} {rel_err:12.2e} {ours:13.2f} {theirs:9.2f} {ratio:7.2f} {low:6.2f}-{high:<6.2f}"

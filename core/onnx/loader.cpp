@@ -281,7 +281,9 @@ void inferShapes(onnx::ModelProto& proto, GraphImporter& importer, Model& model)
     } catch (const OnnxError& e) {
         model.warnings.push_back(std::string("ONNX shape inference: ") + e.what());
     }
-    for (auto [graphProto, graph] : importer.graphs) {
+    for (const auto& entry : importer.graphs) {
+        const auto* graphProto = entry.first;
+        Graph* graph = entry.second;  // not a structured binding: Clang 14 cannot capture one
         auto apply = [&](const onnx::ValueInfoProto& info) {
             if (auto v = graph->findValue(info.name())) {
                 Value& value = graph->value(*v);

@@ -34,6 +34,7 @@ NumericChecker::Computed NumericChecker::runAll(const Model& model) const {
     }
     CompileOptions compile;
     compile.threads = options_.threads;
+    compile.maxMemory = options_.maxMemory;
     for (const auto& [name, tensor] : feeds_) compile.inputShapes[name] = tensor.dims();
     std::vector<Tensor> results = makeCpuBackend()->compile(copy, compile)->run(feeds_);
     for (size_t i = 0; i < outputs.size() && i < results.size(); ++i) {

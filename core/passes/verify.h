@@ -5,6 +5,7 @@
 
 #include "core/graph/model.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@ struct VerifyOptions {
     double rtol = 1e-3;  ///< an element passes when |after - before| <= atol + rtol * |before|
     double atol = 1e-4;
     int threads = 0;
+    /// Refuse to run a graph whose plan needs more than this many bytes; 0: the memory available.
+    uint64_t maxMemory = 0;
     bool intermediates = true;  ///< compare provenance-matched intermediates, not only outputs
 };
 

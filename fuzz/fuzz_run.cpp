@@ -1,0 +1,37 @@
+// libFuzzer target: structure-aware execution. A mutated ONNX model (fuzz_common.h) is compiled for
+// the CPU under a memory bound and run on small deterministic inputs, with the optimized kernels
+// and then with the reference kernels alone; a model either runs or is refused with an exception.
+#include "fuzz/fuzz_common.h"
+
+#include "core/onnx/loader.h"
+#include "core/runtime/backend.h"
+
+#include <exception>
+#include <string_view>
+
+GRAPHLENS_MODEL_MUTATOR
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    using namespace graphlens;
+    Model model;
+    try {
+        model = loadModelFromBytes(std::string_view(reinterpret_cast<const char*>(data), size));
+    } catch (const std::exception&) {
+        return 0;
+    }
+    const auto feeds = fuzz::boundedFeeds(model.graph);
+    if (!feeds) return 0;
+    for (const bool reference : {false, true}) {
+        try {
+            CompileOptions options;
+            options.threads = 1;
+            options.maxMemory = fuzz::kMaxPlanBytes;
+            options.inputShapes = fuzz::shapesOf(*feeds);
+            options.referenceOnly = reference;
+            makeCpuBackend()->compile(model, options)->run(*feeds);
+        } catch (const std::exception&) {
+            // refused or failed with a sentence
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/) with Clang, AddressSanitizer and UndefinedBehaviorSanitizer
+# in ./build-fuzz, seeds each target's corpus from the fixture models (and the generated ONNX
+# conformance cases where build/onnx_cases exists), and runs every target for SECONDS (default 60).
+# Prints executions, coverage and corpus size per target; exits 1 when a target found a crash, a
+# sanitizer report or a timeout (the reproducer is in build-fuzz/artifacts/TARGET/).
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET ...]
+#
+# Needs Debian's clang, libclang-rt-14-dev and libomp-dev besides the packages of scripts/bootstrap.sh.
+# A reproducer replays with: build-fuzz/fuzz/TARGET FILE; fix it, then copy FILE into
+# fuzz/regressions/TARGET/, which ctest replays in every build (fuzz_regressions).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_load fuzz_plan fuzz_run fuzz_passes)
+case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
+
+build="${GRAPHLENS_FUZZ_BUILD:-build-fuzz}"
+if [ ! -f "$build/build.ninja" ]; then
+  CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGRAPHLENS_FUZZ=ON -DGRAPHLENS_SANITIZE=address,undefined \
+    -DGRAPHLENS_APP=OFF -DGRAPHLENS_TESTS=OFF -DGRAPHLENS_VULKAN=OFF >/dev/null
+fi
+cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"
+
+# Seeds: every fixture model, and the conformance cases (one small model per ONNX op test).
+seeds=(tests/fixtures/models/*/model.onnx resources/models/*.onnx)
+[ -d build/onnx_cases ] && seeds+=(build/onnx_cases/*/model.onnx)
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+export OMP_NUM_THREADS=1
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+  corpus="$build/corpus/$target"
+  artifacts="$build/artifacts/$target"
+  mkdir -p "$corpus" "$artifacts"
+  # A seed enters the corpus under a name of its own, so new seeds join an existing corpus.
+  for s in "${seeds[@]}"; do
+    name="seed_$(echo "$s" | tr '/.' '__')"
+    [ -e "$corpus/$name" ] || cp "$s" "$corpus/$name"
+  done
+  log="$build/$target.log"
+  echo "fuzz.sh: $target for ${seconds} s (corpus $corpus: $(ls "$corpus" | wc -l) inputs)"
+  status=0
+  "$build/fuzz/$target" "$corpus" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 \
+    -max_len=262144 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  summary+=("$(printf '%-12s %12s executions  %6s edges  %7s features  %6s corpus' "$target" "${execs:-?}" \
+    "${cov:-?}" "${ft:-?}" "$(ls "$corpus" | wc -l)")")
+  if [ "$status" -ne 0 ]; then
+    failed+=("$target")
+    echo "fuzz.sh: $target stopped with status $status; the end of $log:" >&2
+    tail -40 "$log" >&2
+  fi
+done
+
+echo
+echo "fuzz.sh: ${seconds} s per target"
+printf '%s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz.sh: findings in ${failed[*]}; reproducers in $build/artifacts/" >&2
+  exit 1
+fi

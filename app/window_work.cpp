@@ -81,7 +81,14 @@ std::optional<NumericChecker> checkerFor(const Model& from, QString& why, QStrin
         const QStringList sizes = unitSymbolicSizes(from.graph);
         if (!sizes.isEmpty())
             note = QObject::tr("Steps verified with %1 for the model's symbolic sizes.").arg(sizes.join(", ").replace("=", " = "));
-        NumericChecker checker(cli::makeFeeds(from.graph, {}, sizes, /*seed=*/1), VerifyOptions{});
+        // Like the command line: a plan too large for the memory is refused before gigabytes of
+        // random inputs are allocated and filled.
+        auto feeds = cli::makeFeeds(from.graph, {}, sizes, /*seed=*/1, /*maxMemory=*/0, [&](const cli::FeedShapes& shapes) {
+            CompileOptions options;
+            options.inputShapes = shapes;
+            checkCpuPlanFits(from, options);
+        });
+        NumericChecker checker(std::move(feeds), VerifyOptions{});
         checker.setBaseline(from);
         return checker;
     } catch (const std::exception& e) {

@@ -21,8 +21,8 @@ case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, n
 
 build="${GRAPHLENS_FUZZ_BUILD:-build-fuzz}"
 if [ ! -f "$build/build.ninja" ]; then
-  CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DGRAPHLENS_FUZZ=ON -DGRAPHLENS_SANITIZE=address,undefined \
+  CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Fuzz \
+    -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only -fno-sanitize-recover=undefined" -DGRAPHLENS_FUZZ=ON -DGRAPHLENS_SANITIZE=address,undefined \
     -DGRAPHLENS_APP=OFF -DGRAPHLENS_TESTS=OFF -DGRAPHLENS_VULKAN=OFF >/dev/null
 fi
 cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"

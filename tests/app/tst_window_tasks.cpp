@@ -8,6 +8,7 @@
 #include "app/task_runner.h"
 #include "core/onnx/exporter.h"
 #include "core/onnx/loader.h"
+#include "core/runtime/resource_limits.h"
 #include "viewer/graph_pane.h"
 #include "viewer/model_overview.h"
 
@@ -26,6 +27,8 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+
+#include <sys/resource.h>
 
 using namespace graphlens;
 
@@ -284,6 +287,38 @@ private slots:
         QVERIFY(w.stepper().currentVerification()->passed);
         const QString message = w.statusBar()->currentMessage();
         QVERIFY2(message.contains("batch = 1"), qPrintable(message));
+    }
+
+    /// A model whose verification inputs fit the memory (a quarter of it) but whose plan does not
+    /// (its activations are 16 times the input): the window refuses to verify before allocating
+    /// the inputs, says why in the status bar (the plan's size against the memory), and the pass
+    /// still applies.
+    void verificationTooLargeForTheMemoryIsRefusedBeforeAllocating() {
+        Model m = loadModel(kSample.toStdString());
+        Value& input = m.graph.value(m.graph.inputs().front());
+        std::vector<Dim> dims = input.shape.dims();
+        const uint64_t imageBytes = uint64_t(3 * 32 * 32 * sizeof(float));
+        const uint64_t inputBytes = availableMemoryBytes() / 4;
+        dims[0] = Dim(int64_t(inputBytes / imageBytes));
+        input.shape = Shape(dims);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("huge_batch.onnx");
+        saveModel(m, path.toStdString());
+
+        MainWindow w;
+        QVERIFY(openAndWait(w, path));
+        w.setVerifySteps(true);
+        const size_t before = w.stepper().step();
+        w.applyNextPass();
+        QVERIFY(waitForLayout(w));
+        QVERIFY(QTest::qWaitFor([&w, before] { return w.stepper().step() == before + 1; }, 60000));
+        const QString message = w.statusBar()->currentMessage();
+        QVERIFY2(message.startsWith("The steps were not verified: the plan needs "), qPrintable(message));
+        QVERIFY(w.model());
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        QVERIFY2(uint64_t(usage.ru_maxrss) * 1024 < inputBytes / 2,
+                 qPrintable(QString("peak RSS %1 KB; the inputs would take %2 KB").arg(usage.ru_maxrss).arg(inputBytes / 1024)));
     }
 
     void passPanelSkipsUncheckedPassesAndResetEnablesThemAgain() {

@@ -41,7 +41,8 @@ void elu(KernelContext& ctx) {
 }
 
 void selu(KernelContext& ctx) {
-    const auto [alpha, gamma] = paramsOf(ctx, ActivationId::Selu);
+    const auto params = paramsOf(ctx, ActivationId::Selu);
+    const double alpha = params[0], gamma = params[1];
     ctx.setOutput(0, mapFloating(ctx.input(0), "Selu", [&](auto x) {
         return x <= 0 ? gamma * (alpha * std::exp(double(x)) - alpha) : gamma * x;
     }));
@@ -64,7 +65,8 @@ double hardSigmoidOf(double x, double alpha, double beta) {
 }
 
 void hardSigmoid(KernelContext& ctx) {
-    const auto [alpha, beta] = paramsOf(ctx, ActivationId::HardSigmoid);
+    const auto params = paramsOf(ctx, ActivationId::HardSigmoid);
+    const double alpha = params[0], beta = params[1];
     ctx.setOutput(0, mapFloating(ctx.input(0), "HardSigmoid",
                                  [&](auto x) { return hardSigmoidOf(x, alpha, beta); }));
 }

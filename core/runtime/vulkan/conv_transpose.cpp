@@ -79,7 +79,8 @@ std::optional<NodeProgram> convTranspose(const NodeShapes& s) {
     Dispatch d{"conv_transpose", c.take(),
                {TensorRef::output(0), TensorRef::input(0), TensorRef::input(1),
                 s.hasInput(2) ? TensorRef::input(2) : TensorRef::none()},
-               flatGroups(uint64_t(numel(y)), 64)};
+               flatGroups(uint64_t(x[0] * y[1] * o3[0] * s3[1] * ((o3[1] + s3[1] - 1) / s3[1]) * s3[2] *
+                                   ((o3[2] + s3[2] - 1) / s3[2])), 64)};
     if (s.device.texelLoads) d.texels = {TensorRef::input(0), TensorRef::input(1)};
     return NodeProgram{"vulkan:conv-transpose", {d}};
 }

@@ -1,7 +1,8 @@
 // Pad on the GPU (pad.comp): constant, reflect, edge and wrap modes over up to 6 dims (after
 // merging unpadded neighbours), elements of any type moved by size, pads (negative ones crop)
-// and axes from constants (opset 2's attributes, opset 11's inputs, opset 18's axes), the constant
-// value from a constant (as specialization constants) or from a tensor read at run time.
+// and axes from constants (opset 2's attributes, opset 11's inputs, opset 18's axes) or pads read
+// at run time (without axes; the plan knows the output shape), the constant value from a constant
+// (as specialization constants) or from a tensor read at run time.
 #include "core/runtime/vulkan/typed.h"
 
 #include <cstring>
@@ -27,7 +28,7 @@ std::optional<std::vector<int64_t>> padsOf(const NodeShapes& s, std::string& why
     if (s.opset < 11) {
         pads = s.attributes().getInts("pads");
     } else {
-        if (!s.hasInput(1) || !s.constants[1]) return why = "its pads are computed at run time", std::nullopt;
+        if (!s.hasInput(1) || !s.constants[1]) return why = "its pads are computed at run time", std::nullopt;  // see pad()
         const Tensor& t = *s.constants[1];
         if (t.dtype() != DType::Int64) return why = "its pads are not int64", std::nullopt;
         pads.assign(t.span<int64_t>().begin(), t.span<int64_t>().end());
@@ -64,15 +65,21 @@ std::optional<NodeProgram> pad(const NodeShapes& s) {
     const std::string mode = s.attributes().getString("mode", "constant");
     const int modeCode = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : mode == "wrap" ? 3 : -1;
     if (modeCode < 0) return decline("the pad mode '" + mode + "' is unknown");
-    std::string why;
-    const auto pads = padsOf(s, why);
-    if (!pads) return decline(why);
     const auto& x = s.inputDims[0];
     const auto& y = s.outputDims[0];
     const size_t rank = x.size();
     if (y.size() != rank) return decline("its output rank differs from its input's");
+    // Pads computed at run time (a graph input): the shader reads the begin pads; the output shape
+    // the plan knows gives the ends.
+    const bool runtimePads = s.opset >= 11 && s.hasInput(1) && !s.constants[1];
+    if (runtimePads && ((s.opset >= 18 && s.hasInput(3)) || rank > 6 || numel(s.inputDims[1]) != int64_t(2 * rank) ||
+                        (s.inputTypes[1] != DType::Int64 && s.inputTypes[1] != DType::Int32)))
+        return decline("its pads are computed at run time with axes, past 6 dims or of another type than int32/int64");
+    std::string why;
+    const auto pads = runtimePads ? std::optional(std::vector<int64_t>(2 * rank, 0)) : padsOf(s, why);
+    if (!pads) return decline(why);
     for (size_t d = 0; d < rank; ++d) {
-        if (x[d] + (*pads)[d] + (*pads)[d + rank] != y[d]) return decline("its pads do not give the output shape");
+        if (!runtimePads && x[d] + (*pads)[d] + (*pads)[d + rank] != y[d]) return decline("its pads do not give the output shape");
         if (x[d] == 0) return decline("its input has no elements");
     }
     // The constant: its bits as specialization constants, or a tensor bound at run time.
@@ -99,8 +106,8 @@ std::optional<NodeProgram> pad(const NodeShapes& s) {
     // Merge neighbours that neither axis pads; drop unpadded axes of size 1.
     std::vector<int64_t> out, in, begin;
     for (size_t d = 0; d < rank; ++d) {
-        const bool padded = (*pads)[d] != 0 || (*pads)[d + rank] != 0;
-        if (!padded && x[d] == 1) continue;
+        const bool padded = runtimePads || (*pads)[d] != 0 || (*pads)[d + rank] != 0;
+        if (!padded && x[d] == 1 && y[d] == 1) continue;
         if (!padded && !out.empty() && begin.back() == 0 && out.back() == in.back()) {
             out.back() *= x[d];
             in.back() *= x[d];
@@ -123,8 +130,10 @@ std::optional<NodeProgram> pad(const NodeShapes& s) {
     for (int64_t v : in) c.i(v);
     for (int64_t v : begin) c.i(v);
     c.i(modeCode).i(move).i(int64_t(lo)).i(int64_t(hi)).i(valueInput);
+    c.i(runtimePads ? elementCode(s.inputTypes[1]) : -1).i(int64_t(rank));
     Dispatch d{"pad", c.take(),
-               {TensorRef::output(0), TensorRef::input(0), valueInput ? TensorRef::input(2) : TensorRef::none()},
+               {TensorRef::output(0), TensorRef::input(0), valueInput ? TensorRef::input(2) : TensorRef::none(),
+                runtimePads ? TensorRef::input(1) : TensorRef::none()},
                flatGroups(uint64_t(count), 64)};
     return NodeProgram{"vulkan:pad", {d}};
 }

@@ -358,6 +358,11 @@ inline const std::vector<Case>& kCases() {
         t.push_back(Case{"Pad", {f32({2, 3, 4})}, {{"pads", {0, 1, 2, 1, 0, 1}}, {"value", 1.5}}}.opset(10).tol(kExact).only(Target::Vulkan));
         t.push_back(Case{"Pad", {f32({1, 1, 2, 1, 3, 1, 2, 2}), i64s({0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0})}, {{"mode", "edge"}}}.tol(kExact).only(Target::Vulkan));
         t.push_back(Case{"Resize", {f32({1, 3, 6, 7}), none(), f32s({1, 1, 2, 1.5})}, {{"mode", "cubic"}}}.only(Target::Vulkan));
+        // pads and sizes fed at run time (values() without konst()): the shader reads the pads, the
+        // plan takes the sizes from the output shape
+        t.push_back(Case{"Pad", {f32({2, 3, 5}), values(Tensor::int64s({6}, {0, 1, -1, 1, 2, 2})), scalar(0.5f)}}.tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Pad", {f32({3, 4}), values(Tensor::int64s({4}, {2, 1, 1, 3}))}, {{"mode", "reflect"}}}.tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Resize", {f32({1, 2, 5, 6}), none(), none(), values(Tensor::int64s({4}, {1, 2, 8, 4}))}, {{"mode", "linear"}}}.only(Target::Vulkan));
         t.push_back(Case{"Resize", {f32({2, 2, 8, 5}), none(), none(), i64s({2, 2, 5, 9})},
                          {{"mode", "cubic"}, {"cubic_coeff_a", -0.5}, {"exclude_outside", 1}, {"coordinate_transformation_mode", "align_corners"}}}.only(Target::Vulkan));
         t.push_back(Case{"Resize", {f32({1, 2, 7, 6}), f32s({0, 0, 0.2f, 0.1f, 1, 1, 0.9f, 1.2f}), none(), i64s({1, 2, 5, 8})},

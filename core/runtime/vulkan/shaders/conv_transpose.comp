@@ -1,7 +1,8 @@
 // ConvTranspose of float NC(D)HW tensors (1-D and 2-D run with D = H = 1), grouped, strided,
 // dilated, padded: one invocation per output element gathers the input positions whose scatter
 // lands on it (o = i * stride - pad + k * dilation), over the input channels of its group, plus
-// the bias and a fused activation.
+// the bias and a fused activation. Invocations go through the outputs by phase (oh mod SH, ow mod
+// SW) first, so neighbouring lanes take the same kernel taps: no divergent channel loops.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
@@ -54,11 +55,19 @@ int sourceOf(int o, int k, int s, int p, int dil, int size) {
 }
 
 void main() {
-    uint idx = flatIndex();
-    if (idx >= uint(N * M * OD * OH * OW)) return;
-    int i = int(idx);
-    int ow = i % OW, oh = (i / OW) % OH, od = (i / (OW * OH)) % OD;
-    int m = (i / (OW * OH * OD)) % M, n = i / (OW * OH * OD * M);
+    const int QH = (OH + SH - 1) / SH, QW = (OW + SW - 1) / SW;  // outputs per phase
+    uint invocation = flatIndex();
+    if (invocation >= uint(N * M * OD * SH * QH * SW * QW)) return;
+    int i = int(invocation);
+    int qw = i % QW; i /= QW;
+    int qh = i % QH; i /= QH;
+    int pw = i % SW; i /= SW;
+    int ph = i % SH; i /= SH;
+    int od = i % OD; i /= OD;
+    int m = i % M, n = i / M;
+    int oh = qh * SH + ph, ow = qw * SW + pw;
+    if (oh >= OH || ow >= OW) return;
+    int idx = ((n * M + m) * OD + od) * OH * OW + oh * OW + ow;
     int perGroup = M / GROUPS, inPerGroup = C / GROUPS;
     int g = m / perGroup, mg = m % perGroup;
     int plane = D * H * W, kernel = KD * KH * KW;

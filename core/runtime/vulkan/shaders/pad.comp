@@ -1,6 +1,8 @@
 // Pad of any element type (moved by size: 8, 16, 32 or 64 bits), up to 6 dims: each output
 // element maps back per axis (minus the begin pad; negative pads crop) into the input by the mode,
-// or takes the constant value (from specialization constants, or element 0 of binding 2).
+// or takes the constant value (from specialization constants, or element 0 of binding 2). The
+// begin pads come from specialization constants or, when computed at run time, from binding 3
+// (int32 or int64, begins then ends over the RANK real axes, the last RANK of the 6).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
@@ -31,10 +33,20 @@ layout(constant_id = 20) const int TY = TY_U32;  // move type: U8, U16, U32 or U
 layout(constant_id = 21) const uint VALUE_LO = 0;  // the constant's bits
 layout(constant_id = 22) const uint VALUE_HI = 0;
 layout(constant_id = 23) const int VALUE_INPUT = 0;  // 1: the constant is element 0 of binding 2
+layout(constant_id = 24) const int PADS_TYPE = -1;  // the pads' type code when read from binding 3
+layout(constant_id = 25) const int RANK = 6;
 
 layout(binding = 0) buffer Out { uint y[]; };
 layout(binding = 1) readonly buffer In { uint x[]; };
 layout(binding = 2) readonly buffer Value { uint v[]; };
+layout(binding = 3) readonly buffer Pads { uint pads[]; };
+
+// The begin pad of axis j of the 6 (P from the constants).
+int beginPad(int j, int P) {
+    if (PADS_TYPE < 0) return P;
+    int d = j - (6 - RANK);
+    return d < 0 ? 0 : LOAD_INT(pads, PADS_TYPE, uint(d));
+}
 
 // The input coordinate of output coordinate o shifted by the begin pad, or -1 in a constant area.
 int source(int i, int dim) {
@@ -48,7 +60,7 @@ int source(int i, int dim) {
     return i >= dim ? period - i : i;
 }
 
-#define STEP(O, I, P) { int o = int(r % uint(O)); r /= uint(O); int s = source(o - P, I); \
+#define STEP(J, O, I, P) { int o = int(r % uint(O)); r /= uint(O); int s = source(o - beginPad(J, P), I); \
     if (s < 0) inside = false; e += uint(s) * stride; stride *= uint(I); }
 
 void main() {
@@ -56,7 +68,7 @@ void main() {
     if (i >= COUNT) return;
     uint r = i, e = 0u, stride = 1u;
     bool inside = true;
-    STEP(O5, I5, P5) STEP(O4, I4, P4) STEP(O3, I3, P3) STEP(O2, I2, P2) STEP(O1, I1, P1) STEP(O0, I0, P0)
+    STEP(5, O5, I5, P5) STEP(4, O4, I4, P4) STEP(3, O3, I3, P3) STEP(2, O2, I2, P2) STEP(1, O1, I1, P1) STEP(0, O0, I0, P0)
     uint lo, hi;
     if (inside) {
         lo = bitsFromWord(TY, x[wordOf(TY, e)], e);

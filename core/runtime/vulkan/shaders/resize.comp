@@ -3,7 +3,8 @@
 // taps (-1 where tf_crop_and_resize maps outside the input), then (input index, weight) pairs.
 // Each output is the weighted sum over the product of its per-axis taps, so every mode (nearest
 // with its roundings, linear, cubic, exclude_outside) and coordinate transformation follows the
-// reference.
+// reference. Axes the resize leaves alone (runs of them merged by the host) read no table; each
+// axis's tap loop has a constant bound (K0..K5), which the compiler unrolls.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
@@ -28,70 +29,52 @@ layout(constant_id = 15) const int T2 = 0;
 layout(constant_id = 16) const int T3 = 0;
 layout(constant_id = 17) const int T4 = 0;
 layout(constant_id = 18) const int T5 = 0;
-layout(constant_id = 19) const int R = 3;  // floats per record
-layout(constant_id = 20) const float EXTRAPOLATION = 0.0;
-layout(constant_id = 21) const int TEXELS = 0;  // read X through its texel view (CPU devices)
+layout(constant_id = 19) const int K0 = 0;  // most taps of an axis's records; 0: an untouched axis
+layout(constant_id = 20) const int K1 = 0;
+layout(constant_id = 21) const int K2 = 0;
+layout(constant_id = 22) const int K3 = 0;
+layout(constant_id = 23) const int K4 = 0;
+layout(constant_id = 24) const int K5 = 0;
+layout(constant_id = 25) const int R = 3;  // floats per record
+layout(constant_id = 26) const float EXTRAPOLATION = 0.0;
+layout(constant_id = 27) const int TEXELS = 0;  // read X and TAB through their texel views (CPU devices)
 
 layout(binding = 0) writeonly buffer Out { float Y[]; };
 layout(binding = 1) readonly buffer In { float X[]; };
 layout(binding = 2) readonly buffer Table { float TAB[]; };
 layout(binding = 8) uniform samplerBuffer Xt;
+layout(binding = 9) uniform samplerBuffer TABt;
 
 float load(int i) { return TEXELS != 0 ? texelElement(Xt, i) : X[i]; }
+float tab(int i) { return TEXELS != 0 ? texelElement(TABt, i) : TAB[i]; }
+
+// Output coordinate o, record b, tap count n and input stride s of axis d.
+#define COORD(d) int o##d = int(r % uint(O##d)); r /= uint(O##d);                         \
+    int b##d = T##d + o##d * R, n##d = K##d == 0 ? 1 : int(tab(b##d));                      \
+    outside = outside || n##d < 0; empty = empty || n##d == 0;                               \
+    int s##d = step; step *= I##d;
+
+// Tap a of axis d: the element offset e and weight w so far.
+#define TAP(d, E, W) for (int a##d = 0; a##d < max(K##d, 1); ++a##d) {                     \
+    if (a##d >= n##d) break;                                                                 \
+    int p##d = b##d + 1 + 2 * a##d;                                                          \
+    int e##d = E + (K##d == 0 ? o##d : int(tab(p##d))) * s##d;                               \
+    float w##d = K##d == 0 ? W : W * tab(p##d + 1);
 
 void main() {
     uint idx = flatIndex();
     if (idx >= COUNT) return;
-    const int outs[6] = int[6](O0, O1, O2, O3, O4, O5);
-    const int ins[6] = int[6](I0, I1, I2, I3, I4, I5);
-    const int tables[6] = int[6](T0, T1, T2, T3, T4, T5);
-    int base[6], count[6], stride[6];
     uint r = idx;
     int step = 1;
     bool outside = false, empty = false;
-    for (int d = 5; d >= 0; --d) {
-        int o = int(r % uint(outs[d]));
-        r /= uint(outs[d]);
-        base[d] = tables[d] + o * R;
-        count[d] = int(TAB[base[d]]);
-        outside = outside || count[d] < 0;
-        empty = empty || count[d] == 0;
-        stride[d] = step;
-        step *= ins[d];
-    }
+    COORD(5) COORD(4) COORD(3) COORD(2) COORD(1) COORD(0)
     if (outside || empty) {
         Y[idx] = outside ? EXTRAPOLATION : 0.0;
         return;
     }
     float sum = 0.0;
-    for (int a0 = 0; a0 < count[0]; ++a0) {
-        int p0 = base[0] + 1 + 2 * a0;
-        int e0 = int(TAB[p0]) * stride[0];
-        float w0 = TAB[p0 + 1];
-        for (int a1 = 0; a1 < count[1]; ++a1) {
-            int p1 = base[1] + 1 + 2 * a1;
-            int e1 = e0 + int(TAB[p1]) * stride[1];
-            float w1 = w0 * TAB[p1 + 1];
-            for (int a2 = 0; a2 < count[2]; ++a2) {
-                int p2 = base[2] + 1 + 2 * a2;
-                int e2 = e1 + int(TAB[p2]) * stride[2];
-                float w2 = w1 * TAB[p2 + 1];
-                for (int a3 = 0; a3 < count[3]; ++a3) {
-                    int p3 = base[3] + 1 + 2 * a3;
-                    int e3 = e2 + int(TAB[p3]) * stride[3];
-                    float w3 = w2 * TAB[p3 + 1];
-                    for (int a4 = 0; a4 < count[4]; ++a4) {
-                        int p4 = base[4] + 1 + 2 * a4;
-                        int e4 = e3 + int(TAB[p4]) * stride[4];
-                        float w4 = w3 * TAB[p4 + 1];
-                        for (int a5 = 0; a5 < count[5]; ++a5) {
-                            int p5 = base[5] + 1 + 2 * a5;
-                            sum += w4 * TAB[p5 + 1] * load(e4 + int(TAB[p5]) * stride[5]);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    TAP(0, 0, 1.0) TAP(1, e0, w0) TAP(2, e1, w1) TAP(3, e2, w2) TAP(4, e3, w3) TAP(5, e4, w4)
+        sum += w5 * load(e5);
+    }}}}}}
     Y[idx] = sum;
 }

@@ -54,6 +54,11 @@ int sourceOf(int o, int k, int s, int p, int dil, int size) {
     return t < size ? t : -1;
 }
 
+// The first kernel tap along a dim that can land on output o, and the step to the next: with
+// dilation 1 only taps k = (o + p) mod s (plus multiples of s) do; otherwise every tap is tried.
+int firstTap(int o, int s, int p, int dil) { return dil == 1 ? ((o + p) % s + s) % s : 0; }
+int tapStep(int s, int dil) { return dil == 1 ? s : 1; }
+
 void main() {
     const int QH = (OH + SH - 1) / SH, QW = (OW + SW - 1) / SW;  // outputs per phase
     uint invocation = flatIndex();
@@ -74,13 +79,13 @@ void main() {
     int xBase = (n * C + g * inPerGroup) * plane;
     int wBase = (g * inPerGroup * perGroup + mg) * kernel;
     float sum = BIAS != 0 ? B[m] : 0.0;
-    for (int kd = 0; kd < KD; ++kd) {
+    for (int kd = firstTap(od, SD, PD, DD); kd < KD; kd += tapStep(SD, DD)) {
         int id = sourceOf(od, kd, SD, PD, DD, D);
         if (id < 0) continue;
-        for (int kh = 0; kh < KH; ++kh) {
+        for (int kh = firstTap(oh, SH, PH, DH); kh < KH; kh += tapStep(SH, DH)) {
             int ih = sourceOf(oh, kh, SH, PH, DH, H);
             if (ih < 0) continue;
-            for (int kw = 0; kw < KW; ++kw) {
+            for (int kw = firstTap(ow, SW, PW, DW); kw < KW; kw += tapStep(SW, DW)) {
                 int iw = sourceOf(ow, kw, SW, PW, DW, W);
                 if (iw < 0) continue;
                 int x = xBase + (id * H + ih) * W + iw;

@@ -72,17 +72,42 @@ std::optional<NodeProgram> convTranspose(const NodeShapes& s) {
     for (size_t i = 0; i < 3; ++i)
         if (s3[i] < 1 || d3[i] < 1) return decline("its strides and dilations must be positive");
     const auto act = activationCode("", {});
+    // On CPU devices with constant weights: 4 output channels per invocation, weights packed as
+    // texels [G][taps][C/G][blocks of 4 output channels].
+    const int64_t perGroup = y[1] / groups, inPerGroup = x[1] / groups, taps = numel(kernel);
+    const int64_t blocks4 = (perGroup + 3) / 4;
+    const bool packed = s.device.texelLoads && s.constants[1] &&
+                        uint64_t(groups * taps * inPerGroup * blocks4) <= s.device.maxTexels;
+    const int64_t blocks = packed ? blocks4 : perGroup;
     Constants c;
     c.i(x[0]).i(x[1]).i(i3[0]).i(i3[1]).i(i3[2]).i(y[1]).i(o3[0]).i(o3[1]).i(o3[2]);
     c.i(k3[0]).i(k3[1]).i(k3[2]).i(s3[0]).i(s3[1]).i(s3[2]).i(p3[0]).i(p3[1]).i(p3[2]).i(d3[0]).i(d3[1]).i(d3[2]);
-    c.i(groups).i(s.hasInput(2)).i(act->op).f(act->alpha).f(act->beta).i(s.device.texelLoads);
+    c.i(groups).i(s.hasInput(2)).i(act->op).f(act->alpha).f(act->beta).i(s.device.texelLoads).i(packed);
+    const int64_t invocations = x[0] * groups * blocks * o3[0] * s3[1] * ((o3[1] + s3[1] - 1) / s3[1]) * s3[2] *
+                                ((o3[2] + s3[2] - 1) / s3[2]);
     Dispatch d{"conv_transpose", c.take(),
                {TensorRef::output(0), TensorRef::input(0), TensorRef::input(1),
                 s.hasInput(2) ? TensorRef::input(2) : TensorRef::none()},
-               flatGroups(uint64_t(x[0] * y[1] * o3[0] * s3[1] * ((o3[1] + s3[1] - 1) / s3[1]) * s3[2] *
-                                   ((o3[2] + s3[2] - 1) / s3[2])), 64)};
-    if (s.device.texelLoads) d.texels = {TensorRef::input(0), TensorRef::input(1)};
-    return NodeProgram{"vulkan:conv-transpose", {d}};
+               flatGroups(uint64_t(invocations), 64)};
+    NodeProgram program{"vulkan:conv-transpose", {}};
+    if (packed) {
+        Tensor w = Tensor::allocate(DType::Float, {groups * taps * inPerGroup * blocks4 * 4});
+        float* out = w.mutableSpan<float>().data();
+        const float* in = s.constants[1]->span<float>().data();  // [C][M / G][taps]
+        for (int64_t g = 0; g < groups; ++g)
+            for (int64_t t = 0; t < taps; ++t)
+                for (int64_t ci = 0; ci < inPerGroup; ++ci)
+                    for (int64_t mg = 0; mg < perGroup; ++mg)
+                        out[(((g * taps + t) * inPerGroup + ci) * blocks4 + mg / 4) * 4 + mg % 4] =
+                            in[((g * inPerGroup + ci) * perGroup + mg) * taps + t];
+        program.packed.push_back(std::move(w));
+        d.bindings[2] = TensorRef::none();
+        d.texels = {TensorRef::input(0), TensorRef::packed(0)};
+    } else if (s.device.texelLoads) {
+        d.texels = {TensorRef::input(0), TensorRef::input(1)};
+    }
+    program.dispatches.push_back(std::move(d));
+    return program;
 }
 
 } // namespace

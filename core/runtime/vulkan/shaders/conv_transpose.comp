@@ -1,7 +1,7 @@
 // ConvTranspose of float NC(D)HW tensors (1-D and 2-D run with D = H = 1), grouped, strided,
 // dilated, padded: one invocation per output element gathers the input positions whose scatter
 // lands on it (o = i * stride - pad + k * dilation), over the input channels of its group, plus
-// the bias and a fused activation. Invocations go through the outputs by phase (oh mod SH, ow mod
+// the bias and a fused activation (4 output channels at a time where the weights come packed). Invocations go through the outputs by phase (oh mod SH, ow mod
 // SW) first, so neighbouring lanes take the same kernel taps: no divergent channel loops.
 #version 450
 #extension GL_GOOGLE_include_directive : require
@@ -35,6 +35,9 @@ layout(constant_id = 23) const int ACT = ACT_IDENTITY;
 layout(constant_id = 24) const float ALPHA = 0.0;
 layout(constant_id = 25) const float BETA = 0.0;
 layout(constant_id = 26) const int TEXELS = 0;  // read X and W through their texel views (CPU devices)
+// 1: W comes packed at plan time as texels of 4 output channels, [G][KD*KH*KW][C/G][blocks], and an
+// invocation computes those 4 channels (one input fetch feeds 4 products); 0: one channel, W as is.
+layout(constant_id = 27) const int PACKED = 0;
 
 layout(binding = 0) writeonly buffer Out { float Y[]; };
 layout(binding = 1) readonly buffer In { float X[]; };
@@ -61,24 +64,24 @@ int tapStep(int s, int dil) { return dil == 1 ? s : 1; }
 
 void main() {
     const int QH = (OH + SH - 1) / SH, QW = (OW + SW - 1) / SW;  // outputs per phase
+    const int CB = PACKED != 0 ? 4 : 1;                         // output channels per invocation
+    const int perGroup = M / GROUPS, inPerGroup = C / GROUPS, blocks = (perGroup + CB - 1) / CB;
     uint invocation = flatIndex();
-    if (invocation >= uint(N * M * OD * SH * QH * SW * QW)) return;
+    if (invocation >= uint(N * GROUPS * blocks * OD * SH * QH * SW * QW)) return;
     int i = int(invocation);
     int qw = i % QW; i /= QW;
     int qh = i % QH; i /= QH;
     int pw = i % SW; i /= SW;
     int ph = i % SH; i /= SH;
     int od = i % OD; i /= OD;
-    int m = i % M, n = i / M;
+    int mb = i % blocks; i /= blocks;
+    int g = i % GROUPS, n = i / GROUPS;
     int oh = qh * SH + ph, ow = qw * SW + pw;
     if (oh >= OH || ow >= OW) return;
-    int idx = ((n * M + m) * OD + od) * OH * OW + oh * OW + ow;
-    int perGroup = M / GROUPS, inPerGroup = C / GROUPS;
-    int g = m / perGroup, mg = m % perGroup;
     int plane = D * H * W, kernel = KD * KH * KW;
     int xBase = (n * C + g * inPerGroup) * plane;
-    int wBase = (g * inPerGroup * perGroup + mg) * kernel;
-    float sum = BIAS != 0 ? B[m] : 0.0;
+    int wBase = (g * inPerGroup * perGroup + mb) * kernel;
+    vec4 sum = vec4(0.0);
     for (int kd = firstTap(od, SD, PD, DD); kd < KD; kd += tapStep(SD, DD)) {
         int id = sourceOf(od, kd, SD, PD, DD, D);
         if (id < 0) continue;
@@ -89,11 +92,23 @@ void main() {
                 int iw = sourceOf(ow, kw, SW, PW, DW, W);
                 if (iw < 0) continue;
                 int x = xBase + (id * H + ih) * W + iw;
-                int w = wBase + (kd * KH + kh) * KW + kw;
-                for (int c = 0; c < inPerGroup; ++c)
-                    sum += loadX(x + c * plane) * loadW(w + c * perGroup * kernel);
+                int tap = (kd * KH + kh) * KW + kw;
+                if (PACKED != 0) {
+                    int w = ((g * kernel + tap) * inPerGroup) * blocks + mb;
+                    for (int c = 0; c < inPerGroup; ++c)
+                        sum += loadX(x + c * plane) * texelFetch(Wtt, w + c * blocks);
+                } else {
+                    for (int c = 0; c < inPerGroup; ++c)
+                        sum.x += loadX(x + c * plane) * loadW(wBase + tap + c * perGroup * kernel);
+                }
             }
         }
     }
-    Y[idx] = activate(ACT, sum, ALPHA, BETA);
+    for (int j = 0; j < CB; ++j) {
+        int mg = mb * CB + j;
+        if (mg >= perGroup) break;
+        int m = g * perGroup + mg;
+        float v = sum[j] + (BIAS != 0 ? B[m] : 0.0);
+        Y[((n * M + m) * OD + od) * OH * OW + oh * OW + ow] = activate(ACT, v, ALPHA, BETA);
+    }
 }

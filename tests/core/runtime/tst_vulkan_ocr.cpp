@@ -4,7 +4,8 @@
 // end. Every node must run in a shader (pad.comp, resize.comp, conv_transpose.comp among them) and
 // the output must match the CPU's within 1e-3. A second graph covers grouped, dilated
 // ConvTranspose with output_padding, edge and constant Pad with negative pads, and cubic Resize
-// with sizes. Skips where there is no Vulkan device (or the build has no Vulkan backend).
+// with sizes. Nodes the shaders decline run on the CPU with the factory's own reason. Skips where
+// there is no Vulkan device (or the build has no Vulkan backend).
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/backend_registry.h"
@@ -93,6 +94,24 @@ private slots:
                       {{"mode", "cubic"}, {"coordinate_transformation_mode", "pytorch_half_pixel"}}));
         const auto kernels = runsInShadersLikeTheCpu(b.model(17), {2, 6, 5, 7});
         QCOMPARE(kernels, (std::vector<std::string>{"vulkan:conv-transpose", "vulkan:pad", "vulkan:pad", "vulkan:resize"}));
+    }
+
+    void declinedNodesSayWhy() {
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 2, 4, 4}));
+        const ValueId scales = b.input("scales", DType::Float, Shape::ofSizes({4}));
+        const ValueId none = b.initializer("roi", Tensor::floats({0}, {}));
+        const ValueId fed = b.op("Resize", {x, none, scales}, {{"mode", "linear"}});
+        b.output(fed, DType::Float, Shape::ofSizes({1, 2, 8, 8}));  // its shape: declared, not inferred
+        b.output(b.op("Resize", {fed, none, b.initializer("s2", Tensor::floats({4}, {1, 1, 0.5f, 0.5f}))},
+                      {{"mode", "linear"}, {"antialias", int64_t(1)}}),
+                 DType::Float, Shape::ofSizes({1, 2, 4, 4}));
+        const auto plan = vulkan_->compile(b.model(18), {});
+        QCOMPARE(plan->nodes().size(), size_t(2));
+        QCOMPARE(plan->nodes()[0].device, std::string("cpu"));
+        QCOMPARE(plan->nodes()[0].why, std::string("its scales input is computed at run time"));
+        QCOMPARE(plan->nodes()[1].device, std::string("cpu"));
+        QCOMPARE(plan->nodes()[1].why, std::string("antialias is not supported"));
     }
 };
 

@@ -2,6 +2,7 @@
 // and the older Upsample. Follows ONNX's numpy reference: each output coordinate maps to an
 // input coordinate per axis, then nearest/linear/cubic weights combine the neighbours.
 #include "core/runtime/reference/neural_net_internal.h"
+#include "core/runtime/reference/resize_plan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,12 +17,6 @@ struct ResizeSettings {
     double cubicA = -0.75;
     bool excludeOutside = false;
     double extrapolation = 0.0;
-};
-
-/// The neighbours one output coordinate reads along one axis, and their weights.
-struct AxisTaps {
-    std::vector<std::vector<std::pair<int64_t, double>>> taps;  ///< per output coordinate
-    std::vector<bool> outside;  ///< tf_crop_and_resize: the coordinate maps outside the input
 };
 
 /// The input coordinate of output coordinate `x` (ONNX's coordinate_transformation_mode).
@@ -64,8 +59,8 @@ std::vector<double> coefficients(const ResizeSettings& s, double ratio) {
     throw KernelError("nearest_mode '" + n + "' is not supported");
 }
 
-AxisTaps axisTaps(const ResizeSettings& s, int64_t in, int64_t out, double scale, double roiStart, double roiEnd) {
-    AxisTaps result{std::vector<std::vector<std::pair<int64_t, double>>>(size_t(out)), std::vector<bool>(size_t(out))};
+ResizeAxis axisTaps(const ResizeSettings& s, int64_t in, int64_t out, double scale, double roiStart, double roiEnd) {
+    ResizeAxis result{std::vector<std::vector<std::pair<int64_t, double>>>(size_t(out)), std::vector<bool>(size_t(out))};
     for (int64_t x = 0; x < out; ++x) {
         const double original = originalCoordinate(s, double(x), scale, in, out, roiStart, roiEnd);
         if (s.coordinateMode == "tf_crop_and_resize" && (original < 0 || original > double(in - 1))) {
@@ -92,7 +87,7 @@ AxisTaps axisTaps(const ResizeSettings& s, int64_t in, int64_t out, double scale
 
 /// Each output element: the weighted sum over the product of its per-axis neighbours.
 std::vector<double> interpolate(const std::vector<double>& x, const std::vector<int64_t>& inDims,
-                                const std::vector<int64_t>& outDims, const std::vector<AxisTaps>& axes,
+                                const std::vector<int64_t>& outDims, const std::vector<ResizeAxis>& axes,
                                 double extrapolation) {
     const size_t rank = inDims.size();
     const auto inStrides = ref::stridesOf(inDims);
@@ -132,20 +127,32 @@ std::vector<double> interpolate(const std::vector<double>& x, const std::vector<
     return y;
 }
 
-/// Resizes x to outDims with the per-axis scales; roi holds starts then ends (may be empty).
-void resizeTo(KernelContext& ctx, const ResizeSettings& s, const std::vector<int64_t>& outDims,
-              const std::vector<double>& scales, const std::vector<double>& roi) {
-    const Tensor& x = ctx.input(0);
-    const size_t rank = x.rank();
-    std::vector<AxisTaps> axes;
+/// The per-axis taps of resizing `inDims` to `outDims` with the per-axis scales; roi holds starts
+/// then ends (may be empty).
+ResizePlan planOf(const ResizeSettings& s, const std::vector<int64_t>& inDims, const std::vector<int64_t>& outDims,
+                  const std::vector<double>& scales, const std::vector<double>& roi) {
+    const size_t rank = inDims.size();
+    ResizePlan plan{outDims, {}, s.extrapolation};
     for (size_t d = 0; d < rank; ++d) {
         if (scales[d] <= 0.0) throw KernelError("scales must be positive");
-        if (x.dims()[d] == 0 && outDims[d] > 0) throw KernelError("cannot resize an empty axis to a non-empty one");
+        if (inDims[d] == 0 && outDims[d] > 0) throw KernelError("cannot resize an empty axis to a non-empty one");
         const double start = roi.size() == 2 * rank ? roi[d] : 0.0, end = roi.size() == 2 * rank ? roi[rank + d] : 1.0;
-        axes.push_back(axisTaps(s, x.dims()[d], outDims[d], scales[d], start, end));
+        plan.axes.push_back(axisTaps(s, inDims[d], outDims[d], scales[d], start, end));
     }
-    const auto y = interpolate(doublesOf(x), x.dims(), outDims, axes, s.extrapolation);
-    ctx.setOutput(0, tensorOfDoubles(x.dtype(), outDims, y));
+    return plan;
+}
+
+void interpolateWith(KernelContext& ctx, const ResizePlan& plan) {
+    const Tensor& x = ctx.input(0);
+    const auto y = interpolate(doublesOf(x), x.dims(), plan.outDims, plan.axes, plan.extrapolation);
+    ctx.setOutput(0, tensorOfDoubles(x.dtype(), plan.outDims, y));
+}
+
+/// The node's inputs as the plan functions take them.
+std::vector<const Tensor*> inputsOf(KernelContext& ctx) {
+    std::vector<const Tensor*> inputs;
+    for (size_t i = 0; i < ctx.inputCount(); ++i) inputs.push_back(ctx.hasInput(i) ? &ctx.input(i) : nullptr);
+    return inputs;
 }
 
 /// Output dims from scales: floor(scale * size), as the reference does.
@@ -211,22 +218,22 @@ void sizesToScales(const Attributes& a, const std::vector<int64_t>& in, const st
 
 } // namespace
 
-void resize(KernelContext& ctx) {
-    const Tensor& x = ctx.input(0);
-    const Attributes& a = ctx.attributes();
+ResizePlan planResize(const Attributes& a, int64_t opset, const std::vector<int64_t>& inDims,
+                      const std::vector<const Tensor*>& inputs) {
+    auto present = [&](size_t i) { return i < inputs.size() && inputs[i] != nullptr; };
     ResizeSettings s;
     s.mode = a.getString("mode", "nearest");
-    s.coordinateMode = ctx.opset() >= 11 ? a.getString("coordinate_transformation_mode", "half_pixel") : "asymmetric";
-    s.nearestMode = ctx.opset() >= 11 ? a.getString("nearest_mode", "round_prefer_floor") : "floor";
+    s.coordinateMode = opset >= 11 ? a.getString("coordinate_transformation_mode", "half_pixel") : "asymmetric";
+    s.nearestMode = opset >= 11 ? a.getString("nearest_mode", "round_prefer_floor") : "floor";
     s.cubicA = a.getFloat("cubic_coeff_a", -0.75f);
     s.excludeOutside = a.getInt("exclude_outside", 0) != 0;
     s.extrapolation = a.getFloat("extrapolation_value", 0.0f);
     if (a.getInt("antialias", 0) != 0) throw KernelError("antialias is not supported");
-    const size_t rank = x.rank();
+    const size_t rank = inDims.size();
     const std::vector<int64_t> axes = resizeAxes(a, rank);
     std::vector<double> roi;
-    if (ctx.opset() >= 11 && ctx.hasInput(1) && ctx.input(1).numel() > 0) {
-        const std::vector<double> given = doublesOf(ctx.input(1));
+    if (opset >= 11 && present(1) && inputs[1]->numel() > 0) {
+        const std::vector<double> given = doublesOf(*inputs[1]);
         if (given.size() != 2 * axes.size()) throw KernelError("roi must have a start and an end per axis");
         roi = overAxes(std::vector<double>(rank, 0.0), axes, {given.begin(), given.begin() + int64_t(axes.size())}, "roi");
         const auto ends = overAxes(std::vector<double>(rank, 1.0), axes, {given.begin() + int64_t(axes.size()), given.end()}, "roi");
@@ -234,32 +241,40 @@ void resize(KernelContext& ctx) {
     }
     std::vector<int64_t> outDims;
     std::vector<double> scales;
-    if (ctx.opset() >= 11 && ctx.hasInput(3) && ctx.input(3).numel() > 0) {
-        const std::vector<int64_t> sizes = ref::toInt64s(ctx.input(3));
-        sizesToScales(a, x.dims(), axes, {sizes.begin(), sizes.end()}, outDims, scales);
+    if (opset >= 11 && present(3) && inputs[3]->numel() > 0) {
+        const std::vector<int64_t> sizes = ref::toInt64s(*inputs[3]);
+        sizesToScales(a, inDims, axes, {sizes.begin(), sizes.end()}, outDims, scales);
     } else {
-        const size_t scalesInput = ctx.opset() >= 11 ? 2 : 1;
-        if (!ctx.hasInput(scalesInput)) throw KernelError("Resize needs scales or sizes");
-        scales = overAxes(std::vector<double>(rank, 1.0), axes, doublesOf(ctx.input(scalesInput)), "scales");
-        outDims = scaledDims(x.dims(), scales);
+        const size_t scalesInput = opset >= 11 ? 2 : 1;
+        if (!present(scalesInput)) throw KernelError("Resize needs scales or sizes");
+        scales = overAxes(std::vector<double>(rank, 1.0), axes, doublesOf(*inputs[scalesInput]), "scales");
+        outDims = scaledDims(inDims, scales);
     }
-    resizeTo(ctx, s, outDims, scales, roi);
+    return planOf(s, inDims, outDims, scales, roi);
 }
 
-void upsample(KernelContext& ctx) {
-    const Tensor& x = ctx.input(0);
+void resize(KernelContext& ctx) {
+    interpolateWith(ctx, planResize(ctx.attributes(), ctx.opset(), ctx.input(0).dims(), inputsOf(ctx)));
+}
+
+ResizePlan planUpsample(const Attributes& a, const std::vector<int64_t>& inDims,
+                        const std::vector<const Tensor*>& inputs) {
     ResizeSettings s;
-    s.mode = ctx.attributes().getString("mode", "nearest");
+    s.mode = a.getString("mode", "nearest");
     if (s.mode == "bilinear") s.mode = "linear";
     s.coordinateMode = "asymmetric";
     s.nearestMode = "floor";
     std::vector<double> scales;
-    if (ctx.hasInput(1)) {
-        scales = doublesOf(ctx.input(1));
-    } else if (const Attribute* attr = ctx.attributes().find("scales"); attr && attr->holds<std::vector<float>>()) {
+    if (inputs.size() > 1 && inputs[1] != nullptr) {
+        scales = doublesOf(*inputs[1]);
+    } else if (const Attribute* attr = a.find("scales"); attr && attr->holds<std::vector<float>>()) {
         for (float f : attr->get<std::vector<float>>()) scales.push_back(f);
     }
-    resizeTo(ctx, s, scaledDims(x.dims(), scales), scales, {});
+    return planOf(s, inDims, scaledDims(inDims, scales), scales, {});
+}
+
+void upsample(KernelContext& ctx) {
+    interpolateWith(ctx, planUpsample(ctx.attributes(), ctx.input(0).dims(), inputsOf(ctx)));
 }
 
 } // namespace graphlens::nn

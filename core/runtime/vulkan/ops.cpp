@@ -4,6 +4,7 @@
 #include "core/graph/activation_kinds.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace graphlens::vk {
 
@@ -54,10 +55,24 @@ const VulkanOpRegistry& vulkanOps() {
         registerGatherOps(r);
         registerLossOps(r);
         registerAxisOps(r);
+        registerPadOps(r);
+        registerResizeOps(r);
+        registerConvTransposeOps(r);
         return r;
     }();
     return registry;
 }
+
+namespace {
+thread_local std::string declineReason;
+}
+
+std::nullopt_t decline(std::string why) {
+    declineReason = std::move(why);
+    return std::nullopt;
+}
+
+std::string takeDeclineReason() { return std::exchange(declineReason, {}); }
 
 int64_t numel(const std::vector<int64_t>& dims) {
     int64_t n = 1;

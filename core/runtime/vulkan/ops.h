@@ -126,8 +126,17 @@ void registerGatherOps(VulkanOpRegistry& registry);       ///< Gather, GatherEle
 void registerLossOps(VulkanOpRegistry& registry);         ///< NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (loss.cpp)
 void registerAxisOps(VulkanOpRegistry& registry);         ///< ArgMax, ArgMin, Hardmax, CumSum (axis.cpp)
 void registerConstantOps(VulkanOpRegistry& registry);     ///< Constant, Shape, Size, ConstantOfShape, EyeLike, Dropout (constants.cpp)
+void registerPadOps(VulkanOpRegistry& registry);          ///< Pad (pad.cpp)
+void registerResizeOps(VulkanOpRegistry& registry);       ///< Resize, Upsample (resize.cpp)
+void registerConvTransposeOps(VulkanOpRegistry& registry);///< ConvTranspose (conv_transpose.cpp)
 
 // Shared helpers of the op files.
+/// A factory's "no" with its reason, which the plan shows for the node that then runs on the CPU
+/// (instead of the generic "its shaders decline these inputs or attributes"):
+/// `return decline("antialias is not supported");`
+std::nullopt_t decline(std::string why);
+/// The reason the last declining factory of this thread gave, cleared by the call ("" if none).
+std::string takeDeclineReason();
 int64_t numel(const std::vector<int64_t>& dims);
 /// Row-major element strides of `dims`.
 std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims);

@@ -126,6 +126,7 @@ void VulkanPlan::chooseKernels() {
             if (in != kNoId) lastRead_[size_t(in)] = int(pos);
         const NodeShapes s{*descriptor, traits_};
         std::string why;
+        takeDeclineReason();  // clears what an earlier factory left
         if (!vulkanOps().has(OpKey::of(n))) {
             why = "no shader for " + OpKey::of(n).toString();
         } else if (auto program = vulkanOps().build(s)) {
@@ -142,7 +143,8 @@ void VulkanPlan::chooseKernels() {
             if (why.empty()) why = "a tensor it reads or writes has no elements, or its shader does not write every output";
             gpu_[pos].reset();
         } else {
-            why = "its shaders decline these inputs or attributes";
+            why = takeDeclineReason();
+            if (why.empty()) why = "its shaders decline these inputs or attributes";
         }
         auto cpu = std::make_unique<CpuNode>();
         cpu->why = why;

@@ -343,6 +343,39 @@ inline const std::vector<Case>& kCases() {
                 t.push_back(Case{"Resize", {f32({1, 2, 6, 5}), none(), none(), i64s({1, 2, 4, 13})},
                                  {{"mode", "linear"}, {"coordinate_transformation_mode", coordinates}}}.opset(19));
         }
+        // Pad's modes, negative pads (crops), axes, a run-time value, the attribute form; Resize's cubic,
+        // exclude_outside, tf_crop_and_resize, 5-D and Upsample; ConvTranspose's geometry corners.
+        // Vulkan-only rows: cpu:pad takes constant pads of opset 11-17 only, cpu:resize-* nearest and
+        // linear 4-D images
+        for (const char* mode : {"reflect", "edge", "wrap"}) {
+            t.push_back(Case{"Pad", {f32({2, 3, 5, 6}), i64s({0, 1, 2, 3, 0, 2, 1, 4})}, {{"mode", mode}}}.tol(kExact).only(Target::Vulkan));
+            t.push_back(Case{"Pad", {f32({3, 7}), i64s({-1, 2, 2, -3})}, {{"mode", mode}}}.tol(kExact).only(Target::Vulkan));
+        }
+        t.push_back(Case{"Pad", {f32({2, 4, 5}), i64s({1, -2, -1, 3}), scalar(-2.f), i64s({0, 2})}}.opset(18).tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Pad", {ints(I64, {3, 4}, -big, big), i64s({1, 1, 0, 2}), none(), i64s({-1, 0})}, {{"mode", "wrap"}}}.opset(18).tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Pad", {f32({2, 3, 4}), i64s({0, 1, 1, 1, 0, 2}), f32({})}}.tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Pad", {ints(U8, {3, 5}, 0, 255), i64s({1, 2, 2, 1}), konst(values(Tensor::fromVector<uint8_t>(U8, {}, {7})))}}.tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Pad", {f32({2, 3, 4})}, {{"pads", {0, 1, 2, 1, 0, 1}}, {"value", 1.5}}}.opset(10).tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Pad", {f32({1, 1, 2, 1, 3, 1, 2, 2}), i64s({0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1, 0})}, {{"mode", "edge"}}}.tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Resize", {f32({1, 3, 6, 7}), none(), f32s({1, 1, 2, 1.5})}, {{"mode", "cubic"}}}.only(Target::Vulkan));
+        // pads and sizes fed at run time (values() without konst()): the shader reads the pads, the
+        // plan takes the sizes from the output shape
+        t.push_back(Case{"Pad", {f32({2, 3, 5}), values(Tensor::int64s({6}, {0, 1, -1, 1, 2, 2})), scalar(0.5f)}}.tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Pad", {f32({3, 4}), values(Tensor::int64s({4}, {2, 1, 1, 3}))}, {{"mode", "reflect"}}}.tol(kExact).only(Target::Vulkan));
+        t.push_back(Case{"Resize", {f32({1, 2, 5, 6}), none(), none(), values(Tensor::int64s({4}, {1, 2, 8, 4}))}, {{"mode", "linear"}}}.only(Target::Vulkan));
+        t.push_back(Case{"Resize", {f32({2, 2, 8, 5}), none(), none(), i64s({2, 2, 5, 9})},
+                         {{"mode", "cubic"}, {"cubic_coeff_a", -0.5}, {"exclude_outside", 1}, {"coordinate_transformation_mode", "align_corners"}}}.only(Target::Vulkan));
+        t.push_back(Case{"Resize", {f32({1, 2, 7, 6}), f32s({0, 0, 0.2f, 0.1f, 1, 1, 0.9f, 1.2f}), none(), i64s({1, 2, 5, 8})},
+                         {{"mode", "linear"}, {"coordinate_transformation_mode", "tf_crop_and_resize"}, {"extrapolation_value", 3.5}}}.only(Target::Vulkan));
+        t.push_back(Case{"Resize", {f32({1, 2, 3, 4, 5}), none(), f32s({1, 1, 2, 0.5f, 1.6f})}, {{"mode", "linear"}}}.only(Target::Vulkan));
+        t.push_back(Case{"Resize", {f32({1, 3, 5, 6}), none(), none(), i64s({7, 9})},
+                         {{"mode", "linear"}, {"axes", {2, 3}}, {"keep_aspect_ratio_policy", "not_larger"}}}.opset(18).only(Target::Vulkan));
+        t.push_back(Case{"Upsample", {f32({1, 2, 3, 4}), f32s({1, 1, 2, 3})}, {{"mode", "linear"}}}.opset(9).only(Target::Vulkan));
+        t.push_back(Case{"ConvTranspose", {f32({1, 6, 5, 4}), konst(f32({6, 3, 3, 3}))}, {{"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}, {"group", 2}}}.tol(kSums));
+        t.push_back(Case{"ConvTranspose", {f32({2, 4, 5, 5}), konst(f32({4, 5, 3, 2})), konst(f32({5}))}, {{"dilations", {2, 1}}, {"strides", {1, 3}}, {"pads", {1, 0, 2, 1}}}}.tol(kSums));
+        t.push_back(Case{"ConvTranspose", {f32({1, 3, 4, 4}), konst(f32({3, 2, 4, 4}))}, {{"strides", {2, 2}}, {"output_shape", {9, 10}}}}.tol(kSums));
+        t.push_back(Case{"ConvTranspose", {f32({1, 4, 3, 4, 3}), konst(f32({4, 2, 2, 2, 2})), konst(f32({2}))}, {{"strides", {2, 2, 2}}}}.tol(kSums));
+        t.push_back(Case{"ConvTranspose", {f32({1, 64, 12, 12}), konst(f32({64, 32, 2, 2})), konst(f32({32}))}, {{"strides", {2, 2}}}}.tol(kSums));
         // attribute corners where shapes are computed: auto_pad, ceil_mode, asymmetric pads
         t.push_back(Case{"Conv", {f32({1, 6, 10, 9}), konst(f32({8, 6, 3, 3}))}, {{"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}}}.tol(kSums));
         t.push_back(Case{"Conv", {f32({1, 6, 10, 9}), konst(f32({8, 6, 2, 4}))}, {{"auto_pad", "SAME_LOWER"}}}.tol(kSums));

@@ -24,11 +24,14 @@ void VulkanOpRegistry::add(const std::string& op, VulkanOpFactory factory, const
     factories_[OpKey(domain, op)].push_back(factory);
 }
 
-std::optional<NodeProgram> VulkanOpRegistry::build(const NodeShapes& node) const {
+std::optional<NodeProgram> VulkanOpRegistry::build(const NodeShapes& node, std::string* why) const {
     auto it = factories_.find(OpKey::of(node.node));
     if (it == factories_.end()) return std::nullopt;
-    for (VulkanOpFactory factory : it->second)
-        if (auto program = factory(node)) return program;
+    for (VulkanOpFactory factory : it->second) {
+        auto program = factory(node);
+        if (program && program->declined.empty()) return program;
+        if (program && why && why->empty()) *why = program->declined;
+    }
     return std::nullopt;
 }
 
@@ -54,6 +57,7 @@ const VulkanOpRegistry& vulkanOps() {
         registerGatherOps(r);
         registerLossOps(r);
         registerAxisOps(r);
+        registerChannelNormOps(r);
         return r;
     }();
     return registry;

@@ -78,7 +78,15 @@ struct NodeProgram {
     bool copyOnly = false;            ///< copies input 0 to output 0 as is: nothing to run when they share bytes
     std::vector<Tensor> packed;       ///< weights rearranged at plan time, uploaded with the others
     std::vector<uint64_t> scratch;    ///< bytes of each scratch buffer, alive while the node runs
+    std::string declined;             ///< non-empty: no program; why the node runs on the CPU (declineBecause)
 };
+
+/// What a factory returns to decline a node with a reason the plan shows ("training-mode outputs ...").
+inline NodeProgram declineBecause(std::string why) {
+    NodeProgram p;
+    p.declined = std::move(why);
+    return p;
+}
 
 /// Specialization constants in order; floats travel as their bits.
 class Constants {
@@ -103,8 +111,9 @@ using VulkanOpFactory = std::optional<NodeProgram> (*)(const NodeShapes& node);
 class VulkanOpRegistry {
 public:
     void add(const std::string& op, VulkanOpFactory factory, const std::string& domain = {});
-    /// The program for `node`, or nullopt when no factory accepts it.
-    std::optional<NodeProgram> build(const NodeShapes& node) const;
+    /// The program for `node`, or nullopt when no factory accepts it; `why` then receives the reason a
+    /// factory gave (declineBecause), if one did.
+    std::optional<NodeProgram> build(const NodeShapes& node, std::string* why = nullptr) const;
     /// True when some shader serves the op.
     bool has(const OpKey& key) const;
     std::vector<OpKey> ops() const;  ///< sorted
@@ -126,6 +135,7 @@ void registerGatherOps(VulkanOpRegistry& registry);       ///< Gather, GatherEle
 void registerLossOps(VulkanOpRegistry& registry);         ///< NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (loss.cpp)
 void registerAxisOps(VulkanOpRegistry& registry);         ///< ArgMax, ArgMin, Hardmax, CumSum (axis.cpp)
 void registerConstantOps(VulkanOpRegistry& registry);     ///< Constant, Shape, Size, ConstantOfShape, EyeLike, Dropout (constants.cpp)
+void registerChannelNormOps(VulkanOpRegistry& registry);  ///< BatchNormalization (inference), InstanceNormalization, LRN (batchnorm.cpp)
 
 // Shared helpers of the op files.
 int64_t numel(const std::vector<int64_t>& dims);

@@ -615,6 +615,22 @@ inline const std::vector<Case>& kCases() {
             };
             for (Case& c : v) t.push_back(std::move(c));
         }
+        // per-channel normalizations (vulkan/batchnorm.cpp): BatchNormalization of any rank with fed
+        // statistics, InstanceNormalization rows past one workgroup's 64 lanes, LRN windows at both edges
+        {
+            std::vector<Case> v = {
+                // (cpu:batchnorm folds constant statistics at prepare time: fed ones are Vulkan rows)
+                Case{"BatchNormalization", {f32({2, 3, 4, 5, 3}), f32({3}), f32({3}), f32({3}), f32({3}, 0.5, 2)}}.only(Target::Vulkan),
+                Case{"BatchNormalization", {f32({2, 7, 9}), f32({7}), f32({7}), f32({7}), f32({7}, 0.5, 2)}, {{"epsilon", 0.1}}}.opset(9).only(Target::Vulkan),
+                Case{"BatchNormalization", {f32({2, 4, 3, 3}), konst(f32({4})), konst(f32({4})), konst(f32({4})), konst(f32({4}, 0.5, 2))}}.opset(9),
+                {"InstanceNormalization", {f32({2, 3, 37, 29}, 4, 6), f32({3}), f32({3})}},
+                {"InstanceNormalization", {f32({3, 4}), konst(f32({4})), konst(f32({4}))}},  // rank 2: one element per row
+                {"LRN", {f32({2, 8, 5, 5})}, {{"size", 3}}},
+                {"LRN", {f32({1, 7, 6}, -4, 4)}, {{"size", 4}, {"alpha", 0.02}, {"beta", 0.6}, {"bias", 2.0}}},  // an even window
+                {"LRN", {f32({2, 5, 3, 4, 2})}, {{"size", 11}}},  // wider than the channels
+            };
+            for (Case& c : v) t.push_back(std::move(c));
+        }
         for (Case& c : t) {
             if (c.key == "Gelu") c.opsetVersion = 20;  // ops of later opsets
             if (c.key == "Mish") c.opsetVersion = 18;

@@ -58,6 +58,8 @@ const VulkanOpRegistry& vulkanOps() {
         registerLossOps(r);
         registerAxisOps(r);
         registerChannelNormOps(r);
+        registerScatterOps(r);
+        registerTopKOps(r);
         return r;
     }();
     return registry;

@@ -136,6 +136,8 @@ void registerLossOps(VulkanOpRegistry& registry);         ///< NegativeLogLikeli
 void registerAxisOps(VulkanOpRegistry& registry);         ///< ArgMax, ArgMin, Hardmax, CumSum (axis.cpp)
 void registerConstantOps(VulkanOpRegistry& registry);     ///< Constant, Shape, Size, ConstantOfShape, EyeLike, Dropout (constants.cpp)
 void registerChannelNormOps(VulkanOpRegistry& registry);  ///< BatchNormalization (inference), InstanceNormalization, LRN (batchnorm.cpp)
+void registerScatterOps(VulkanOpRegistry& registry);      ///< GatherND, ScatterElements, ScatterND, OneHot, Range (scatter.cpp)
+void registerTopKOps(VulkanOpRegistry& registry);         ///< TopK (topk.cpp)
 
 // Shared helpers of the op files.
 int64_t numel(const std::vector<int64_t>& dims);

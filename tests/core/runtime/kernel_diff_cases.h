@@ -631,6 +631,43 @@ inline const std::vector<Case>& kCases() {
             };
             for (Case& c : v) t.push_back(std::move(c));
         }
+        // indexing, generating and sorting shaders (vulkan/scatter.cpp, topk.cpp): repeated scatter targets
+        // combine in the reference's order; negative indices; 64-bit values past 32 bits; ties and NaN in TopK
+        {
+            const int64_t two32 = int64_t(1) << 32;
+            const float nanValue = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+            std::vector<Case> v = {
+                Case{"GatherND", {f32({2, 3, 4}), ints(I64, {5, 2}, -2, 1)}}.tol(kExact),
+                Case{"GatherND", {f32({2, 3, 4, 5}), ints(I64, {2, 4, 2}, -3, 2)}, {{"batch_dims", 1}}}.tol(kExact),
+                Case{"GatherND", {ints(I64, {4, 3}, -big, big), ints(I32, {3, 2}, -3, 2)}}.tol(kExact),  // whole-rank tuples
+                Case{"GatherND", {ints(U8, {3, 4, 6}, 0, 255), ints(I64, {3, 2, 1}, -4, 3)}, {{"batch_dims", 1}}}.tol(kExact),
+                Case{"ScatterElements", {f32({4, 5}), ints(I64, {3, 5}, -4, 3), f32({3, 5})}}.tol(kExact),
+                Case{"ScatterElements", {f32({3, 6}), ints(I64, {3, 4}, -6, 5), f32({3, 4})}, {{"axis", 1}, {"reduction", "add"}}}.opset(16),
+                Case{"ScatterElements", {ints(I32, {2, 5, 3}, -100, 100), ints(I32, {2, 4, 3}, 0, 4), ints(I32, {2, 4, 3}, -100, 100)},
+                     {{"axis", -2}, {"reduction", "max"}}}.opset(18),
+                Case{"ScatterElements", {f32({4, 3}), ints(I64, {2, 3}, 0, 3), f32({2, 3})}, {{"reduction", "min"}}}.opset(18).tol(kExact),
+                Case{"ScatterElements", {ints(I64, {3, 4}, -big, big), ints(I64, {3, 2}, 0, 3), ints(I64, {3, 2}, -big, big)}, {{"axis", 1}}},
+                Case{"ScatterND", {f32({4, 5, 6}), ints(I64, {3, 1}, -4, 3), f32({3, 5, 6})}}.tol(kExact),
+                Case{"ScatterND", {f32({4, 5}, 0.5, 1.5), ints(I64, {2, 3, 2}, 0, 3), f32({2, 3}, 0.5, 1.5)}, {{"reduction", "mul"}}}.opset(16),
+                Case{"ScatterND", {ints(I8, {4, 6}, -100, 100), ints(I64, {5, 2}, -4, 3), ints(I8, {5}, -100, 100)}, {{"reduction", "add"}}}.opset(16),
+                Case{"ScatterND", {f32({3, 4, 2}), ints(I32, {2, 2}, 0, 2), f32({2, 2})}, {{"reduction", "max"}}}.opset(18).tol(kExact),
+                Case{"ScatterND", {ints(I64, {5, 4}, -big, big), ints(I64, {2, 1}, -5, 4), ints(I64, {2, 4}, -big, big)}},
+                Case{"OneHot", {ints(I64, {3, 4}, -5, 4), konst(values(Tensor::int64s({}, {5}))), f32s({-1.f, 3.f})}}.tol(kExact),
+                Case{"OneHot", {f32({2, 3}, -4, 4), konst(values(Tensor::int64s({1}, {4}))), konst(values(Tensor::int64s({2}, {0, big})))}, {{"axis", 1}}},
+                Case{"OneHot", {ints(I32, {5}, 0, 6), konst(values(Tensor::floats({}, {6.f}))), konst(values(Tensor::fromVector(DType::Int8, {2}, std::vector<int8_t>{-3, 7})))}, {{"axis", 0}}},
+                {"Range", {f32({}, -5, 5), f32({}, 5, 20), f32({}, 0.5, 2)}},
+                {"Range", {values(Tensor::int64s({}, {two32 - 40})), values(Tensor::int64s({}, {two32 + 50})), values(Tensor::int64s({}, {3}))}},  // across 2^32
+                {"Range", {values(Tensor::fromVector(DType::Int32, {}, std::vector<int32_t>{10})), values(Tensor::fromVector(DType::Int32, {}, std::vector<int32_t>{-20})),
+                           values(Tensor::fromVector(DType::Int32, {}, std::vector<int32_t>{-3}))}},
+                Case{"TopK", {f32({3, 20}), i64s({5})}}.outputs(2).tol(kExact),
+                Case{"TopK", {f32({7, 4, 3}), i64s({3})}, {{"axis", 1}, {"largest", 0}}}.outputs(2).tol(kExact),
+                Case{"TopK", {ints(I32, {4, 30}, 0, 5), i64s({10})}}.outputs(2),  // ties in index order
+                Case{"TopK", {ints(I64, {2, 9}, -big, big), i64s({4})}, {{"axis", 1}}}.outputs(2),
+                Case{"TopK", {values(Tensor::floats({8}, {1.f, nanValue, 3.f, nanValue, -inf, 2.f, 3.f, inf})), i64s({5})}, {{"largest", 0}}}.outputs(2).tol(kExact),
+                Case{"TopK", {f32({2, 6, 5}), i64s({6})}, {{"axis", -2}, {"largest", 0}}}.outputs(2).tol(kExact),  // k = n
+            };
+            for (Case& c : v) t.push_back(std::move(c));
+        }
         for (Case& c : t) {
             if (c.key == "Gelu") c.opsetVersion = 20;  // ops of later opsets
             if (c.key == "Mish") c.opsetVersion = 18;

@@ -38,6 +38,9 @@ struct DeviceTraits {
     /// Shaders that load inside loops read their inputs as texels (CPU devices: a storage-buffer load
     /// under a loop's lane mask is a loop over the lanes, a texel fetch one gather).
     bool texelLoads = false;
+    /// shaderInt64: 64-bit and uint32 integer math runs exactly (typed64.comp); without it such nodes
+    /// run on the CPU.
+    bool int64 = false;
 };
 
 /// A node of the prepared graph as the op factories see it: its descriptor and the device.

@@ -35,6 +35,8 @@ DeviceTraits traitsOf(const Device& device) {
     t.maxTexels = l.maxTexelBufferElements;
     t.sharedBytes = l.maxComputeSharedMemorySize;
     t.maxInvocations = l.maxComputeWorkGroupInvocations;
+    // GRAPHLENS_VULKAN_NO_INT64=1 plans as for a device without shaderInt64 (tests of the decline).
+    t.int64 = device.shaderInt64() && !std::getenv("GRAPHLENS_VULKAN_NO_INT64");
     return t;
 }
 

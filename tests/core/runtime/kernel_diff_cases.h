@@ -13,8 +13,8 @@
 //       .only(Target::Cpu | Target::Vulkan)   the case tests one backend's path only
 //       .opset(N) / .outputs(N)   default opset 17, one output
 //   Integer cases run on both backends (typed.comp and the layout copies take any integer type);
-//   those that say .only(Target::Cpu) name the shader's limit (64-bit integer arithmetic is done
-//   in the low word on Vulkan).
+//   those that say .only(Target::Cpu) name the shader's limit (64-bit and uint32 integer math runs
+//   in typed64.comp, exact over 64 bits, where the device has shaderInt64).
 //   Inputs: f32(dims) uniform in [-1, 1); f32(dims, lo, hi); ints(type, dims, lo, hi) inclusive;
 //   bools(dims); values(tensor) fixed data; konst(input) makes any of them an initializer (a
 //   constant the kernel may pack at prepare time); i64s({...}) and f32s({...}) are constant 1-D
@@ -178,16 +178,15 @@ inline const std::vector<Case>& kCases() {
             {"Sub", {f32({3, 1, 5}), f32({4, 1})}},
             {"Mul", {f32({1, 9, 1, 33}), f32({2, 1, 17, 1})}},
             {"Div", {f32({5}), f32({3, 1, 1}, 0.5, 2)}},
-            // Vulkan computes 64-bit integer arithmetic in the low word (exact only while values fit in
-            // 32 bits): int64 arithmetic rows are CPU-only, not passes on small values
-            Case{"Add", {ints(I64, {2, 1, 7}, -100, 100), ints(I64, {3, 1}, -100, 100)}}.only(Target::Cpu),
+            // int64 arithmetic on values past 32 bits (Vulkan: typed64.comp, on devices with shaderInt64)
+            {"Add", {ints(I64, {2, 1, 7}, -big, big), ints(I64, {3, 1}, -big, big)}},
             {"Mul", {ints(I32, {4, 5}, -100, 100), ints(I32, {5}, -100, 100)}},
             {"Add", {ints(I32, {2, 1, 7}, -1000, 1000), ints(I32, {3, 1}, -1000, 1000)}},
             Case{"Sub", {ints(I8, {3, 9}, -60, 60), ints(I8, {9}, -60, 60)}}.only(Target::Vulkan),  // the CPU kernels: int32/int64 Add and Mul
             Case{"Div", {ints(I32, {4, 6}, -100, 100), ints(I32, {6}, 1, 9)}}.only(Target::Vulkan),
             {"Max", {f32({2, 1, 7}), f32({1, 3, 1})}},
             {"Min", {f32({3, 7, 33}), f32({3, 7, 33})}},
-            Case{"Max", {ints(I64, {6, 5}, -9, 9), ints(I64, {5}, -9, 9)}}.only(Target::Cpu),  // int64: the low word on Vulkan
+            {"Max", {ints(I64, {6, 5}, -big, big), ints(I64, {5}, -big, big)}},
             {"Min", {ints(I32, {2, 3, 4}, -9, 9), ints(I32, {3, 1}, -9, 9)}},
             Case{"Max", {ints(U8, {3, 7}, 0, 255), ints(U8, {7}, 0, 255)}}.only(Target::Vulkan),  // the CPU kernel: int32/int64
             Case{"Max", {f32(small)}}.only(Target::Vulkan),                              // one input: a copy
@@ -464,6 +463,9 @@ inline const std::vector<Case>& kCases() {
             const auto i32 = [](std::vector<int64_t> dims, std::vector<int32_t> v) { return values(Tensor::fromVector(DType::Int32, std::move(dims), v)); };
             const auto i8 = [](std::vector<int64_t> dims, std::vector<int8_t> v) { return values(Tensor::fromVector(DType::Int8, std::move(dims), v)); };
             const auto u8 = [](std::vector<int64_t> dims, std::vector<uint8_t> v) { return values(Tensor::fromVector(DType::UInt8, std::move(dims), v)); };
+            const auto u64s = [](std::vector<int64_t> dims, std::vector<uint64_t> v) { return values(Tensor::fromVector(DType::UInt64, std::move(dims), v)); };
+            const auto u32s = [](std::vector<int64_t> dims, std::vector<uint32_t> v) { return values(Tensor::fromVector(DType::UInt32, std::move(dims), v)); };
+            const In divisors64 = values(Tensor::int64s({6}, {3, -7, 5000000000, -4294967296, 1, 13}));
             const float inf = std::numeric_limits<float>::infinity();
             const Tensor specials = Tensor::floats({8}, {inf, -inf, nan, 0.f, -1.f, 3e38f, -nan, 1.f});
             std::vector<Case> v = {
@@ -520,6 +522,30 @@ inline const std::vector<Case>& kCases() {
                 {"Less", {values(Tensor::int64s({6}, {int64_t(1) << 32, -(int64_t(1) << 32), 5, -1, big, -3})),
                           values(Tensor::int64s({6}, {1, -1, (int64_t(1) << 32) + 5, int64_t(1) << 33, -big, -3}))}},
                 {"GreaterOrEqual", {ints(I64, {5, 1}, -big, big), ints(I64, {1, 6}, -big, big)}},
+                // 64-bit and uint32 integer math past 32 bits (typed64.comp): wrapping, signed and unsigned
+                // division and remainders, shifts, extremes, casts between the 64-bit types
+                Case{"Sub", {ints(I64, {4, 5}, -big, big), ints(I64, {5}, -big, big)}}.only(Target::Vulkan),
+                {"Mul", {ints(I64, {4, 5}, -3000000000, 3000000000), ints(I64, {5}, -3000000000, 3000000000)}},
+                Case{"Div", {ints(I64, {4, 6}, -big, big), divisors64}}.only(Target::Vulkan),
+                Case{"Mod", {ints(I64, {4, 6}, -big, big), divisors64}}.only(Target::Vulkan),
+                Case{"Mod", {ints(I64, {4, 6}, -big, big), divisors64}, {{"fmod", 1}}}.only(Target::Vulkan),
+                Case{"Min", {ints(I64, {3, 4}, -big, big), ints(I64, {4}, -big, big), ints(I64, {3, 1}, -big, big)}}.only(Target::Vulkan),
+                {"Sum", {ints(I64, {2, 7}, -big, big), ints(I64, {7}, -big, big), ints(I64, {2, 1}, -big, big)}},
+                Case{"Neg", {ints(I64, small, -big, big)}}.only(Target::Vulkan),
+                Case{"Abs", {ints(I64, small, -big, big)}}.only(Target::Vulkan),
+                Case{"Sign", {ints(I64, small, -big, big)}}.only(Target::Vulkan),
+                Case{"Clip", {ints(I64, small, -big, big), konst(values(Tensor::int64s({}, {-big / 3}))), konst(values(Tensor::int64s({}, {big / 2})))}}.only(Target::Vulkan),
+                Case{"Add", {u64s({4}, {~uint64_t(0), uint64_t(1) << 63, 5, uint64_t(1) << 40}), u64s({4}, {2, uint64_t(1) << 63, 7, 3})}}.only(Target::Vulkan),
+                Case{"Div", {u64s({4}, {~uint64_t(0), uint64_t(1) << 63, 5, uint64_t(1) << 40}), u64s({4}, {3, 7, 2, 1000})}}.only(Target::Vulkan),
+                Case{"Less", {u64s({4}, {~uint64_t(0), uint64_t(1) << 63, 5, 3}), u64s({4}, {1, uint64_t(1) << 62, 5, uint64_t(1) << 40})}}.only(Target::Vulkan),
+                Case{"Div", {u32s({4}, {0xFFFFFFFFu, 0x80000000u, 7, 100}), u32s({4}, {3, 2, 0x80000000u, 7})}}.only(Target::Vulkan),
+                Case{"Mod", {u32s({4}, {0xFFFFFFFFu, 0x80000000u, 7, 100}), u32s({4}, {10, 3, 0x80000000u, 7})}}.only(Target::Vulkan),
+                Case{"BitShift", {u64s({3}, {1, ~uint64_t(0), uint64_t(1) << 40}), u64s({3}, {40, 4, 23})}, {{"direction", "LEFT"}}}.only(Target::Vulkan),
+                Case{"BitShift", {u64s({3}, {1, ~uint64_t(0), uint64_t(1) << 40}), u64s({3}, {40, 4, 23})}, {{"direction", "RIGHT"}}}.only(Target::Vulkan),
+                Case{"Cast", {ints(I64, small, -big, big)}, {{"to", 13}}}.only(Target::Vulkan),   // to uint64: the bits
+                Case{"Cast", {u64s({3}, {~uint64_t(0), uint64_t(1) << 63, 5})}, {{"to", 7}}}.only(Target::Vulkan),
+                Case{"Cast", {u32s({3}, {0xFFFFFFFFu, 0x80000000u, 5})}, {{"to", 7}}}.only(Target::Vulkan),  // zero-extended
+                Case{"Cast", {values(Tensor::int64s({3}, {(int64_t(1) << 40) + 1, -(int64_t(1) << 53) - 3, (int64_t(1) << 24) + 1}))}, {{"to", 1}}}.only(Target::Vulkan),
                 {"Cast", {f32(small, -1e12, 1e12)}, {{"to", 7}}},     // int64 past 32 bits
                 {"Cast", {f32(small, -1e10, 1e10)}, {{"to", 6}}},     // int32: saturates
                 {"Cast", {f32(small, -300, 300)}, {{"to", 3}}},       // int8: saturates

@@ -1,6 +1,6 @@
 // Ops that read or write elements at positions held in index tensors, and tensors made from a
-// few numbers, on the GPU: GatherND (gathernd.comp), ScatterElements and ScatterND (a copy of the
-// data, then scatter.comp), OneHot (onehot.comp) and Range (range.comp). Elements of any type move
+// few numbers, on the GPU: GatherND (gathernd.comp), ScatterElements (also as Scatter, its name before
+// opset 11) and ScatterND (a copy of the data, then scatter.comp), OneHot (onehot.comp) and Range (range.comp). Elements of any type move
 // as bits; the scatter reductions combine float32 or integers of up to 32 bits (64-bit ones run on
 // the CPU). Indices are int32 or int64, negative ones counting from the end of their axis.
 #include "core/runtime/vulkan/typed.h"
@@ -186,6 +186,7 @@ std::optional<NodeProgram> range(const NodeShapes& s) {
 void registerScatterOps(VulkanOpRegistry& registry) {
     registry.add("GatherND", gatherND);
     registry.add("ScatterElements", scatterElements);
+    registry.add("Scatter", scatterElements);  // ScatterElements' name before opset 11
     registry.add("ScatterND", scatterND);
     registry.add("OneHot", oneHot);
     registry.add("Range", range);

@@ -638,6 +638,11 @@ inline const std::vector<Case>& kCases() {
                 Case{"CumSum", {f32({3, 5, 7}), i64s({2})}, {{"exclusive", 1}, {"reverse", 1}}}.tol(kSums),
                 {"CumSum", {ints(I32, {4, 9}, -1000, 1000), i64s({1})}},
                 Case{"CumSum", {f32({4, 300}), i64s({1})}}.tol(kSums),
+                // int64 past 32 bits: compared over both words, summed with carries
+                {"ArgMax", {ints(I64, {3, 9}, -big, big)}, {{"axis", 1}}},
+                {"ArgMin", {values(Tensor::int64s({2, 3}, {int64_t(1) << 32, -(int64_t(1) << 32), 5, -1, big, -(int64_t(1) << 32)}))}, {{"axis", 1}, {"select_last_index", 1}}},
+                {"CumSum", {ints(I64, {3, 7}, -big, big), i64s({1})}},
+                {"CumSum", {values(Tensor::int64s({4}, {0xFFFFFFFF, 1, -2, 0x7FFFFFFF})), i64s({0})}, {{"exclusive", 1}, {"reverse", 1}}},
             };
             for (Case& c : v) t.push_back(std::move(c));
         }
@@ -673,6 +678,7 @@ inline const std::vector<Case>& kCases() {
                      {{"axis", -2}, {"reduction", "max"}}}.opset(18),
                 Case{"ScatterElements", {f32({4, 3}), ints(I64, {2, 3}, 0, 3), f32({2, 3})}, {{"reduction", "min"}}}.opset(18).tol(kExact),
                 Case{"ScatterElements", {ints(I64, {3, 4}, -big, big), ints(I64, {3, 2}, 0, 3), ints(I64, {3, 2}, -big, big)}, {{"axis", 1}}},
+                Case{"Scatter", {f32({4, 5}), ints(I64, {3, 5}, -4, 3), f32({3, 5})}, {{"axis", 0}}}.opset(10).tol(kExact),
                 Case{"ScatterND", {f32({4, 5, 6}), ints(I64, {3, 1}, -4, 3), f32({3, 5, 6})}}.tol(kExact),
                 Case{"ScatterND", {f32({4, 5}, 0.5, 1.5), ints(I64, {2, 3, 2}, 0, 3), f32({2, 3}, 0.5, 1.5)}, {{"reduction", "mul"}}}.opset(16),
                 Case{"ScatterND", {ints(I8, {4, 6}, -100, 100), ints(I64, {5, 2}, -4, 3), ints(I8, {5}, -100, 100)}, {{"reduction", "add"}}}.opset(16),

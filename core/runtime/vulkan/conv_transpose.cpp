@@ -18,13 +18,13 @@ std::optional<std::vector<int64_t>> padsBefore(const Attributes& a, const std::v
     const auto strides = ints("strides", rank, 1), dilations = ints("dilations", rank, 1);
     const auto pads = ints("pads", 2 * rank, 0), outputPadding = ints("output_padding", rank, 0);
     if (strides.size() != rank || dilations.size() != rank || pads.size() != 2 * rank || outputPadding.size() != rank)
-        return decline("its strides, dilations, pads or output_padding do not fit its rank");
+        return declineBecause("its strides, dilations, pads or output_padding do not fit its rank");
     std::vector<int64_t> outputShape = a.getInts("output_shape");
-    if (!outputShape.empty() && outputShape.size() < rank) return decline("its output_shape has too few values");
+    if (!outputShape.empty() && outputShape.size() < rank) return declineBecause("its output_shape has too few values");
     if (!outputShape.empty()) outputShape.erase(outputShape.begin(), outputShape.end() - int64_t(rank));
     const std::string autoPad = a.getString("auto_pad", "NOTSET");
     if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
-        return decline("auto_pad '" + autoPad + "' is unknown");
+        return declineBecause("auto_pad '" + autoPad + "' is unknown");
     std::vector<int64_t> begin(rank);
     for (size_t i = 0; i < rank; ++i) {
         const int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] + (kernel[i] - 1) * dilations[i] + 1;
@@ -38,24 +38,24 @@ std::optional<std::vector<int64_t>> padsBefore(const Attributes& a, const std::v
             const int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
             begin[i] = autoPad == "SAME_UPPER" ? half : total - half;
         }
-        if (size != out[i]) return decline("its attributes do not give the inferred output shape");
+        if (size != out[i]) return declineBecause("its attributes do not give the inferred output shape");
     }
     return begin;
 }
 
 std::optional<NodeProgram> convTranspose(const NodeShapes& s) {
     if (!s.floatInput(0) || !s.floatInput(1) || s.outputTypes.at(0) != DType::Float || (s.hasInput(2) && !s.floatInput(2)))
-        return decline("conv_transpose.comp takes float tensors");
+        return declineBecause("conv_transpose.comp takes float tensors");
     const auto& x = s.inputDims[0];
     const auto& w = s.inputDims[1];
     const auto& y = s.outputDims[0];
     if (x.size() < 3 || x.size() > 5 || w.size() != x.size() || y.size() != x.size())
-        return decline("conv_transpose.comp takes 1-D, 2-D and 3-D convolutions");
+        return declineBecause("conv_transpose.comp takes 1-D, 2-D and 3-D convolutions");
     const Attributes& a = s.attributes();
     const int64_t groups = a.getInt("group", 1);
     if (groups < 1 || x[1] % groups || w[0] != x[1] || w[1] * groups != y[1])
-        return decline("its weights do not fit its input and groups");
-    if (s.hasInput(2) && numel(s.inputDims[2]) != y[1]) return decline("its bias does not have one value per output channel");
+        return declineBecause("its weights do not fit its input and groups");
+    if (s.hasInput(2) && numel(s.inputDims[2]) != y[1]) return declineBecause("its bias does not have one value per output channel");
     const std::vector<int64_t> in(x.begin() + 2, x.end()), kernel(w.begin() + 2, w.end()), out(y.begin() + 2, y.end());
     const auto begin = padsBefore(a, in, kernel, out);
     if (!begin) return std::nullopt;
@@ -70,7 +70,7 @@ std::optional<NodeProgram> convTranspose(const NodeShapes& s) {
     const auto i3 = spatial(in, 1), o3 = spatial(out, 1), k3 = spatial(kernel, 1);
     const auto s3 = spatial(strides, 1), p3 = spatial(*begin, 0), d3 = spatial(dilations, 1);
     for (size_t i = 0; i < 3; ++i)
-        if (s3[i] < 1 || d3[i] < 1) return decline("its strides and dilations must be positive");
+        if (s3[i] < 1 || d3[i] < 1) return declineBecause("its strides and dilations must be positive");
     const auto act = activationCode("", {});
     // On CPU devices with constant weights: 4 output channels per invocation, weights packed as
     // texels [G][taps][C/G][blocks of 4 output channels].

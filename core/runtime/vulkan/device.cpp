@@ -134,9 +134,14 @@ Device::Device(int index) {
     queueInfo.queueFamilyIndex = info_.computeQueueFamily;
     queueInfo.queueCount = 1;
     queueInfo.pQueuePriorities = &priority;
+    VkPhysicalDeviceFeatures supported{}, enabled{};
+    vkGetPhysicalDeviceFeatures(physical_, &supported);
+    enabled.shaderInt64 = supported.shaderInt64;  // typed64.comp's exact 64-bit integer math
+    shaderInt64_ = supported.shaderInt64 == VK_TRUE;
     VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     deviceInfo.queueCreateInfoCount = 1;
     deviceInfo.pQueueCreateInfos = &queueInfo;
+    deviceInfo.pEnabledFeatures = &enabled;
     check(vkCreateDevice(physical_, &deviceInfo, nullptr, &device_), "vkCreateDevice");
     instance_ = instance.release();
     vkGetDeviceQueue(device_, info_.computeQueueFamily, 0, &queue_);

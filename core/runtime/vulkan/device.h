@@ -47,6 +47,8 @@ public:
     const PhysicalDeviceInfo& info() const { return info_; }
     const VkPhysicalDeviceLimits& limits() const { return limits_; }
     const VkPhysicalDeviceMemoryProperties& memory() const { return memory_; }
+    /// True when the device has shaderInt64 (enabled here): shaders may compute in 64-bit integers.
+    bool shaderInt64() const { return shaderInt64_; }
 
     /// Submits `commands` and waits for it to finish.
     void submitAndWait(VkCommandBuffer commands) const;
@@ -61,6 +63,7 @@ private:
     PhysicalDeviceInfo info_;
     VkPhysicalDeviceLimits limits_{};
     VkPhysicalDeviceMemoryProperties memory_{};
+    bool shaderInt64_ = false;
 };
 
 } // namespace graphlens::vk

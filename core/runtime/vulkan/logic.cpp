@@ -3,8 +3,9 @@
 // Neg/Abs/Sign, the float math the unary activation table lacks (inverse and hyperbolic
 // trigonometry, Tan, IsNaN, IsInf, Shrink), Where, Trilu, Sum/Mean chains, QuantizeLinear and
 // DequantizeLinear. Integers are computed in 32 bits (64-bit comparisons and casts to bool look at
-// both words); element moves (Where, Trilu, a Cast to the same type) copy the bits as they are,
-// 64-bit ones too.
+// both words); integer math on int64, uint64 or uint32 runs in typed64.comp, exact over 64 bits, on
+// devices with shaderInt64 and on the CPU elsewhere; element moves (Where, Trilu, a Cast to the
+// same type) copy the bits as they are, 64-bit ones too.
 #include "core/runtime/vulkan/typed.h"
 
 #include <algorithm>
@@ -27,6 +28,7 @@ struct TypedOp {
     float alpha = 0, beta = 0;
     int flag = 0, k = 0;
     int64_t rows = 1, cols = 1;
+    bool wide = false;  ///< typed64.comp whatever the types (casts between 64-bit types)
 };
 
 /// An operand of typed.comp: a tensor, its dims and its type.
@@ -36,9 +38,25 @@ struct Operand {
     DType type;
 };
 
-/// The typed.comp dispatch writing output 0 from up to three operands A, B, C.
+bool wideType(DType t) { return t == DType::Int64 || t == DType::UInt64 || t == DType::UInt32; }
+
+/// True when typed.comp's 32-bit integer math would lose bits: integer math (not moves, not the
+/// comparisons, which typed.comp does over both words) with an int64, uint64 or uint32 operand or output.
+bool needsWide(const NodeShapes& s, const std::vector<Operand>& operands, const TypedOp& op) {
+    if (op.wide) return true;
+    if (op.floatMath || op.code == Where || op.code == Trilu || op.code == Move || op.code == Dequantize ||
+        op.code == Quantize || (op.code >= Equal && op.code <= GreaterOrEqual) || op.code == Cast)
+        return false;
+    bool wide = wideType(s.outputTypes[0]);
+    for (const Operand& o : operands) wide = wide || wideType(o.type);
+    return wide;
+}
+
+/// The typed.comp (or typed64.comp) dispatch writing output 0 from up to three operands A, B, C.
 std::optional<Dispatch> typedDispatch(const NodeShapes& s, const std::vector<Operand>& operands, const TypedOp& op) {
     if (!s.hasOutput(0) || elementCode(s.outputTypes[0]) < 0) return std::nullopt;
+    const bool wide = needsWide(s, operands, op);
+    if (wide && !s.device.int64) return std::nullopt;
     std::vector<std::vector<int64_t>> dims;
     for (const Operand& o : operands) {
         if (elementCode(o.type) < 0) return std::nullopt;
@@ -54,7 +72,7 @@ std::optional<Dispatch> typedDispatch(const NodeShapes& s, const std::vector<Ope
         for (size_t d = 0; d < 6; ++d) c.i(k < operands.size() ? walk->strides[k][d] : 0);
     for (size_t k = 0; k < 3; ++k) c.i(k < operands.size() ? elementCode(operands[k].type) : 0);
     c.i(elementCode(s.outputTypes[0])).i(op.floatMath).f(op.alpha).f(op.beta).i(op.flag).i(op.k).i(op.rows).i(op.cols);
-    Dispatch d{"typed", c.take(), {TensorRef::output(0)}, flatGroups(uint64_t(count), 64)};
+    Dispatch d{wide ? "typed64" : "typed", c.take(), {TensorRef::output(0)}, flatGroups(uint64_t(count), 64)};
     for (const Operand& o : operands) d.bindings.push_back(o.ref);
     return d;
 }
@@ -67,6 +85,8 @@ std::optional<NodeProgram> typedProgram(const NodeShapes& s, const std::vector<s
         operands.push_back({TensorRef::input(int(i)), s.inputDims[i], s.inputTypes[i]});
     }
     auto d = typedDispatch(s, operands, op);
+    if (!d && s.hasOutput(0) && !s.device.int64 && needsWide(s, operands, op))
+        return declineBecause("64-bit and uint32 integer math needs a device with shaderInt64: it runs on the CPU");
     if (!d) return std::nullopt;
     const bool inPlace = !inputs.empty() && inputs[0] == 0 && s.inputDims[0] == s.outputDims[0] &&
                          elementSize(s.inputTypes[0]) == elementSize(s.outputTypes[0]);
@@ -110,8 +130,8 @@ std::optional<NodeProgram> compare(const NodeShapes& s) {
                                                        {"LessOrEqual", LessOrEqual}, {"GreaterOrEqual", GreaterOrEqual}};
     const auto row = std::find_if(std::begin(ops), std::end(ops), [&](const auto& r) { return s.node.opType == r.first; });
     if (row == std::end(ops) || s.inputTypes.size() != 2 || s.inputTypes[0] != s.inputTypes[1]) return std::nullopt;
-    // Unsigned 64-bit and 8/16-bit values compare right as 32-bit ints; uint32 has its own compare.
-    if (s.inputTypes[0] == DType::UInt64 && row->second != Equal) return std::nullopt;
+    // 8/16-bit values compare right as 32-bit ints; uint32 has its own compare; 64-bit ones compare
+    // over both words (uint64 unsigned).
     return typedProgram(s, {0, 1}, {row->second, isFloat(s.inputTypes[0])});
 }
 
@@ -125,8 +145,7 @@ std::optional<NodeProgram> mod(const NodeShapes& s) {
     if (s.inputTypes.size() != 2 || s.inputTypes[0] != s.inputTypes[1]) return std::nullopt;
     const int fmod = int(s.attributes().getInt("fmod", 0));
     if (isFloat(s.inputTypes[0])) return fmod ? typedProgram(s, {0, 1}, {Mod, true, 0, 0, 1}) : std::nullopt;
-    if (!isIntegral(s.inputTypes[0]) || s.inputTypes[0] == DType::UInt32 || s.inputTypes[0] == DType::UInt64)
-        return std::nullopt;
+    if (!isIntegral(s.inputTypes[0]) || s.inputTypes[0] == DType::Bool) return std::nullopt;
     return typedProgram(s, {0, 1}, {Mod, false, 0, 0, fmod});
 }
 
@@ -134,7 +153,7 @@ std::optional<NodeProgram> bitShift(const NodeShapes& s) {
     if (s.inputTypes.size() != 2 || s.inputTypes[0] != s.inputTypes[1] || !isUnsigned(s.inputTypes[0])) return std::nullopt;
     const std::string direction = s.attributes().getString("direction", "");
     if (direction != "LEFT" && direction != "RIGHT") return std::nullopt;
-    // 64-bit values are shifted in their low word: exact while they fit in 32 bits.
+    // uint64 (and uint32) shifts run in typed64.comp.
     return typedProgram(s, {0, 1}, {BitShift, false, 0, 0, direction == "RIGHT"});
 }
 
@@ -145,8 +164,7 @@ std::optional<NodeProgram> intArithmetic(const NodeShapes& s) {
     const auto row = std::find_if(std::begin(ops), std::end(ops), [&](const auto& r) { return s.node.opType == r.first; });
     if (row == std::end(ops) || s.inputTypes.size() != 2 || s.inputTypes[0] != s.inputTypes[1]) return std::nullopt;
     const DType t = s.inputTypes[0];
-    if (!isIntegral(t) || t == DType::Bool || t == DType::UInt32 || t == DType::UInt64) return std::nullopt;
-    if (row->second == Div && isUnsigned(t) && elementSize(t) >= 4) return std::nullopt;
+    if (!isIntegral(t) || t == DType::Bool) return std::nullopt;
     return typedProgram(s, {0, 1}, {row->second});
 }
 
@@ -161,6 +179,16 @@ std::optional<NodeProgram> cast(const NodeShapes& s) {
     if (isFloat(from) && (to == DType::UInt32 || to == DType::UInt64)) return std::nullopt;
     // To bool from 64-bit integers as floats: the int path would see only the low word (2^32 is true).
     const bool wideToBool = to == DType::Bool && elementSize(from) == 8;
+    // Between integers the 32-bit path is exact except into a 64-bit type from another 64-bit one or
+    // from uint32 (it would sign-extend the low word); 64-bit integers to float32 round once there.
+    if (isIntegral(from) && from != DType::Bool && (isIntegral(to) || (isFloat(to) && s.device.int64))) {
+        const bool into64 = to != DType::Bool && elementSize(to) == 8 && (elementSize(from) == 8 || from == DType::UInt32);
+        if (into64 || (isFloat(to) && elementSize(from) == 8)) {
+            TypedOp op{Cast};
+            op.wide = true;
+            return typedProgram(s, {0}, op);
+        }
+    }
     return typedProgram(s, {0}, {Cast, isFloat(from) || isFloat(to) || wideToBool});
 }
 
@@ -199,7 +227,7 @@ std::optional<NodeProgram> trilu(const NodeShapes& s) {
 std::optional<NodeProgram> clip(const NodeShapes& s) {
     if (s.opset < 11 || !s.hasInput(0) || s.inputTypes[0] != s.outputTypes.at(0)) return std::nullopt;
     const DType t = s.inputTypes[0];
-    if (!isFloat(t) && (!isIntegral(t) || t == DType::Bool || t == DType::UInt32 || t == DType::UInt64)) return std::nullopt;
+    if (!isFloat(t) && (!isIntegral(t) || t == DType::Bool)) return std::nullopt;
     std::vector<Operand> operands{{TensorRef::input(0), s.inputDims[0], t}};
     TypedOp op{Clip, isFloat(t)};
     for (size_t i = 1; i <= 2; ++i) {
@@ -226,8 +254,7 @@ std::optional<NodeProgram> variadic(const NodeShapes& s) {
     for (size_t i = 0; i < n; ++i)
         if (!s.hasInput(i) || s.inputTypes[i] != t) return std::nullopt;
     const bool floats = isFloat(t);
-    if (!floats && (name == "Mean" || !isIntegral(t) || t == DType::Bool || t == DType::UInt32 || t == DType::UInt64))
-        return std::nullopt;
+    if (!floats && (name == "Mean" || !isIntegral(t) || t == DType::Bool)) return std::nullopt;
     const Code code = name == "Max" ? Max : name == "Min" ? Min : Add;
     NodeProgram program{"vulkan:typed-chain", {}};
     const Operand out{TensorRef::output(0), s.outputDims[0], t};

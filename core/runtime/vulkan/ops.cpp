@@ -25,11 +25,14 @@ void VulkanOpRegistry::add(const std::string& op, VulkanOpFactory factory, const
     factories_[OpKey(domain, op)].push_back(factory);
 }
 
-std::optional<NodeProgram> VulkanOpRegistry::build(const NodeShapes& node) const {
+std::optional<NodeProgram> VulkanOpRegistry::build(const NodeShapes& node, std::string* why) const {
     auto it = factories_.find(OpKey::of(node.node));
     if (it == factories_.end()) return std::nullopt;
-    for (VulkanOpFactory factory : it->second)
-        if (auto program = factory(node)) return program;
+    for (VulkanOpFactory factory : it->second) {
+        auto program = factory(node);
+        if (program && program->declined.empty()) return program;
+        if (program && why && why->empty()) *why = program->declined;
+    }
     return std::nullopt;
 }
 
@@ -58,21 +61,13 @@ const VulkanOpRegistry& vulkanOps() {
         registerPadOps(r);
         registerResizeOps(r);
         registerConvTransposeOps(r);
+        registerChannelNormOps(r);
+        registerScatterOps(r);
+        registerTopKOps(r);
         return r;
     }();
     return registry;
 }
-
-namespace {
-thread_local std::string declineReason;
-}
-
-std::nullopt_t decline(std::string why) {
-    declineReason = std::move(why);
-    return std::nullopt;
-}
-
-std::string takeDeclineReason() { return std::exchange(declineReason, {}); }
 
 int64_t numel(const std::vector<int64_t>& dims) {
     int64_t n = 1;

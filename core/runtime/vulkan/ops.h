@@ -38,6 +38,9 @@ struct DeviceTraits {
     /// Shaders that load inside loops read their inputs as texels (CPU devices: a storage-buffer load
     /// under a loop's lane mask is a loop over the lanes, a texel fetch one gather).
     bool texelLoads = false;
+    /// shaderInt64: 64-bit and uint32 integer math runs exactly (typed64.comp); without it such nodes
+    /// run on the CPU.
+    bool int64 = false;
 };
 
 /// A node of the prepared graph as the op factories see it: its descriptor and the device.
@@ -78,7 +81,15 @@ struct NodeProgram {
     bool copyOnly = false;            ///< copies input 0 to output 0 as is: nothing to run when they share bytes
     std::vector<Tensor> packed;       ///< weights rearranged at plan time, uploaded with the others
     std::vector<uint64_t> scratch;    ///< bytes of each scratch buffer, alive while the node runs
+    std::string declined;             ///< non-empty: no program; why the node runs on the CPU (declineBecause)
 };
+
+/// What a factory returns to decline a node with a reason the plan shows ("training-mode outputs ...").
+inline NodeProgram declineBecause(std::string why) {
+    NodeProgram p;
+    p.declined = std::move(why);
+    return p;
+}
 
 /// Specialization constants in order; floats travel as their bits.
 class Constants {
@@ -103,8 +114,9 @@ using VulkanOpFactory = std::optional<NodeProgram> (*)(const NodeShapes& node);
 class VulkanOpRegistry {
 public:
     void add(const std::string& op, VulkanOpFactory factory, const std::string& domain = {});
-    /// The program for `node`, or nullopt when no factory accepts it.
-    std::optional<NodeProgram> build(const NodeShapes& node) const;
+    /// The program for `node`, or nullopt when no factory accepts it; `why` then receives the reason a
+    /// factory gave (declineBecause), if one did.
+    std::optional<NodeProgram> build(const NodeShapes& node, std::string* why = nullptr) const;
     /// True when some shader serves the op.
     bool has(const OpKey& key) const;
     std::vector<OpKey> ops() const;  ///< sorted
@@ -129,14 +141,11 @@ void registerConstantOps(VulkanOpRegistry& registry);     ///< Constant, Shape, 
 void registerPadOps(VulkanOpRegistry& registry);          ///< Pad (pad.cpp)
 void registerResizeOps(VulkanOpRegistry& registry);       ///< Resize, Upsample (resize.cpp)
 void registerConvTransposeOps(VulkanOpRegistry& registry);///< ConvTranspose (conv_transpose.cpp)
+void registerChannelNormOps(VulkanOpRegistry& registry);  ///< BatchNormalization (inference), InstanceNormalization, LRN (batchnorm.cpp)
+void registerScatterOps(VulkanOpRegistry& registry);      ///< GatherND, ScatterElements, ScatterND, OneHot, Range (scatter.cpp)
+void registerTopKOps(VulkanOpRegistry& registry);         ///< TopK (topk.cpp)
 
 // Shared helpers of the op files.
-/// A factory's "no" with its reason, which the plan shows for the node that then runs on the CPU
-/// (instead of the generic "its shaders decline these inputs or attributes"):
-/// `return decline("antialias is not supported");`
-std::nullopt_t decline(std::string why);
-/// The reason the last declining factory of this thread gave, cleared by the call ("" if none).
-std::string takeDeclineReason();
 int64_t numel(const std::vector<int64_t>& dims);
 /// Row-major element strides of `dims`.
 std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims);

@@ -58,29 +58,29 @@ std::optional<std::vector<int64_t>> padsOf(const NodeShapes& s, std::string& why
 
 std::optional<NodeProgram> pad(const NodeShapes& s) {
     if (!s.hasInput(0) || !s.hasOutput(0) || s.inputTypes[0] != s.outputTypes[0])
-        return decline("its output type differs from its input's");
+        return declineBecause("its output type differs from its input's");
     const DType type = s.inputTypes[0];
     const int move = moveCode(type);
-    if (move < 0) return decline("pad.comp moves 8-, 16-, 32- and 64-bit elements, not " + std::string(dtypeName(type)));
+    if (move < 0) return declineBecause("pad.comp moves 8-, 16-, 32- and 64-bit elements, not " + std::string(dtypeName(type)));
     const std::string mode = s.attributes().getString("mode", "constant");
     const int modeCode = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : mode == "wrap" ? 3 : -1;
-    if (modeCode < 0) return decline("the pad mode '" + mode + "' is unknown");
+    if (modeCode < 0) return declineBecause("the pad mode '" + mode + "' is unknown");
     const auto& x = s.inputDims[0];
     const auto& y = s.outputDims[0];
     const size_t rank = x.size();
-    if (y.size() != rank) return decline("its output rank differs from its input's");
+    if (y.size() != rank) return declineBecause("its output rank differs from its input's");
     // Pads computed at run time (a graph input): the shader reads the begin pads; the output shape
     // the plan knows gives the ends.
     const bool runtimePads = s.opset >= 11 && s.hasInput(1) && !s.constants[1];
     if (runtimePads && ((s.opset >= 18 && s.hasInput(3)) || rank > 6 || numel(s.inputDims[1]) != int64_t(2 * rank) ||
                         (s.inputTypes[1] != DType::Int64 && s.inputTypes[1] != DType::Int32)))
-        return decline("its pads are computed at run time with axes, past 6 dims or of another type than int32/int64");
+        return declineBecause("its pads are computed at run time with axes, past 6 dims or of another type than int32/int64");
     std::string why;
     const auto pads = runtimePads ? std::optional(std::vector<int64_t>(2 * rank, 0)) : padsOf(s, why);
-    if (!pads) return decline(why);
+    if (!pads) return declineBecause(why);
     for (size_t d = 0; d < rank; ++d) {
-        if (!runtimePads && x[d] + (*pads)[d] + (*pads)[d + rank] != y[d]) return decline("its pads do not give the output shape");
-        if (x[d] == 0) return decline("its input has no elements");
+        if (!runtimePads && x[d] + (*pads)[d] + (*pads)[d + rank] != y[d]) return declineBecause("its pads do not give the output shape");
+        if (x[d] == 0) return declineBecause("its input has no elements");
     }
     // The constant: its bits as specialization constants, or a tensor bound at run time.
     uint32_t lo = 0, hi = 0;
@@ -88,12 +88,12 @@ std::optional<NodeProgram> pad(const NodeShapes& s) {
     if (modeCode == 0) {
         if (s.opset < 11) {
             const float value = s.attributes().getFloat("value", 0.0f);
-            if (type != DType::Float && value != 0.0f) return decline("opset 2's float value pads a non-float tensor");
+            if (type != DType::Float && value != 0.0f) return declineBecause("opset 2's float value pads a non-float tensor");
             std::memcpy(&lo, &value, 4);
         } else if (s.hasInput(2)) {
-            if (s.inputTypes[2] != type) return decline("its constant_value has another type than its input");
+            if (s.inputTypes[2] != type) return declineBecause("its constant_value has another type than its input");
             if (!s.constants[2]) {
-                if (numel(s.inputDims[2]) < 1) return decline("its constant_value is empty");
+                if (numel(s.inputDims[2]) < 1) return declineBecause("its constant_value is empty");
                 valueInput = true;
             } else if (s.constants[2]->numel() >= 1) {
                 const auto* bytes = reinterpret_cast<const uint8_t*>(s.constants[2]->data());
@@ -117,7 +117,7 @@ std::optional<NodeProgram> pad(const NodeShapes& s) {
         in.push_back(x[d]);
         begin.push_back((*pads)[d]);
     }
-    if (out.size() > 6) return decline("it pads more than 6 separate axes");
+    if (out.size() > 6) return declineBecause("it pads more than 6 separate axes");
     while (out.size() < 6) {
         out.insert(out.begin(), 1);
         in.insert(in.begin(), 1);

@@ -23,8 +23,8 @@ bool untouched(const nn::ResizeAxis& axis, int64_t in, int64_t out) {
 
 std::optional<NodeProgram> resizeProgram(const NodeShapes& s, const nn::ResizePlan& plan) {
     const auto& x = s.inputDims[0];
-    if (plan.outDims != s.outputDims[0]) return decline("the plan's output shape differs from the inferred one");
-    if (numel(x) >= (int64_t(1) << 24)) return decline("its input indices pass float's exact integers");
+    if (plan.outDims != s.outputDims[0]) return declineBecause("the plan's output shape differs from the inferred one");
+    if (numel(x) >= (int64_t(1) << 24)) return declineBecause("its input indices pass float's exact integers");
     // Axes as the shader walks them: runs of untouched axes merged into one (taps 0: no table).
     struct Axis {
         int64_t in = 1, out = 1, taps = 0;
@@ -47,7 +47,7 @@ std::optional<NodeProgram> resizeProgram(const NodeShapes& s, const nn::ResizePl
         most = std::max(most, taps);
         axes.push_back({x[d], plan.outDims[d], int64_t(taps), &plan.axes[d]});
     }
-    if (axes.size() > 6) return decline("resize.comp handles up to 6 separately resized dims");
+    if (axes.size() > 6) return declineBecause("resize.comp handles up to 6 separately resized dims");
     while (axes.size() < 6) axes.insert(axes.begin(), Axis{});
     const size_t record = 1 + 2 * most;
     std::vector<float> table;
@@ -122,7 +122,7 @@ std::optional<std::vector<const Tensor*>> constantInputs(const NodeShapes& s, st
         } else {
             const char* names[] = {"X", "roi", "scales", "sizes"};
             const bool old = s.node.opType == "Upsample" || s.opset < 11;
-            return decline(std::string("its ") + (old ? "scales" : i < 4 ? names[i] : "inputs") + " input is computed at run time");
+            return declineBecause(std::string("its ") + (old ? "scales" : i < 4 ? names[i] : "inputs") + " input is computed at run time");
         }
     }
     return inputs;
@@ -130,7 +130,7 @@ std::optional<std::vector<const Tensor*>> constantInputs(const NodeShapes& s, st
 
 std::optional<NodeProgram> resize(const NodeShapes& s) {
     if (!s.floatInput(0) || s.outputTypes.at(0) != DType::Float)
-        return decline("resize.comp interpolates float tensors, not " + std::string(dtypeName(s.inputTypes.at(0))));
+        return declineBecause("resize.comp interpolates float tensors, not " + std::string(dtypeName(s.inputTypes.at(0))));
     std::vector<Tensor> empties;
     const auto inputs = constantInputs(s, empties);
     if (!inputs) return std::nullopt;
@@ -140,7 +140,7 @@ std::optional<NodeProgram> resize(const NodeShapes& s) {
                                              : nn::planResize(s.attributes(), s.opset, s.inputDims[0], *inputs);
         return resizeProgram(s, plan);
     } catch (const KernelError& e) {
-        return decline(e.what());
+        return declineBecause(e.what());
     }
 }
 

@@ -35,6 +35,8 @@ DeviceTraits traitsOf(const Device& device) {
     t.maxTexels = l.maxTexelBufferElements;
     t.sharedBytes = l.maxComputeSharedMemorySize;
     t.maxInvocations = l.maxComputeWorkGroupInvocations;
+    // GRAPHLENS_VULKAN_NO_INT64=1 plans as for a device without shaderInt64 (tests of the decline).
+    t.int64 = device.shaderInt64() && !std::getenv("GRAPHLENS_VULKAN_NO_INT64");
     return t;
 }
 
@@ -125,11 +127,10 @@ void VulkanPlan::chooseKernels() {
         for (ValueId in : n.inputs)
             if (in != kNoId) lastRead_[size_t(in)] = int(pos);
         const NodeShapes s{*descriptor, traits_};
-        std::string why;
-        takeDeclineReason();  // clears what an earlier factory left
+        std::string why, declined;
         if (!vulkanOps().has(OpKey::of(n))) {
             why = "no shader for " + OpKey::of(n).toString();
-        } else if (auto program = vulkanOps().build(s)) {
+        } else if (auto program = vulkanOps().build(s, &declined)) {
             why = limitPassed(*program, s);
             gpu_[pos] = std::make_unique<GpuNode>(GpuNode{std::move(*program), 0, {}, {}, {}});
             bool usable = true;  // every bound tensor non-empty, every produced output bound
@@ -143,8 +144,7 @@ void VulkanPlan::chooseKernels() {
             if (why.empty()) why = "a tensor it reads or writes has no elements, or its shader does not write every output";
             gpu_[pos].reset();
         } else {
-            why = takeDeclineReason();
-            if (why.empty()) why = "its shaders decline these inputs or attributes";
+            why = declined.empty() ? "its shaders decline these inputs or attributes" : declined;
         }
         auto cpu = std::make_unique<CpuNode>();
         cpu->why = why;

@@ -13,8 +13,8 @@
 //       .only(Target::Cpu | Target::Vulkan)   the case tests one backend's path only
 //       .opset(N) / .outputs(N)   default opset 17, one output
 //   Integer cases run on both backends (typed.comp and the layout copies take any integer type);
-//   those that say .only(Target::Cpu) name the shader's limit (64-bit integer arithmetic is done
-//   in the low word on Vulkan).
+//   those that say .only(Target::Cpu) name the shader's limit (64-bit and uint32 integer math runs
+//   in typed64.comp, exact over 64 bits, where the device has shaderInt64).
 //   Inputs: f32(dims) uniform in [-1, 1); f32(dims, lo, hi); ints(type, dims, lo, hi) inclusive;
 //   bools(dims); values(tensor) fixed data; konst(input) makes any of them an initializer (a
 //   constant the kernel may pack at prepare time); i64s({...}) and f32s({...}) are constant 1-D
@@ -178,16 +178,15 @@ inline const std::vector<Case>& kCases() {
             {"Sub", {f32({3, 1, 5}), f32({4, 1})}},
             {"Mul", {f32({1, 9, 1, 33}), f32({2, 1, 17, 1})}},
             {"Div", {f32({5}), f32({3, 1, 1}, 0.5, 2)}},
-            // Vulkan computes 64-bit integer arithmetic in the low word (exact only while values fit in
-            // 32 bits): int64 arithmetic rows are CPU-only, not passes on small values
-            Case{"Add", {ints(I64, {2, 1, 7}, -100, 100), ints(I64, {3, 1}, -100, 100)}}.only(Target::Cpu),
+            // int64 arithmetic on values past 32 bits (Vulkan: typed64.comp, on devices with shaderInt64)
+            {"Add", {ints(I64, {2, 1, 7}, -big, big), ints(I64, {3, 1}, -big, big)}},
             {"Mul", {ints(I32, {4, 5}, -100, 100), ints(I32, {5}, -100, 100)}},
             {"Add", {ints(I32, {2, 1, 7}, -1000, 1000), ints(I32, {3, 1}, -1000, 1000)}},
             Case{"Sub", {ints(I8, {3, 9}, -60, 60), ints(I8, {9}, -60, 60)}}.only(Target::Vulkan),  // the CPU kernels: int32/int64 Add and Mul
             Case{"Div", {ints(I32, {4, 6}, -100, 100), ints(I32, {6}, 1, 9)}}.only(Target::Vulkan),
             {"Max", {f32({2, 1, 7}), f32({1, 3, 1})}},
             {"Min", {f32({3, 7, 33}), f32({3, 7, 33})}},
-            Case{"Max", {ints(I64, {6, 5}, -9, 9), ints(I64, {5}, -9, 9)}}.only(Target::Cpu),  // int64: the low word on Vulkan
+            {"Max", {ints(I64, {6, 5}, -big, big), ints(I64, {5}, -big, big)}},
             {"Min", {ints(I32, {2, 3, 4}, -9, 9), ints(I32, {3, 1}, -9, 9)}},
             Case{"Max", {ints(U8, {3, 7}, 0, 255), ints(U8, {7}, 0, 255)}}.only(Target::Vulkan),  // the CPU kernel: int32/int64
             Case{"Max", {f32(small)}}.only(Target::Vulkan),                              // one input: a copy
@@ -497,6 +496,9 @@ inline const std::vector<Case>& kCases() {
             const auto i32 = [](std::vector<int64_t> dims, std::vector<int32_t> v) { return values(Tensor::fromVector(DType::Int32, std::move(dims), v)); };
             const auto i8 = [](std::vector<int64_t> dims, std::vector<int8_t> v) { return values(Tensor::fromVector(DType::Int8, std::move(dims), v)); };
             const auto u8 = [](std::vector<int64_t> dims, std::vector<uint8_t> v) { return values(Tensor::fromVector(DType::UInt8, std::move(dims), v)); };
+            const auto u64s = [](std::vector<int64_t> dims, std::vector<uint64_t> v) { return values(Tensor::fromVector(DType::UInt64, std::move(dims), v)); };
+            const auto u32s = [](std::vector<int64_t> dims, std::vector<uint32_t> v) { return values(Tensor::fromVector(DType::UInt32, std::move(dims), v)); };
+            const In divisors64 = values(Tensor::int64s({6}, {3, -7, 5000000000, -4294967296, 1, 13}));
             const float inf = std::numeric_limits<float>::infinity();
             const Tensor specials = Tensor::floats({8}, {inf, -inf, nan, 0.f, -1.f, 3e38f, -nan, 1.f});
             std::vector<Case> v = {
@@ -553,6 +555,30 @@ inline const std::vector<Case>& kCases() {
                 {"Less", {values(Tensor::int64s({6}, {int64_t(1) << 32, -(int64_t(1) << 32), 5, -1, big, -3})),
                           values(Tensor::int64s({6}, {1, -1, (int64_t(1) << 32) + 5, int64_t(1) << 33, -big, -3}))}},
                 {"GreaterOrEqual", {ints(I64, {5, 1}, -big, big), ints(I64, {1, 6}, -big, big)}},
+                // 64-bit and uint32 integer math past 32 bits (typed64.comp): wrapping, signed and unsigned
+                // division and remainders, shifts, extremes, casts between the 64-bit types
+                Case{"Sub", {ints(I64, {4, 5}, -big, big), ints(I64, {5}, -big, big)}}.only(Target::Vulkan),
+                {"Mul", {ints(I64, {4, 5}, -3000000000, 3000000000), ints(I64, {5}, -3000000000, 3000000000)}},
+                Case{"Div", {ints(I64, {4, 6}, -big, big), divisors64}}.only(Target::Vulkan),
+                Case{"Mod", {ints(I64, {4, 6}, -big, big), divisors64}}.only(Target::Vulkan),
+                Case{"Mod", {ints(I64, {4, 6}, -big, big), divisors64}, {{"fmod", 1}}}.only(Target::Vulkan),
+                Case{"Min", {ints(I64, {3, 4}, -big, big), ints(I64, {4}, -big, big), ints(I64, {3, 1}, -big, big)}}.only(Target::Vulkan),
+                {"Sum", {ints(I64, {2, 7}, -big, big), ints(I64, {7}, -big, big), ints(I64, {2, 1}, -big, big)}},
+                Case{"Neg", {ints(I64, small, -big, big)}}.only(Target::Vulkan),
+                Case{"Abs", {ints(I64, small, -big, big)}}.only(Target::Vulkan),
+                Case{"Sign", {ints(I64, small, -big, big)}}.only(Target::Vulkan),
+                Case{"Clip", {ints(I64, small, -big, big), konst(values(Tensor::int64s({}, {-big / 3}))), konst(values(Tensor::int64s({}, {big / 2})))}}.only(Target::Vulkan),
+                Case{"Add", {u64s({4}, {~uint64_t(0), uint64_t(1) << 63, 5, uint64_t(1) << 40}), u64s({4}, {2, uint64_t(1) << 63, 7, 3})}}.only(Target::Vulkan),
+                Case{"Div", {u64s({4}, {~uint64_t(0), uint64_t(1) << 63, 5, uint64_t(1) << 40}), u64s({4}, {3, 7, 2, 1000})}}.only(Target::Vulkan),
+                Case{"Less", {u64s({4}, {~uint64_t(0), uint64_t(1) << 63, 5, 3}), u64s({4}, {1, uint64_t(1) << 62, 5, uint64_t(1) << 40})}}.only(Target::Vulkan),
+                Case{"Div", {u32s({4}, {0xFFFFFFFFu, 0x80000000u, 7, 100}), u32s({4}, {3, 2, 0x80000000u, 7})}}.only(Target::Vulkan),
+                Case{"Mod", {u32s({4}, {0xFFFFFFFFu, 0x80000000u, 7, 100}), u32s({4}, {10, 3, 0x80000000u, 7})}}.only(Target::Vulkan),
+                Case{"BitShift", {u64s({3}, {1, ~uint64_t(0), uint64_t(1) << 40}), u64s({3}, {40, 4, 23})}, {{"direction", "LEFT"}}}.only(Target::Vulkan),
+                Case{"BitShift", {u64s({3}, {1, ~uint64_t(0), uint64_t(1) << 40}), u64s({3}, {40, 4, 23})}, {{"direction", "RIGHT"}}}.only(Target::Vulkan),
+                Case{"Cast", {ints(I64, small, -big, big)}, {{"to", 13}}}.only(Target::Vulkan),   // to uint64: the bits
+                Case{"Cast", {u64s({3}, {~uint64_t(0), uint64_t(1) << 63, 5})}, {{"to", 7}}}.only(Target::Vulkan),
+                Case{"Cast", {u32s({3}, {0xFFFFFFFFu, 0x80000000u, 5})}, {{"to", 7}}}.only(Target::Vulkan),  // zero-extended
+                Case{"Cast", {values(Tensor::int64s({3}, {(int64_t(1) << 40) + 1, -(int64_t(1) << 53) - 3, (int64_t(1) << 24) + 1}))}, {{"to", 1}}}.only(Target::Vulkan),
                 {"Cast", {f32(small, -1e12, 1e12)}, {{"to", 7}}},     // int64 past 32 bits
                 {"Cast", {f32(small, -1e10, 1e10)}, {{"to", 6}}},     // int32: saturates
                 {"Cast", {f32(small, -300, 300)}, {{"to", 3}}},       // int8: saturates
@@ -645,6 +671,65 @@ inline const std::vector<Case>& kCases() {
                 Case{"CumSum", {f32({3, 5, 7}), i64s({2})}, {{"exclusive", 1}, {"reverse", 1}}}.tol(kSums),
                 {"CumSum", {ints(I32, {4, 9}, -1000, 1000), i64s({1})}},
                 Case{"CumSum", {f32({4, 300}), i64s({1})}}.tol(kSums),
+                // int64 past 32 bits: compared over both words, summed with carries
+                {"ArgMax", {ints(I64, {3, 9}, -big, big)}, {{"axis", 1}}},
+                {"ArgMin", {values(Tensor::int64s({2, 3}, {int64_t(1) << 32, -(int64_t(1) << 32), 5, -1, big, -(int64_t(1) << 32)}))}, {{"axis", 1}, {"select_last_index", 1}}},
+                {"CumSum", {ints(I64, {3, 7}, -big, big), i64s({1})}},
+                {"CumSum", {values(Tensor::int64s({4}, {0xFFFFFFFF, 1, -2, 0x7FFFFFFF})), i64s({0})}, {{"exclusive", 1}, {"reverse", 1}}},
+            };
+            for (Case& c : v) t.push_back(std::move(c));
+        }
+        // per-channel normalizations (vulkan/batchnorm.cpp): BatchNormalization of any rank with fed
+        // statistics, InstanceNormalization rows past one workgroup's 64 lanes, LRN windows at both edges
+        {
+            std::vector<Case> v = {
+                // (cpu:batchnorm folds constant statistics at prepare time: fed ones are Vulkan rows)
+                Case{"BatchNormalization", {f32({2, 3, 4, 5, 3}), f32({3}), f32({3}), f32({3}), f32({3}, 0.5, 2)}}.only(Target::Vulkan),
+                Case{"BatchNormalization", {f32({2, 7, 9}), f32({7}), f32({7}), f32({7}), f32({7}, 0.5, 2)}, {{"epsilon", 0.1}}}.opset(9).only(Target::Vulkan),
+                Case{"BatchNormalization", {f32({2, 4, 3, 3}), konst(f32({4})), konst(f32({4})), konst(f32({4})), konst(f32({4}, 0.5, 2))}}.opset(9),
+                {"InstanceNormalization", {f32({2, 3, 37, 29}, 4, 6), f32({3}), f32({3})}},
+                {"InstanceNormalization", {f32({3, 4}), konst(f32({4})), konst(f32({4}))}},  // rank 2: one element per row
+                {"LRN", {f32({2, 8, 5, 5})}, {{"size", 3}}},
+                {"LRN", {f32({1, 7, 6}, -4, 4)}, {{"size", 4}, {"alpha", 0.02}, {"beta", 0.6}, {"bias", 2.0}}},  // an even window
+                {"LRN", {f32({2, 5, 3, 4, 2})}, {{"size", 11}}},  // wider than the channels
+            };
+            for (Case& c : v) t.push_back(std::move(c));
+        }
+        // indexing, generating and sorting shaders (vulkan/scatter.cpp, topk.cpp): repeated scatter targets
+        // combine in the reference's order; negative indices; 64-bit values past 32 bits; ties and NaN in TopK
+        {
+            const int64_t two32 = int64_t(1) << 32;
+            const float nanValue = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+            std::vector<Case> v = {
+                Case{"GatherND", {f32({2, 3, 4}), ints(I64, {5, 2}, -2, 1)}}.tol(kExact),
+                Case{"GatherND", {f32({2, 3, 4, 5}), ints(I64, {2, 4, 2}, -3, 2)}, {{"batch_dims", 1}}}.tol(kExact),
+                Case{"GatherND", {ints(I64, {4, 3}, -big, big), ints(I32, {3, 2}, -3, 2)}}.tol(kExact),  // whole-rank tuples
+                Case{"GatherND", {ints(U8, {3, 4, 6}, 0, 255), ints(I64, {3, 2, 1}, -4, 3)}, {{"batch_dims", 1}}}.tol(kExact),
+                Case{"ScatterElements", {f32({4, 5}), ints(I64, {3, 5}, -4, 3), f32({3, 5})}}.tol(kExact),
+                Case{"ScatterElements", {f32({3, 6}), ints(I64, {3, 4}, -6, 5), f32({3, 4})}, {{"axis", 1}, {"reduction", "add"}}}.opset(16),
+                Case{"ScatterElements", {ints(I32, {2, 5, 3}, -100, 100), ints(I32, {2, 4, 3}, 0, 4), ints(I32, {2, 4, 3}, -100, 100)},
+                     {{"axis", -2}, {"reduction", "max"}}}.opset(18),
+                Case{"ScatterElements", {f32({4, 3}), ints(I64, {2, 3}, 0, 3), f32({2, 3})}, {{"reduction", "min"}}}.opset(18).tol(kExact),
+                Case{"ScatterElements", {ints(I64, {3, 4}, -big, big), ints(I64, {3, 2}, 0, 3), ints(I64, {3, 2}, -big, big)}, {{"axis", 1}}},
+                Case{"Scatter", {f32({4, 5}), ints(I64, {3, 5}, -4, 3), f32({3, 5})}, {{"axis", 0}}}.opset(10).tol(kExact),
+                Case{"ScatterND", {f32({4, 5, 6}), ints(I64, {3, 1}, -4, 3), f32({3, 5, 6})}}.tol(kExact),
+                Case{"ScatterND", {f32({4, 5}, 0.5, 1.5), ints(I64, {2, 3, 2}, 0, 3), f32({2, 3}, 0.5, 1.5)}, {{"reduction", "mul"}}}.opset(16),
+                Case{"ScatterND", {ints(I8, {4, 6}, -100, 100), ints(I64, {5, 2}, -4, 3), ints(I8, {5}, -100, 100)}, {{"reduction", "add"}}}.opset(16),
+                Case{"ScatterND", {f32({3, 4, 2}), ints(I32, {2, 2}, 0, 2), f32({2, 2})}, {{"reduction", "max"}}}.opset(18).tol(kExact),
+                Case{"ScatterND", {ints(I64, {5, 4}, -big, big), ints(I64, {2, 1}, -5, 4), ints(I64, {2, 4}, -big, big)}},
+                Case{"OneHot", {ints(I64, {3, 4}, -5, 4), konst(values(Tensor::int64s({}, {5}))), f32s({-1.f, 3.f})}}.tol(kExact),
+                Case{"OneHot", {f32({2, 3}, -4, 4), konst(values(Tensor::int64s({1}, {4}))), konst(values(Tensor::int64s({2}, {0, big})))}, {{"axis", 1}}},
+                Case{"OneHot", {ints(I32, {5}, 0, 6), konst(values(Tensor::floats({}, {6.f}))), konst(values(Tensor::fromVector(DType::Int8, {2}, std::vector<int8_t>{-3, 7})))}, {{"axis", 0}}},
+                {"Range", {f32({}, -5, 5), f32({}, 5, 20), f32({}, 0.5, 2)}},
+                {"Range", {values(Tensor::int64s({}, {two32 - 40})), values(Tensor::int64s({}, {two32 + 50})), values(Tensor::int64s({}, {3}))}},  // across 2^32
+                {"Range", {values(Tensor::fromVector(DType::Int32, {}, std::vector<int32_t>{10})), values(Tensor::fromVector(DType::Int32, {}, std::vector<int32_t>{-20})),
+                           values(Tensor::fromVector(DType::Int32, {}, std::vector<int32_t>{-3}))}},
+                Case{"TopK", {f32({3, 20}), i64s({5})}}.outputs(2).tol(kExact),
+                Case{"TopK", {f32({7, 4, 3}), i64s({3})}, {{"axis", 1}, {"largest", 0}}}.outputs(2).tol(kExact),
+                Case{"TopK", {ints(I32, {4, 30}, 0, 5), i64s({10})}}.outputs(2),  // ties in index order
+                Case{"TopK", {ints(I64, {2, 9}, -big, big), i64s({4})}, {{"axis", 1}}}.outputs(2),
+                Case{"TopK", {values(Tensor::floats({8}, {1.f, nanValue, 3.f, nanValue, -inf, 2.f, 3.f, inf})), i64s({5})}, {{"largest", 0}}}.outputs(2).tol(kExact),
+                Case{"TopK", {f32({2, 6, 5}), i64s({6})}, {{"axis", -2}, {"largest", 0}}}.outputs(2).tol(kExact),  // k = n
             };
             for (Case& c : v) t.push_back(std::move(c));
         }

@@ -320,12 +320,12 @@ private slots:
 
     void opsWithoutAShaderFallBackToTheCpuWithTheirTransfers() {
         const Model m = graphOf({2, 3, 8}, [&](GraphBuilder& b, ValueId x) {
-            return b.op("Sigmoid", {b.op("LRN", {b.op("Relu", {x})}, {{"size", int64_t(3)}})});
+            return b.op("Sigmoid", {b.op("LpNormalization", {b.op("Relu", {x})})});
         });
         const auto kernels = agreesWithCpu(m, {2, 3, 8});
         QCOMPARE(kernels.size(), size_t(3));
         QCOMPARE(kernels[0], std::string("vulkan:unary"));
-        QVERIFY2(kernels[1].rfind("cpu-fallback:LRN", 0) == 0, kernels[1].c_str());
+        QVERIFY2(kernels[1].rfind("cpu-fallback:LpNormalization", 0) == 0, kernels[1].c_str());
         // 192 bytes down for its input, 192 bytes up for its output
         QVERIFY2(kernels[1].find("(transfer 384 B)") != std::string::npos, kernels[1].c_str());
         QCOMPARE(kernels[2], std::string("vulkan:unary"));

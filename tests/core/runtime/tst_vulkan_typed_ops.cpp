@@ -4,7 +4,8 @@
 // Gather and GatherElements with negative indices; Trilu; Shape, Size, ConstantOfShape, EyeLike,
 // Dropout; NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss; ArgMax, ArgMin, Hardmax,
 // CumSum; Sum, Mean and Max of three inputs; the trigonometry the unary table lacks. Every node must run as a shader (no CPU fallback). Skips where there is no Vulkan
-// device.
+// device. Also: int64 math exact past 32 bits (typed64.comp), and the reasons nodes are declined
+// with (int64 math without shaderInt64, BatchNormalization in training mode).
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/backend_registry.h"
@@ -262,6 +263,50 @@ private slots:
         expectOp("Mean", floats, {}, f32({2, 2}, {37, 122.0f / 3, 71, 224.0f / 3}), 1e-6);
         expectOp("Max", {{{"a", i64({3}, {1, 9, -4})}, {"b", i64({3}, {5, 2, -7})}, {"c", i64({1}, {3})}}}, {}, i64({3}, {5, 9, 3}));
         expectOp("Sum", {{{"a", f32({2}, {1.5f, 2})}}}, {}, f32({2}, {1.5f, 2}));
+    }
+
+    void int64MathIsExactPastThirtyTwoBits() {
+        const int64_t a = (int64_t(1) << 40) + 7, b = -(int64_t(3) << 33) + 1;
+        expectOp("Add", {{{"a", i64({2}, {a, -a})}, {"b", i64({2}, {b, int64_t(1) << 32})}}}, {}, i64({2}, {a + b, -a + (int64_t(1) << 32)}));
+        expectOp("Mul", {{{"a", i64({2}, {3000000000, -5})}, {"b", i64({2}, {3, int64_t(1) << 33})}}}, {}, i64({2}, {9000000000, -(int64_t(5) << 33)}));
+        expectOp("Div", {{{"a", i64({2}, {a, -a})}, {"b", i64({2}, {int64_t(1) << 33, 7})}}}, {}, i64({2}, {a / (int64_t(1) << 33), -a / 7}));
+        const auto pythonMod = [](int64_t x, int64_t d) {  // the sign of the divisor
+            const int64_t r = x % d;
+            return r != 0 && ((r < 0) != (d < 0)) ? r + d : r;
+        };
+        expectOp("Mod", {{{"a", i64({2}, {-a, a})}, {"b", i64({2}, {int64_t(5) << 32, -9})}}}, {},
+                 i64({2}, {pythonMod(-a, int64_t(5) << 32), pythonMod(a, -9)}));
+    }
+
+    /// Without shaderInt64 (GRAPHLENS_VULKAN_NO_INT64=1 plans as for such a device) int64 math runs on
+    /// the CPU, saying why, and BatchNormalization in training mode always does.
+    void declinedNodesSayWhy() {
+        auto whyOf = [&](const Model& m) {
+            std::unique_ptr<Plan> plan;
+            try {
+                plan = vulkan_->compile(m, {});
+            } catch (const std::exception& e) {
+                return std::string("compile failed: ") + e.what();
+            }
+            std::string why;
+            for (const PlannedNode& n : plan->nodes())
+                if (n.device == "cpu") why += n.why;
+            return why;
+        };
+        const Inputs ints{{{"a", i64({2}, {1, 2})}, {"b", i64({2}, {3, 4})}}};
+        const Model add = graphOf(ints, [](GraphBuilder& b, const std::vector<ValueId>& xs) { return std::vector<ValueId>{b.op("Add", xs)}; });
+        QCOMPARE(whyOf(add), std::string());
+        qputenv("GRAPHLENS_VULKAN_NO_INT64", "1");
+        const std::string why = whyOf(add);
+        qunsetenv("GRAPHLENS_VULKAN_NO_INT64");
+        QCOMPARE(why, std::string("64-bit and uint32 integer math needs a device with shaderInt64: it runs on the CPU"));
+        const Inputs x{{{"x", f32({2, 2}, {1, 2, 3, 4})}}};
+        const Model bn = graphOf(x, [](GraphBuilder& b, const std::vector<ValueId>& xs) {
+            const auto c = [&](const char* name, float v) { return b.initializer(name, Tensor::floats({2}, {v, v})); };
+            return b.ops("BatchNormalization", {xs[0], c("s", 1), c("b", 0), c("m", 0), c("v", 1)}, 3, {{"training_mode", int64_t(1)}});
+        });
+        const std::string bnWhy = whyOf(bn);
+        QVERIFY2(bnWhy == "BatchNormalization in training mode (batch statistics, running-mean outputs) runs on the CPU", bnWhy.c_str());
     }
 
     void trigonometryOfTheTypedShader() {

@@ -1,7 +1,8 @@
 // Ops along one axis of a tensor viewed as [OUTER, N, INNER], one invocation per (outer, inner)
 // line: ArgMax and ArgMin (int64 indices, the first or the last extreme), Hardmax (1 at the first
 // maximum) and CumSum (inclusive or exclusive, forward or reverse), on float32 or integer
-// tensors (typed.glsl; integers compared and summed as 32-bit ints).
+// tensors (typed.glsl; integers compared and summed as 32-bit ints, int64 ones over both words:
+// the high word signed, then the low word, sums carried).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
@@ -28,6 +29,12 @@ bool beats(uint a, uint b) {
         float va = LOAD_FLOAT(x, TX, a), vb = LOAD_FLOAT(x, TX, b);
         return LAST == 1 ? (maxOp ? va >= vb : va <= vb) : (maxOp ? va > vb : va < vb);
     }
+    if (elementBytes(TX) == 8u) {
+        int ha = int(x[2u * a + 1u]), hb = int(x[2u * b + 1u]);
+        uint la = x[2u * a], lb = x[2u * b];
+        int o = ha != hb ? (ha < hb ? -1 : 1) : (la < lb ? -1 : (la > lb ? 1 : 0));
+        return LAST == 1 ? (maxOp ? o >= 0 : o <= 0) : (maxOp ? o > 0 : o < 0);
+    }
     int va = LOAD_INT(x, TX, a), vb = LOAD_INT(x, TX, b);
     return LAST == 1 ? (maxOp ? va >= vb : va <= vb) : (maxOp ? va > vb : va < vb);
 }
@@ -49,8 +56,17 @@ void main() {
     }
     float sumF = 0.0;
     int sumI = 0;
+    uint sumLo = 0u, sumHi = 0u, carry;  // int64: the sum's two words
     for (uint k = 0u; k < N; ++k) {
         uint e = base + (REVERSE == 1 ? N - 1u - k : k) * INNER;
+        if (elementBytes(TX) == 8u) {
+            uint lo = x[2u * e], hi = x[2u * e + 1u];
+            if (EXCLUSIVE == 0) { sumLo = uaddCarry(sumLo, lo, carry); sumHi += hi + carry; }
+            y[2u * e] = sumLo;
+            y[2u * e + 1u] = sumHi;
+            if (EXCLUSIVE == 1) { sumLo = uaddCarry(sumLo, lo, carry); sumHi += hi + carry; }
+            continue;
+        }
         float vf = 0.0;
         int vi = 0;
         if (TX == TY_F32) vf = LOAD_FLOAT(x, TX, e); else vi = LOAD_INT(x, TX, e);

@@ -15,17 +15,7 @@ packages=(
   xvfb xauth fonts-dejavu-core dpkg-dev file desktop-file-utils shared-mime-info
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "bootstrap: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+./scripts/apt_install.sh "${packages[@]}"
 
 build_type="${GRAPHLENS_BUILD_TYPE:-Release}"
 if [ ! -f build/build.ninja ]; then

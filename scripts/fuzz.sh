@@ -7,7 +7,8 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]
 #
-# Needs Debian's clang, libclang-rt-14-dev and libomp-dev besides the packages of scripts/bootstrap.sh.
+# Installs Debian's clang, libclang-rt-14-dev and libomp-dev where missing (besides the packages of
+# scripts/bootstrap.sh, which it expects).
 # A reproducer replays with: build-fuzz/fuzz/TARGET FILE; fix it, then copy FILE into
 # fuzz/regressions/TARGET/, which ctest replays in every build (fuzz_regressions).
 set -euo pipefail
@@ -20,6 +21,7 @@ targets=("$@")
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 
 build="${GRAPHLENS_FUZZ_BUILD:-build-fuzz}"
+./scripts/apt_install.sh clang libclang-rt-14-dev libomp-dev
 if [ ! -f "$build/build.ninja" ]; then
   CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Fuzz \
     -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only -fno-sanitize-recover=undefined" -DGRAPHLENS_FUZZ=ON -DGRAPHLENS_SANITIZE=address,undefined \

@@ -134,6 +134,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per command (default 30)")
     ap.add_argument("--max-vm", type=int, default=8 << 30,
                     help="address-space limit of each command in bytes (default 8 GiB; 0: none)")
+    ap.add_argument("--max-memory", default="1G",
+                    help="--max-memory of both commands (default 1G): a server running untrusted models "
+                         "bounds them, and a legitimately huge plan would otherwise compute for minutes")
     ap.add_argument("--keep", help="copy every crashing or hanging model into this folder")
     ap.add_argument("--verbose", action="store_true", help="print every case, not only the bad ones")
     ap.add_argument("models", nargs="*", help="models to mutate (default: the fixtures and the sample CNN)")
@@ -154,9 +157,9 @@ def main():
             mutant = os.path.join(tmp, "case_%04d.onnx" % case)
             onnx.save(model, mutant)
             commands = {
-                "run": [args.graphlens, "run", mutant, "--threads", "1"],
+                "run": [args.graphlens, "run", mutant, "--threads", "1", "--max-memory", args.max_memory],
                 "optimize": [args.graphlens, "optimize", mutant, "-o", os.path.join(tmp, "out.onnx"),
-                             "--passes", "all", "--verify"],
+                             "--passes", "all", "--verify", "--max-memory", args.max_memory],
             }
             for label, cmd in commands.items():
                 outcome, elapsed, last = run(cmd, args.timeout, args.max_vm)

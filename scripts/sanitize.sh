@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 seconds="${1:-15}"
 build="${GRAPHLENS_ASAN_BUILD:-build-asan}"
 
+# Clang and libFuzzer besides what scripts/bootstrap.sh installs.
+./scripts/apt_install.sh clang libclang-rt-14-dev libomp-dev
+
 if [ ! -f "$build/build.ninja" ]; then
   CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
     -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -gline-tables-only -fno-sanitize-recover=undefined" \

@@ -37,6 +37,8 @@ void addOptimizeOptions(QCommandLineParser& parser) {
     parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
     parser.addOption({"seed", "seed of the random verification inputs", "N", "0"});
     parser.addOption({"threads", "CPU threads for verification (default: all cores)", "T", "0"});
+    parser.addOption({"max-memory", "verification: refuse to run a graph whose plan needs more than BYTES "
+                                    "(K, M, G, T suffixes; default: the memory available)", "BYTES"});
     parser.addOption({"sparsity", "prune-magnitude: fraction of each weight tensor set to zero (default 0.5)", "S", "0.5"});
 }
 
@@ -57,6 +59,7 @@ PipelineOptions pipelineOptions(const QCommandLineParser& parser, const Model& m
     if (!rtolOk || !atolOk || options.verifyOptions.rtol < 0 || options.verifyOptions.atol < 0)
         throw std::runtime_error("--rtol and --atol must be non-negative numbers");
     options.verifyOptions.threads = parser.value("threads").toInt();
+    options.verifyOptions.maxMemory = maxMemoryFromOptions(parser);
     if (options.verify) options.feeds = feedsFromOptions(model, parser);
     return options;
 }

@@ -9,12 +9,47 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <onnx/defs/schema.h>
+
 #include <unordered_map>
 
 namespace graphlens {
+namespace {
+
+/// Throws OnnxError naming the first standard-domain node (in any graph) that does not match its
+/// ONNX schema: a required attribute missing, an attribute of the wrong type, too few or too many
+/// inputs or outputs. libonnx's inference functions assume a checked node and read such a node out
+/// of bounds (a Scan without num_scan_inputs crashed the loader under fuzzing).
+void verifyAgainstSchemas(const onnx::GraphProto& graph, const std::unordered_map<std::string, int>& opsets) {
+    for (const onnx::NodeProto& node : graph.node()) {
+        const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+        if (domain.empty() || domain == "ai.onnx.ml") {
+            const auto opset = opsets.find(domain);
+            const int version = opset == opsets.end() ? 0 : opset->second;
+            if (const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), version, domain)) {
+                try {
+                    schema->Verify(node);
+                } catch (const std::exception& e) {
+                    const std::string name = node.name().empty() ? node.op_type() : "'" + node.name() + "' (" + node.op_type() + ")";
+                    throw OnnxError("the node " + name + " does not match its ONNX schema, so shape inference did not run: " +
+                                    firstLine(e));
+                }
+            }
+        }
+        for (const onnx::AttributeProto& a : node.attribute()) {
+            if (a.has_g()) verifyAgainstSchemas(a.g(), opsets);
+            for (const onnx::GraphProto& g : a.graphs()) verifyAgainstSchemas(g, opsets);
+        }
+    }
+}
+
+} // namespace
 
 void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
     registerContribSchemas();  // FusedConv and FusedGemm keep their shapes
+    std::unordered_map<std::string, int> opsets;
+    for (const auto& o : proto.opset_import()) opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = int(o.version());
+    verifyAgainstSchemas(proto.graph(), opsets);
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
                                             /*data_propagation=*/true);

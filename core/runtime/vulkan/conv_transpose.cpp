@@ -10,7 +10,12 @@ namespace {
 /// Pads before each spatial dim, as the reference computes them; nullopt (with the reason given)
 /// where the attributes do not give the inferred output sizes.
 std::optional<std::vector<int64_t>> padsBefore(const Attributes& a, const std::vector<int64_t>& in,
-                                               const std::vector<int64_t>& kernel, const std::vector<int64_t>& out) {
+                                               const std::vector<int64_t>& kernel, const std::vector<int64_t>& out,
+                                               std::string& why) {
+    auto no = [&why](std::string reason) {
+        why = std::move(reason);
+        return std::nullopt;
+    };
     const size_t rank = in.size();
     auto ints = [&](const char* name, size_t count, int64_t fallback) {
         return a.getInts(name, std::vector<int64_t>(count, fallback));
@@ -18,13 +23,13 @@ std::optional<std::vector<int64_t>> padsBefore(const Attributes& a, const std::v
     const auto strides = ints("strides", rank, 1), dilations = ints("dilations", rank, 1);
     const auto pads = ints("pads", 2 * rank, 0), outputPadding = ints("output_padding", rank, 0);
     if (strides.size() != rank || dilations.size() != rank || pads.size() != 2 * rank || outputPadding.size() != rank)
-        return declineBecause("its strides, dilations, pads or output_padding do not fit its rank");
+        return no("its strides, dilations, pads or output_padding do not fit its rank");
     std::vector<int64_t> outputShape = a.getInts("output_shape");
-    if (!outputShape.empty() && outputShape.size() < rank) return declineBecause("its output_shape has too few values");
+    if (!outputShape.empty() && outputShape.size() < rank) return no("its output_shape has too few values");
     if (!outputShape.empty()) outputShape.erase(outputShape.begin(), outputShape.end() - int64_t(rank));
     const std::string autoPad = a.getString("auto_pad", "NOTSET");
     if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
-        return declineBecause("auto_pad '" + autoPad + "' is unknown");
+        return no("auto_pad '" + autoPad + "' is unknown");
     std::vector<int64_t> begin(rank);
     for (size_t i = 0; i < rank; ++i) {
         const int64_t full = strides[i] * (in[i] - 1) + outputPadding[i] + (kernel[i] - 1) * dilations[i] + 1;
@@ -38,7 +43,7 @@ std::optional<std::vector<int64_t>> padsBefore(const Attributes& a, const std::v
             const int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
             begin[i] = autoPad == "SAME_UPPER" ? half : total - half;
         }
-        if (size != out[i]) return declineBecause("its attributes do not give the inferred output shape");
+        if (size != out[i]) return no("its attributes do not give the inferred output shape");
     }
     return begin;
 }
@@ -57,8 +62,9 @@ std::optional<NodeProgram> convTranspose(const NodeShapes& s) {
         return declineBecause("its weights do not fit its input and groups");
     if (s.hasInput(2) && numel(s.inputDims[2]) != y[1]) return declineBecause("its bias does not have one value per output channel");
     const std::vector<int64_t> in(x.begin() + 2, x.end()), kernel(w.begin() + 2, w.end()), out(y.begin() + 2, y.end());
-    const auto begin = padsBefore(a, in, kernel, out);
-    if (!begin) return std::nullopt;
+    std::string why;
+    const auto begin = padsBefore(a, in, kernel, out, why);
+    if (!begin) return declineBecause(why);
     const size_t rank = in.size();
     auto spatial = [&](const std::vector<int64_t>& v, int64_t fallback) {  // as D, H, W
         std::vector<int64_t> r(3 - rank, fallback);

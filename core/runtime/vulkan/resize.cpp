@@ -106,7 +106,8 @@ std::optional<Tensor> sizesFromOutput(const NodeShapes& s) {
 /// The node's inputs as the plan takes them: constants, or empty tensors for empty run-time
 /// inputs, or for run-time sizes the output dims; nullopt (with the reason given) when another
 /// input the plan reads is computed at run time.
-std::optional<std::vector<const Tensor*>> constantInputs(const NodeShapes& s, std::vector<Tensor>& empties) {
+std::optional<std::vector<const Tensor*>> constantInputs(const NodeShapes& s, std::vector<Tensor>& empties,
+                                                         std::string& why) {
     std::vector<const Tensor*> inputs(s.inputTypes.size(), nullptr);
     empties.reserve(inputs.size());
     for (size_t i = 1; i < inputs.size(); ++i) {
@@ -122,7 +123,8 @@ std::optional<std::vector<const Tensor*>> constantInputs(const NodeShapes& s, st
         } else {
             const char* names[] = {"X", "roi", "scales", "sizes"};
             const bool old = s.node.opType == "Upsample" || s.opset < 11;
-            return declineBecause(std::string("its ") + (old ? "scales" : i < 4 ? names[i] : "inputs") + " input is computed at run time");
+            why = std::string("its ") + (old ? "scales" : i < 4 ? names[i] : "inputs") + " input is computed at run time";
+            return std::nullopt;
         }
     }
     return inputs;
@@ -132,8 +134,9 @@ std::optional<NodeProgram> resize(const NodeShapes& s) {
     if (!s.floatInput(0) || s.outputTypes.at(0) != DType::Float)
         return declineBecause("resize.comp interpolates float tensors, not " + std::string(dtypeName(s.inputTypes.at(0))));
     std::vector<Tensor> empties;
-    const auto inputs = constantInputs(s, empties);
-    if (!inputs) return std::nullopt;
+    std::string why;
+    const auto inputs = constantInputs(s, empties, why);
+    if (!inputs) return declineBecause(why);
     try {
         const bool upsample = s.node.opType == "Upsample";
         const nn::ResizePlan plan = upsample ? nn::planUpsample(s.attributes(), s.inputDims[0], *inputs)

@@ -71,7 +71,7 @@ std::optional<int64_t> elementsOf(const Graph& g, ValueId v) {
 }
 
 std::optional<int64_t> poolFlops(const Graph& g, const Node& n) {
-    const auto out = elementsOf(g, n.outputs[0]);
+    const auto out = elementsOf(g, n.output(0));
     const std::vector<int64_t> kernel = n.attributes.getInts("kernel_shape");
     if (!out || kernel.empty()) return std::nullopt;
     return *out * std::accumulate(kernel.begin(), kernel.end(), int64_t(1), std::multiplies<>());
@@ -80,18 +80,18 @@ std::optional<int64_t> poolFlops(const Graph& g, const Node& n) {
 /// A com.microsoft FusedConv/FusedGemm: the product, its activation and a residual input Z.
 std::optional<int64_t> fusedFlops(const Graph& g, const Node& n) {
     auto product = estimateNodeFlops(g, n);
-    const auto out = elementsOf(g, n.outputs[0]);
+    const auto out = elementsOf(g, n.output(0));
     if (!product || !out) return std::nullopt;
     if (const std::string activation = n.attributes.getString("activation", ""); !activation.empty())
         *product += *out * lookup(kPerOutputElement, activation).value_or(1);
-    if (n.opType == "FusedConv" && n.inputs.size() > 3 && n.inputs[3] != kNoId) *product += *out;
+    if (n.opType == "FusedConv" && n.inputs().size() > 3 && n.input(3) != kNoId) *product += *out;
     return product;
 }
 
 /// com.microsoft FusedMatMul: A (optionally transposed) times B, scaled by alpha.
 std::optional<int64_t> fusedMatMulFlops(const Graph& g, const Node& n) {
-    const Value& a = g.value(n.inputs[0]);
-    const auto out = elementsOf(g, n.outputs[0]);
+    const Value& a = g.value(n.input(0));
+    const auto out = elementsOf(g, n.output(0));
     if (!out || !a.shape.rankKnown() || a.shape.rank() < 2) return std::nullopt;
     const Dim& k = a.shape[a.shape.rank() - (n.attributes.getInt("transA", 0) ? 2 : 1)];
     if (!k.isStatic()) return std::nullopt;
@@ -102,7 +102,7 @@ std::optional<int64_t> microsoftFlops(const Graph& g, const Node& n) {
     if (n.opType == "FusedConv" || n.opType == "FusedGemm") return fusedFlops(g, n);
     if (n.opType == "FusedMatMul") return fusedMatMulFlops(g, n);
     const auto perElement = lookup(kMicrosoftPerOutputElement, n.opType);
-    const auto out = elementsOf(g, n.outputs[0]);
+    const auto out = elementsOf(g, n.output(0));
     if (!perElement || !out) return std::nullopt;
     return *perElement * *out;
 }
@@ -110,11 +110,11 @@ std::optional<int64_t> microsoftFlops(const Graph& g, const Node& n) {
 std::optional<int64_t> defaultDomainFlops(const Graph& g, const Node& n) {
     if (auto product = estimateNodeFlops(g, n)) return product;
     if (contains(kDataMovement, n.opType)) return 0;
-    if (contains(kPerInputElement, n.opType)) return elementsOf(g, n.inputs[0]);
+    if (contains(kPerInputElement, n.opType)) return elementsOf(g, n.input(0));
     if (n.opType == "MaxPool" || n.opType == "AveragePool" || n.opType == "LpPool") return poolFlops(g, n);
-    const auto out = elementsOf(g, n.outputs[0]);
+    const auto out = elementsOf(g, n.output(0));
     if (!out) return std::nullopt;
-    const auto inputs = int64_t(n.inputs.size());
+    const auto inputs = int64_t(n.inputs().size());
     if (n.opType == "Sum" || n.opType == "Max" || n.opType == "Min") return *out * std::max<int64_t>(inputs - 1, 0);
     if (n.opType == "Mean") return *out * inputs;
     if (auto perElement = lookup(kPerOutputElement, n.opType)) return *perElement * *out;
@@ -124,11 +124,11 @@ std::optional<int64_t> defaultDomainFlops(const Graph& g, const Node& n) {
 } // namespace
 
 std::optional<int64_t> nodeFlops(const Graph& graph, const Node& node) {
-    if (node.outputs.empty()) return std::nullopt;
-    if (node.domain == "com.microsoft") return node.inputs.empty() ? std::nullopt : microsoftFlops(graph, node);
+    if (node.outputs().empty()) return std::nullopt;
+    if (node.domain == "com.microsoft") return node.inputs().empty() ? std::nullopt : microsoftFlops(graph, node);
     if (!isDefaultDomain(node.domain)) return std::nullopt;
     if (node.opType == "Constant") return 0;
-    return node.inputs.empty() ? std::nullopt : defaultDomainFlops(graph, node);
+    return node.inputs().empty() ? std::nullopt : defaultDomainFlops(graph, node);
 }
 
 int64_t graphFlops(const Graph& graph) {

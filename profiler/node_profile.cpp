@@ -28,11 +28,11 @@ NodeProfile describe(const Graph& g, NodeId id) {
     p.node = id;
     p.op = opLabel(n);
     p.name = displayName(n);
-    for (ValueId in : n.inputs) {
+    for (ValueId in : n.inputs()) {
         p.inputShapes.push_back(shapeText(g, in));
         if (const Tensor* t = in == kNoId ? nullptr : g.constantValue(in)) p.weightBytes += t->byteSize();
     }
-    if (!n.outputs.empty()) p.outputShape = shapeText(g, n.outputs[0]);
+    if (!n.outputs().empty()) p.outputShape = shapeText(g, n.output(0));
     p.outputBytes = nodeOutputBytes(g, n);
     p.flops = nodeFlops(g, n);
     return p;
@@ -48,7 +48,7 @@ std::string displayName(const Node& node) { return node.name.empty() ? node.opTy
 
 uint64_t nodeOutputBytes(const Graph& graph, const Node& node) {
     uint64_t total = 0;
-    for (ValueId out : node.outputs) total += staticBytes(graph, out);
+    for (ValueId out : node.outputs()) total += staticBytes(graph, out);
     return total;
 }
 

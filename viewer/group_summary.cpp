@@ -38,7 +38,7 @@ GroupSummary summarizeGroup(const Graph& graph, const ScopeTree& scopes, GroupId
         const Node& node = graph.node(id);
         ++ops[opKey(node)];
         if (const auto flops = estimateNodeFlops(graph, node)) summary.flops += *flops;
-        for (ValueId input : node.inputs) {
+        for (ValueId input : node.inputs()) {
             const Tensor* tensor = input == kNoId || !isParameterValue(graph, input) ? nullptr : parameterTensor(graph, input);
             if (!tensor || !seen.insert(tensor).second) continue;
             ++summary.parameterTensors;

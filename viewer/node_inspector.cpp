@@ -167,7 +167,7 @@ void NodeInspector::showGroup(const GroupSummary& group) {
 }
 
 void NodeInspector::addValueRows(QTreeWidgetItem* section, const Graph& graph, const Node& node, bool inputs) {
-    const std::vector<ValueId>& values = inputs ? node.inputs : node.outputs;
+    const std::vector<ValueId>& values = inputs ? node.inputs() : node.outputs();
     for (size_t i = 0; i < values.size(); ++i) {
         if (values[i] == kNoId) continue;
         const Value& v = graph.value(values[i]);

@@ -119,22 +119,22 @@ QString constantText(const Tensor& t) {
 
 bool isParameterValue(const Graph& graph, ValueId value) {
     const Value& v = graph.value(value);
-    return v.initializer || (v.producer != kNoId && isDrawnAsParameter(graph, graph.node(v.producer)));
+    return v.initializer || (v.producer() != kNoId && isDrawnAsParameter(graph, graph.node(v.producer())));
 }
 
 bool isDrawnAsParameter(const Graph& graph, const Node& node) {
     if (!isDefaultDomain(node.domain)) return false;
     if (node.opType == "Constant") return true;
-    return node.opType == "Identity" && node.inputs.size() == 1 && node.inputs[0] != kNoId &&
-           isParameterValue(graph, node.inputs[0]);
+    return node.opType == "Identity" && node.inputs().size() == 1 && node.input(0) != kNoId &&
+           isParameterValue(graph, node.input(0));
 }
 
 const Tensor* parameterTensor(const Graph& graph, ValueId value) {
     const Value& v = graph.value(value);
     if (v.initializer) return &*v.initializer;
-    if (v.producer == kNoId) return nullptr;
-    const Node& producer = graph.node(v.producer);
-    if (producer.opType == "Identity") return parameterTensor(graph, producer.inputs[0]);
+    if (v.producer() == kNoId) return nullptr;
+    const Node& producer = graph.node(v.producer());
+    if (producer.opType == "Identity") return parameterTensor(graph, producer.input(0));
     return producer.attributes.getTensor("value");
 }
 
@@ -161,8 +161,8 @@ QString inputRoleName(const Node& node, int index) {
 
 QStringList parameterLines(const Graph& graph, const Node& node) {
     QStringList lines;
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-        const ValueId v = node.inputs[i];
+    for (size_t i = 0; i < node.inputs().size(); ++i) {
+        const ValueId v = node.input(i);
         if (v == kNoId) continue;
         if (!isParameterValue(graph, v)) continue;
         const Tensor* tensor = parameterTensor(graph, v);

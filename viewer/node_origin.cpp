@@ -46,10 +46,10 @@ std::vector<std::string> rewritesLeadingTo(std::span<const PassResult* const> ap
 }
 
 std::optional<BatchNormFold> foldOf(const Graph& original, const Node& bn, size_t channels) {
-    if (bn.inputs.size() < 5) return std::nullopt;
+    if (bn.inputs().size() < 5) return std::nullopt;
     std::vector<math::FloatTensor> constants;  // gamma, beta, mean, var
     for (size_t i = 1; i < 5; ++i) {
-        const Tensor* t = bn.inputs[i] == kNoId ? nullptr : original.constantValue(bn.inputs[i]);
+        const Tensor* t = bn.input(i) == kNoId ? nullptr : original.constantValue(bn.input(i));
         auto f = t ? math::FloatTensor::from(*t) : std::nullopt;
         if (!f || f->size() != (constants.empty() ? f->size() : constants.front().size())) return std::nullopt;
         constants.push_back(std::move(*f));

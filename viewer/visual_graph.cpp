@@ -158,7 +158,7 @@ private:
     int sourceOf(ValueId v) const {
         const Value& value = graph_.value(v);
         if (isParameterValue(graph_, v)) return -1;
-        if (value.producer != kNoId) return vg_.indexShowing(value.producer);
+        if (value.producer() != kNoId) return vg_.indexShowing(value.producer());
         return vg_.indexOf(VisualKey::input(v));
     }
 
@@ -171,7 +171,7 @@ private:
         for (NodeId id : drawingOrder(graph_)) {
             const Node& node = graph_.node(id);
             if (isDrawnAsParameter(graph_, node)) continue;
-            for (ValueId v : node.inputs)
+            for (ValueId v : node.inputs())
                 if (v != kNoId) addEdge(sourceOf(v), vg_.indexShowing(id), v);
         }
         for (ValueId v : graph_.outputs()) addEdge(sourceOf(v), vg_.indexOf(VisualKey::output(v)), v);

@@ -44,7 +44,7 @@ std::vector<ValueId> GraphBuilder::ops(std::string opType, std::vector<ValueId> 
         outputNames.push_back(outputCount == 1 ? name + "_out" : name + "_out" + std::to_string(i));
     lastNode_ = graph_.addNode(std::move(opType), std::move(inputs), outputNames,
                                std::move(attributes), std::move(name));
-    return graph_.node(lastNode_).outputs;
+    return graph_.node(lastNode_).outputs();
 }
 
 void GraphBuilder::output(ValueId value, DType dtype, Shape shape) {

@@ -57,15 +57,15 @@ NodeId Graph::addNodeProducing(std::string opType, std::vector<ValueId> nodeInpu
         if (in != kNoId && !hasValue(in)) throw GraphError("node input refers to a removed value");
     for (size_t i = 0; i < nodeOutputs.size(); ++i) {
         Value& out = value(nodeOutputs[i]);
-        if (out.producer != kNoId || out.initializer || isGraphInput(out.id))
+        if (out.producer() != kNoId || out.initializer || isGraphInput(out.id))
             throw GraphError("value name '" + out.name + "' is defined more than once");
-        out.producer = n.id;
-        out.producerOutput = static_cast<int>(i);
+        out.producer_ = n.id;
+        out.producerOutput_ = static_cast<int>(i);
     }
     for (size_t i = 0; i < nodeInputs.size(); ++i)
-        if (nodeInputs[i] != kNoId) values_[size_t(nodeInputs[i])]->uses.push_back({n.id, int(i)});
-    n.inputs = std::move(nodeInputs);
-    n.outputs = std::move(nodeOutputs);
+        if (nodeInputs[i] != kNoId) values_[size_t(nodeInputs[i])]->uses_.push_back({n.id, int(i)});
+    n.inputs_ = std::move(nodeInputs);
+    n.outputs_ = std::move(nodeOutputs);
     nodes_.push_back(std::move(n));
     ++liveNodes_;
     return nodes_.back()->id;
@@ -75,43 +75,43 @@ void Graph::addOutput(ValueId v) { outputs_.push_back(v); }
 
 void Graph::setNodeInput(NodeId nodeId, int index, ValueId v) {
     Node& n = node(nodeId);
-    ValueId old = n.inputs.at(static_cast<size_t>(index));
-    if (old != kNoId) std::erase(value(old).uses, Use{nodeId, index});
-    n.inputs[static_cast<size_t>(index)] = v;
-    if (v != kNoId) value(v).uses.push_back({nodeId, index});
+    ValueId old = n.input(static_cast<size_t>(index));
+    if (old != kNoId) std::erase(value(old).uses_, Use{nodeId, index});
+    n.inputs_[static_cast<size_t>(index)] = v;
+    if (v != kNoId) value(v).uses_.push_back({nodeId, index});
 }
 
 void Graph::setNodeOutput(NodeId nodeId, int index, ValueId v) {
     Node& n = node(nodeId);
     Value& target = value(v);
-    if (target.producer != kNoId && !(target.producer == nodeId && target.producerOutput == index))
+    if (target.producer() != kNoId && !(target.producer() == nodeId && target.producerOutput() == index))
         throw GraphError("value '" + target.name + "' already has a producer");
-    ValueId& slot = n.outputs.at(static_cast<size_t>(index));
-    if (slot != kNoId) value(slot).producer = kNoId;
+    ValueId& slot = n.outputs_.at(static_cast<size_t>(index));
+    if (slot != kNoId) value(slot).producer_ = kNoId;
     slot = v;
-    target.producer = nodeId;
-    target.producerOutput = index;
+    target.producer_ = nodeId;
+    target.producerOutput_ = index;
 }
 
 void Graph::replaceAllUses(ValueId from, ValueId to) {
     if (from == to) return;
-    const std::vector<Use> uses = value(from).uses;
+    const std::vector<Use> uses = value(from).uses();
     for (const Use& u : uses) setNodeInput(u.node, u.input, to);
     std::replace(outputs_.begin(), outputs_.end(), from, to);
 }
 
 void Graph::removeNode(NodeId nodeId) {
     Node& n = node(nodeId);
-    for (size_t i = 0; i < n.inputs.size(); ++i)
-        if (n.inputs[i] != kNoId) std::erase(value(n.inputs[i]).uses, Use{nodeId, int(i)});
-    for (ValueId out : n.outputs) value(out).producer = kNoId;
+    for (size_t i = 0; i < n.inputs().size(); ++i)
+        if (n.input(i) != kNoId) std::erase(value(n.input(i)).uses_, Use{nodeId, int(i)});
+    for (ValueId out : n.outputs()) value(out).producer_ = kNoId;
     nodes_[static_cast<size_t>(nodeId)].reset();
     --liveNodes_;
 }
 
 void Graph::removeValue(ValueId v) {
     Value& val = value(v);
-    if (!val.uses.empty() || val.producer != kNoId || isGraphOutput(v))
+    if (!val.uses().empty() || val.producer() != kNoId || isGraphOutput(v))
         throw GraphError("value '" + val.name + "' is still in use and cannot be removed");
     std::erase(inputs_, v);
     if (!val.name.empty()) valueByName_.erase(val.name);
@@ -195,8 +195,8 @@ bool Graph::isGraphInput(ValueId v) const {
 const Tensor* Graph::constantValue(ValueId v) const {
     const Value& val = value(v);
     if (val.initializer && !isGraphInput(v)) return &*val.initializer;
-    if (val.producer == kNoId) return nullptr;
-    const Node& producer = node(val.producer);
+    if (val.producer() == kNoId) return nullptr;
+    const Node& producer = node(val.producer());
     if (producer.opType != "Constant" || !producer.domain.empty()) return nullptr;
     return producer.attributes.getTensor("value");
 }
@@ -207,8 +207,8 @@ std::vector<NodeId> Graph::topologicalOrder() const {
     std::priority_queue<NodeId, std::vector<NodeId>, std::greater<>> ready;
     for (const auto& n : nodes_) {
         if (!n) continue;
-        for (ValueId in : n->inputs)
-            if (in != kNoId && value(in).producer != kNoId) ++pending[size_t(n->id)];
+        for (ValueId in : n->inputs())
+            if (in != kNoId && value(in).producer() != kNoId) ++pending[size_t(n->id)];
         if (pending[size_t(n->id)] == 0) ready.push(n->id);
     }
     std::vector<NodeId> order;
@@ -217,8 +217,8 @@ std::vector<NodeId> Graph::topologicalOrder() const {
         NodeId id = ready.top();
         ready.pop();
         order.push_back(id);
-        for (ValueId out : node(id).outputs)
-            for (const Use& u : value(out).uses)
+        for (ValueId out : node(id).outputs())
+            for (const Use& u : value(out).uses())
                 if (--pending[size_t(u.node)] == 0) ready.push(u.node);
     }
     if (order.size() != liveNodes_) {
@@ -237,10 +237,10 @@ std::vector<std::string> Graph::validate() const {
     for (const auto& n : nodes_) {
         if (!n) continue;
         const std::string label = n->name.empty() ? n->opType : n->name;
-        for (ValueId in : n->inputs) {
+        for (ValueId in : n->inputs()) {
             if (in == kNoId) continue;
             const Value& v = value(in);
-            const bool defined = v.producer != kNoId || v.initializer || isGraphInput(in) ||
+            const bool defined = v.producer() != kNoId || v.initializer || isGraphInput(in) ||
                                  v.outerScope || v.sparseInitializer;
             if (!defined)
                 problems.push_back("input '" + v.name + "' of node '" + label +
@@ -252,40 +252,40 @@ std::vector<std::string> Graph::validate() const {
     for (const auto& n : nodes_) {
         if (!n) continue;
         const std::string label = n->name.empty() ? n->opType : n->name;
-        for (size_t i = 0; i < n->inputs.size(); ++i) {
-            const ValueId in = n->inputs[i];
+        for (size_t i = 0; i < n->inputs().size(); ++i) {
+            const ValueId in = n->input(i);
             if (in == kNoId) continue;
             if (!hasValue(in)) {
                 problems.push_back("input " + std::to_string(i) + " of node '" + label + "' is a removed value");
                 continue;
             }
-            const auto& uses = value(in).uses;
+            const auto& uses = value(in).uses();
             if (std::find(uses.begin(), uses.end(), Use{n->id, int(i)}) == uses.end())
                 problems.push_back("node '" + label + "' reads '" + value(in).name + "' as input " + std::to_string(i) +
                                    " but the value does not list that use");
         }
-        for (size_t i = 0; i < n->outputs.size(); ++i) {
-            const ValueId out = n->outputs[i];
+        for (size_t i = 0; i < n->outputs().size(); ++i) {
+            const ValueId out = n->output(i);
             if (!hasValue(out)) {
                 problems.push_back("output " + std::to_string(i) + " of node '" + label + "' is a removed value");
                 continue;
             }
-            if (value(out).producer != n->id || value(out).producerOutput != int(i))
+            if (value(out).producer() != n->id || value(out).producerOutput() != int(i))
                 problems.push_back("node '" + label + "' writes '" + value(out).name + "' but the value names another producer");
         }
     }
     for (const auto& v : values_) {
         if (!v) continue;
-        for (const Use& use : v->uses)
-            if (!hasNode(use.node) || use.input < 0 || size_t(use.input) >= node(use.node).inputs.size() ||
-                node(use.node).inputs[size_t(use.input)] != v->id)
+        for (const Use& use : v->uses())
+            if (!hasNode(use.node) || use.input < 0 || size_t(use.input) >= node(use.node).inputs().size() ||
+                node(use.node).input(size_t(use.input)) != v->id)
                 problems.push_back("the value '" + v->name + "' lists a use by a node that does not read it");
-        if (v->producer != kNoId && !hasNode(v->producer))
+        if (v->producer() != kNoId && !hasNode(v->producer()))
             problems.push_back("the value '" + v->name + "' names a removed node as its producer");
     }
     for (ValueId out : outputs_) {
         const Value& v = value(out);
-        if (v.producer == kNoId && !v.initializer && !isGraphInput(out) && !v.outerScope)
+        if (v.producer() == kNoId && !v.initializer && !isGraphInput(out) && !v.outerScope)
             problems.push_back("graph output '" + v.name + "' is not produced by anything");
     }
     try {

@@ -33,14 +33,13 @@ struct Use {
 };
 
 /// An edge: a tensor produced by a node, fed in as a graph input, or held as an initializer.
+/// Its links (producer and uses) are read here and changed only through Graph's editing methods,
+/// which keep both ends of every link in step.
 struct Value {
     ValueId id = kNoId;
     std::string name;
     DType dtype = DType::Undefined;
     Shape shape;
-    NodeId producer = kNoId;
-    int producerOutput = 0;
-    std::vector<Use> uses;
     std::optional<Tensor> initializer;
     bool outerScope = false;         ///< a sub-graph's reference to a value of an enclosing graph
     bool sparseInitializer = false;  ///< defined by one of the graph's sparse initializers
@@ -49,19 +48,48 @@ struct Value {
     /// optional, sparse tensor); dtype and shape are then undefined.
     std::string opaqueType;
     std::string docString;
+
+    /// The node producing this value; kNoId for graph inputs, initializers and values nothing
+    /// produces (yet).
+    NodeId producer() const { return producer_; }
+    /// Which output of producer() this value is.
+    int producerOutput() const { return producerOutput_; }
+    /// Every node input reading this value, in the order the reads were made.
+    const std::vector<Use>& uses() const { return uses_; }
+
+private:
+    friend class Graph;
+    friend struct GraphTestAccess;  ///< tests break links on purpose to check Graph::validate()
+    NodeId producer_ = kNoId;
+    int producerOutput_ = 0;
+    std::vector<Use> uses_;
 };
 
+/// An operation. Its inputs and outputs are read here and changed only through Graph's editing
+/// methods (setNodeInput, setNodeOutput, replaceAllUses, ...), which update the values' links too.
 struct Node {
     NodeId id = kNoId;
     std::string name;
     std::string opType;
     std::string domain;  ///< "" is the default ONNX domain
     Attributes attributes;
-    std::vector<ValueId> inputs;  ///< kNoId marks an omitted optional input
-    std::vector<ValueId> outputs;
     /// Ids (in the original graph) of the nodes this node came from; its own id for a loaded node.
     std::vector<NodeId> provenance;
     std::string docString;
+
+    /// The values read, in order; kNoId marks an omitted optional input.
+    const std::vector<ValueId>& inputs() const { return inputs_; }
+    const std::vector<ValueId>& outputs() const { return outputs_; }
+    /// Input `index` (kNoId: omitted); throws std::out_of_range past the last input.
+    ValueId input(size_t index) const { return inputs_.at(index); }
+    /// Output `index`; throws std::out_of_range past the last output.
+    ValueId output(size_t index) const { return outputs_.at(index); }
+
+private:
+    friend class Graph;
+    friend struct GraphTestAccess;
+    std::vector<ValueId> inputs_;
+    std::vector<ValueId> outputs_;
 };
 
 class Graph {

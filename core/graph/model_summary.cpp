@@ -34,34 +34,34 @@ int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
 }
 
 std::optional<int64_t> convFlops(const Graph& g, const Node& n) {
-    auto out = sizesOf(g, n.outputs.at(0));
-    auto w = n.inputs.size() > 1 ? sizesOf(g, n.inputs[1]) : std::nullopt;
+    auto out = sizesOf(g, n.output(0));
+    auto w = n.inputs().size() > 1 ? sizesOf(g, n.input(1)) : std::nullopt;
     if (!out || !w || w->size() < 2) return std::nullopt;
     const int64_t macsPerOutput = product(*w, 1);  // (C/group) * kernel
-    const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNoId;
+    const bool bias = n.inputs().size() > 2 && n.input(2) != kNoId;
     return 2 * product(*out) * macsPerOutput + (bias ? product(*out) : 0);
 }
 
 std::optional<int64_t> convTransposeFlops(const Graph& g, const Node& n) {
-    auto x = sizesOf(g, n.inputs.at(0));
-    auto w = n.inputs.size() > 1 ? sizesOf(g, n.inputs[1]) : std::nullopt;
+    auto x = sizesOf(g, n.input(0));
+    auto w = n.inputs().size() > 1 ? sizesOf(g, n.input(1)) : std::nullopt;
     if (!x || !w || w->size() < 2) return std::nullopt;
     return 2 * product(*x) * product(*w, 1);  // each input element scatters (M/group) * kernel
 }
 
 std::optional<int64_t> gemmFlops(const Graph& g, const Node& n) {
-    auto a = sizesOf(g, n.inputs.at(0));
-    auto out = sizesOf(g, n.outputs.at(0));
+    auto a = sizesOf(g, n.input(0));
+    auto out = sizesOf(g, n.output(0));
     if (!a || a->size() != 2 || !out) return std::nullopt;
     const int64_t k = n.attributes.getInt("transA", 0) ? (*a)[0] : (*a)[1];
-    const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNoId;
+    const bool bias = n.inputs().size() > 2 && n.input(2) != kNoId;
     return 2 * product(*out) * k + (bias ? product(*out) : 0);
 }
 
 /// MatMul, or FusedMatMul whose transA makes K A's second-to-last axis.
 std::optional<int64_t> matMulFlops(const Graph& g, const Node& n) {
-    auto a = sizesOf(g, n.inputs.at(0));
-    auto out = sizesOf(g, n.outputs.at(0));
+    auto a = sizesOf(g, n.input(0));
+    auto out = sizesOf(g, n.output(0));
     if (!a || a->empty() || !out) return std::nullopt;
     const bool transA = n.attributes.getInt("transA", 0) != 0 && a->size() >= 2;
     return 2 * product(*out) * (transA ? (*a)[a->size() - 2] : a->back());
@@ -70,7 +70,7 @@ std::optional<int64_t> matMulFlops(const Graph& g, const Node& n) {
 } // namespace
 
 std::optional<int64_t> estimateNodeFlops(const Graph& graph, const Node& node) {
-    if (node.inputs.empty() || node.outputs.empty()) return std::nullopt;
+    if (node.inputs().empty() || node.outputs().empty()) return std::nullopt;
     if (node.domain == "com.microsoft") {  // ONNX Runtime's fused forms: the product dominates
         if (node.opType == "FusedConv") return convFlops(graph, node);
         if (node.opType == "FusedGemm") return gemmFlops(graph, node);

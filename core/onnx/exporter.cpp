@@ -76,7 +76,7 @@ private:
 std::string GraphExporter::nameOf(const Graph& g, ValueId v) {
     if (v == kNoId) return {};
     const Value& value = g.value(v);
-    if (!value.name.empty() || (value.uses.empty() && !g.isGraphOutput(v))) return value.name;
+    if (!value.name.empty() || (value.uses().empty() && !g.isGraphOutput(v))) return value.name;
     auto& names = generatedNames_[&g];
     auto it = names.find(v);
     if (it != names.end()) return it->second;
@@ -116,7 +116,7 @@ void GraphExporter::exportGraph(const Graph& g, onnx::GraphProto& out) {
     for (ValueId v : g.valueIds()) {
         const Value& value = g.value(v);
         if (g.isGraphInput(v) || g.isGraphOutput(v) || value.initializer || value.outerScope ||
-            value.sparseInitializer || value.producer == kNoId)
+            value.sparseInitializer || value.producer() == kNoId)
             continue;
         const bool known = value.dtype != DType::Undefined || !value.opaqueType.empty();
         if (value.declaredInFile || (options_.writeInferredShapes && known)) {
@@ -132,8 +132,8 @@ void GraphExporter::exportNode(const Graph& g, const Node& n, onnx::NodeProto& o
     if (!n.name.empty()) out.set_name(n.name);
     if (!n.domain.empty()) out.set_domain(n.domain);
     if (!n.docString.empty()) out.set_doc_string(n.docString);
-    for (ValueId v : n.inputs) out.add_input(nameOf(g, v));
-    for (ValueId v : n.outputs) out.add_output(nameOf(g, v));
+    for (ValueId v : n.inputs()) out.add_input(nameOf(g, v));
+    for (ValueId v : n.outputs()) out.add_output(nameOf(g, v));
     for (const auto& [name, attribute] : n.attributes) {
         auto* a = out.add_attribute();
         a->set_name(name);

@@ -36,7 +36,7 @@ std::optional<Tensor> constantTensor(const Graph& graph, ValueId value) {
 }
 
 bool allInputsConstant(const Graph& graph, const Node& node) {
-    return std::all_of(node.inputs.begin(), node.inputs.end(),
+    return std::all_of(node.inputs().begin(), node.inputs().end(),
                        [&](ValueId v) { return v == kNoId || isConstant(graph, v); });
 }
 
@@ -64,7 +64,7 @@ std::string whyNotFoldable(const Graph& g, const Node& n) {
         return "a DequantizeLinear of a constant is how a quantized (QDQ) model stores its weights; "
                "folding it would store them as floats";
     if (!referenceKernels().find(n.domain, n.opType)) return "there is no reference kernel for " + n.opType;
-    for (ValueId out : n.outputs)
+    for (ValueId out : n.outputs())
         if (out != kNoId && !g.value(out).opaqueType.empty())
             return "its output " + quoted(g, out) + " is not a plain tensor";
     return {};
@@ -91,7 +91,7 @@ std::vector<Tensor> evaluate(const Node& n, const std::vector<std::optional<Tens
     KernelContext ctx(n, opset, std::move(given));
     referenceKernels().find(n.domain, n.opType)(ctx);
     for (size_t i = 0; i < ctx.outputs().size(); ++i)
-        if (n.outputs[i] != kNoId && ctx.outputs()[i].empty())
+        if (n.output(i) != kNoId && ctx.outputs()[i].empty())
             throw KernelError("the kernel left output " + std::to_string(i) + " unset");
     return std::move(ctx.outputs());
 }
@@ -99,7 +99,7 @@ std::vector<Tensor> evaluate(const Node& n, const std::vector<std::optional<Tens
 /// "'a'" or "'a', 'b'": the names the folded values keep.
 std::string outputNames(const Graph& g, const Node& n) {
     std::string names;
-    for (ValueId out : n.outputs)
+    for (ValueId out : n.outputs())
         if (out != kNoId) names += (names.empty() ? "" : ", ") + quoted(g, out);
     return names;
 }
@@ -111,7 +111,7 @@ std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, co
     const Node& n = g.node(id);
     std::vector<std::optional<Tensor>> inputs;
     uint64_t inputBytes = 0;
-    for (ValueId v : n.inputs) {
+    for (ValueId v : n.inputs()) {
         inputs.push_back(v == kNoId ? std::nullopt : constantTensor(g, v));
         if (inputs.back()) inputBytes += inputs.back()->byteSize();
     }
@@ -139,7 +139,7 @@ std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, co
 
 std::vector<Tensor> evaluateOnConstants(const Graph& g, const Node& n, int64_t opset) {
     std::vector<std::optional<Tensor>> inputs;
-    for (ValueId v : n.inputs) inputs.push_back(v == kNoId ? std::nullopt : constantTensor(g, v));
+    for (ValueId v : n.inputs()) inputs.push_back(v == kNoId ? std::nullopt : constantTensor(g, v));
     return evaluate(n, inputs, opset);
 }
 
@@ -156,7 +156,7 @@ bool foldToConstants(NodeId id, Rewriter& rw, const PassContext& context, const 
     for (const Tensor& t : *outputs) bytes += t.byteSize();
     const std::string sentence = "folded " + describe(n) + " into the constant " + outputNames(g, n) + " (" +
                                  std::to_string(bytes) + " bytes)";
-    const std::vector<ValueId> inputs = n.inputs;
+    const std::vector<ValueId> inputs = n.inputs();
     rw.replaceByConstants(id, std::move(*outputs));
     for (NodeId orphan : deadConstantNodes(g, inputs)) {
         rw.removeNode(orphan);

@@ -62,7 +62,7 @@ bool attributesEqual(const Attributes& a, const Attributes& b) {
 size_t hashNode(const Node& n) {
     size_t h = std::hash<std::string>()(canonicalDomain(n.domain));
     mix(h, std::hash<std::string>()(n.opType));
-    for (ValueId v : n.inputs) mix(h, std::hash<ValueId>()(v));
+    for (ValueId v : n.inputs()) mix(h, std::hash<ValueId>()(v));
     size_t attributes = 0;  // order-independent: a sum of per-attribute hashes
     for (const auto& [name, value] : n.attributes) {
         size_t a = std::hash<std::string>()(name);
@@ -78,15 +78,15 @@ size_t hashNode(const Node& n) {
 
 /// Same operator, attributes and inputs, and the same output slots present.
 bool sameComputation(const Node& a, const Node& b) {
-    if (OpKey::of(a) != OpKey::of(b) || a.inputs != b.inputs || a.outputs.size() != b.outputs.size())
+    if (OpKey::of(a) != OpKey::of(b) || a.inputs() != b.inputs() || a.outputs().size() != b.outputs().size())
         return false;
-    for (size_t i = 0; i < a.outputs.size(); ++i)
-        if ((a.outputs[i] == kNoId) != (b.outputs[i] == kNoId)) return false;
+    for (size_t i = 0; i < a.outputs().size(); ++i)
+        if ((a.output(i) == kNoId) != (b.output(i) == kNoId)) return false;
     return attributesEqual(a.attributes, b.attributes);
 }
 
 bool writesGraphOutput(const Graph& g, const Node& n) {
-    return std::any_of(n.outputs.begin(), n.outputs.end(), [&](ValueId v) { return v != kNoId && g.isGraphOutput(v); });
+    return std::any_of(n.outputs().begin(), n.outputs().end(), [&](ValueId v) { return v != kNoId && g.isGraphOutput(v); });
 }
 
 class EliminateCommonSubexpressions final : public Pass {
@@ -109,7 +109,7 @@ public:
         for (NodeId id : rw.graph().topologicalOrder()) {
             if (!rw.graph().hasNode(id)) continue;
             const Node& n = rw.graph().node(id);
-            if (drawsRandomNumbers(n) || hasSubgraph(n) || n.outputs.empty()) continue;
+            if (drawsRandomNumbers(n) || hasSubgraph(n) || n.outputs().empty()) continue;
             const size_t h = hashNode(n);
             auto [first, last] = seen.equal_range(h);
             auto match = std::find_if(first, last, [&](const auto& e) { return sameComputation(rw.graph().node(e.second), n); });
@@ -134,7 +134,7 @@ private:
         }
         // The survivor is the one writing a graph output (if any), so that output keeps its name.
         if (writesGraphOutput(g, g.node(dup))) std::swap(keep, dup);
-        for (ValueId out : g.node(dup).outputs)
+        for (ValueId out : g.node(dup).outputs())
             if (out != kNoId && readBySubgraphs.count(g.value(out).name)) {
                 rw.decline(dup, "kept: a sub-graph reads its output " + quoted(g, out) + " by name");
                 return std::nullopt;
@@ -142,12 +142,12 @@ private:
         const std::string sentence = "merged " + describe(g.node(dup)) + " into " + describe(g.node(keep)) +
                                      ": same operator, attributes and inputs";
         const Node& survivor = g.node(keep);
-        for (size_t i = 0; i < survivor.outputs.size(); ++i) {
-            const ValueId from = g.node(dup).outputs[i], to = survivor.outputs[i];
+        for (size_t i = 0; i < survivor.outputs().size(); ++i) {
+            const ValueId from = g.node(dup).output(i), to = survivor.output(i);
             if (from != kNoId) rw.replaceAllUses(from, to);
         }
         // Re-made in place with the union of both provenances: it now computes both.
-        const NodeId merged = rw.replaceNodes({dup, keep}, survivor.opType, survivor.inputs, survivor.attributes,
+        const NodeId merged = rw.replaceNodes({dup, keep}, survivor.opType, survivor.inputs(), survivor.attributes,
                                               survivor.domain);
         rw.count("numMerged");
         rw.commit("eliminate-common-subexpression", sentence);

@@ -14,9 +14,9 @@ std::unordered_set<NodeId> liveNodes(const Graph& g) {
     while (!pending.empty()) {
         const ValueId v = pending.back();
         pending.pop_back();
-        const NodeId p = g.value(v).producer;
+        const NodeId p = g.value(v).producer();
         if (p == kNoId || !live.insert(p).second) continue;
-        for (ValueId in : g.node(p).inputs)
+        for (ValueId in : g.node(p).inputs())
             if (in != kNoId) pending.push_back(in);
     }
     return live;

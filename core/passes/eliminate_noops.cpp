@@ -36,7 +36,7 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& n = g.node(root);
-        if (n.outputs.empty() || !hasInput(n, 0)) return false;
+        if (n.outputs().empty() || !hasInput(n, 0)) return false;
         if (n.opType == "Identity") return bypass(root, rw, "eliminate-identity", "Identity passes its input through");
         if (hasInput(n, 2)) {
             const Tensor* mode = constantInput(g, n, 2);
@@ -45,9 +45,9 @@ public:
                 return false;
             }
         }
-        if (n.outputs.size() > 1 && n.outputs[1] != kNoId &&
-            (!g.value(n.outputs[1]).uses.empty() || g.isGraphOutput(n.outputs[1]))) {
-            rw.decline(root, "kept: its mask output " + quoted(g, n.outputs[1]) + " is read");
+        if (n.outputs().size() > 1 && n.output(1) != kNoId &&
+            (!g.value(n.output(1)).uses().empty() || g.isGraphOutput(n.output(1)))) {
+            rw.decline(root, "kept: its mask output " + quoted(g, n.output(1)) + " is read");
             return false;
         }
         return bypass(root, rw, "eliminate-dropout", "Dropout is the identity at inference time");
@@ -63,9 +63,9 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& n = g.node(root);
-        if (!hasInput(n, 0) || n.outputs.size() != 1) return false;
-        const Value& in = g.value(n.inputs[0]);
-        const Value& out = g.value(n.outputs[0]);
+        if (!hasInput(n, 0) || n.outputs().size() != 1) return false;
+        const Value& in = g.value(n.input(0));
+        const Value& out = g.value(n.output(0));
         if (n.opType == "Cast") {
             if (in.dtype == DType::Undefined || in.dtype != DType(n.attributes.getInt("to", 0))) return false;
             return bypass(root, rw, "eliminate-noop-cast", "it casts to the type its input already has");
@@ -129,17 +129,17 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& n = g.node(root);
-        if (n.inputs.size() != 2 || !hasInput(n, 0) || !hasInput(n, 1)) return false;
+        if (n.inputs().size() != 2 || !hasInput(n, 0) || !hasInput(n, 1)) return false;
         const NeutralElement& rule = *std::find_if(std::begin(kNeutral), std::end(kNeutral),
                                                    [&](const NeutralElement& r) { return n.opType == r.op; });
         for (int side : {1, 0}) {
             if (side == 0 && !rule.onLeftToo) break;
             const Tensor* c = constantInput(g, n, size_t(side));
             if (!c || !allElementsEqual(*c, rule.element)) continue;
-            const ValueId x = n.inputs[size_t(1 - side)];
-            const Value& out = g.value(n.outputs[0]);
+            const ValueId x = n.input(size_t(1 - side));
+            const Value& out = g.value(n.output(0));
             if (!fullyKnown(g.value(x).shape) || g.value(x).shape != out.shape || g.value(x).dtype != out.dtype) {
-                rw.decline(root, "kept: the constant " + quoted(g, n.inputs[size_t(side)]) +
+                rw.decline(root, "kept: the constant " + quoted(g, n.input(size_t(side))) +
                                      " would broadcast the other operand to a larger shape (or the shapes are unknown)");
                 return false;
             }
@@ -180,10 +180,10 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext& context) const override {
         const Graph& g = rw.graph();
         const Node& outer = g.node(root);
-        const Node* inner = producerOf(g, outer.inputs.at(0));
+        const Node* inner = producerOf(g, outer.input(0));
         if (!inner || (inner->opType != "Relu" && inner->opType != "Clip") || !inner->domain.empty()) return false;
-        if (g.value(inner->outputs[0]).dtype != DType::Float) return false;
-        if (!hasSingleUse(g, inner->outputs[0])) {
+        if (g.value(inner->output(0)).dtype != DType::Float) return false;
+        if (!hasSingleUse(g, inner->output(0))) {
             rw.decline(root, "kept apart from " + describe(*inner) + ": its output is read elsewhere too");
             return false;
         }
@@ -196,13 +196,13 @@ public:
         const std::string sentence = "merged " + describe(*inner) + " and " + describe(outer) + " into one clamp";
         const NodeId innerId = inner->id;
         if (lo == 0 && hi == std::numeric_limits<float>::infinity()) {
-            rw.replaceNodes({innerId, root}, "Relu", {inner->inputs[0]}, {});
+            rw.replaceNodes({innerId, root}, "Relu", {inner->input(0)}, {});
         } else if (context.opset < 11) {  // Clip-6 takes its bounds as attributes
-            rw.replaceNodes({innerId, root}, "Clip", {inner->inputs[0]}, {{"min", lo}, {"max", hi}});
+            rw.replaceNodes({innerId, root}, "Clip", {inner->input(0)}, {{"min", lo}, {"max", hi}});
         } else {
             const ValueId loV = rw.addInitializer(outer.name + "_min", Tensor::scalar(lo));
             const ValueId hiV = rw.addInitializer(outer.name + "_max", Tensor::scalar(hi));
-            rw.replaceNodes({innerId, root}, "Clip", {inner->inputs[0], loV, hiV}, {});
+            rw.replaceNodes({innerId, root}, "Clip", {inner->input(0), loV, hiV}, {});
         }
         rw.count("numMerged");
         rw.commit("merge-clamps", sentence);

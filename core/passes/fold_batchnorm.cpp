@@ -31,10 +31,10 @@ std::string number(float v) {
 /// Why `bn` does not run in inference mode (empty when it does).
 std::string whyTraining(const Graph& g, const Node& bn) {
     if (bn.attributes.getInt("training_mode", 0) != 0) return "kept: training-mode BatchNorm (training_mode = 1)";
-    for (size_t i = 1; i < bn.outputs.size(); ++i) {
-        const ValueId out = bn.outputs[i];
+    for (size_t i = 1; i < bn.outputs().size(); ++i) {
+        const ValueId out = bn.output(i);
         if (out == kNoId) continue;
-        if (!g.value(out).uses.empty() || g.isGraphOutput(out))
+        if (!g.value(out).uses().empty() || g.isGraphOutput(out))
             return "kept: training-mode BatchNorm: its running statistics " + quoted(g, out) + " are read";
         return "kept: it declares the training outputs (running mean and variance), which no folded node can produce";
     }
@@ -69,12 +69,12 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& bn = g.node(root);
-        if (!hasInput(bn, 0) || bn.inputs.size() < 5) return false;
+        if (!hasInput(bn, 0) || bn.inputs().size() < 5) return false;
         if (const std::string why = whyTraining(g, bn); !why.empty()) return declined(rw, root, why);
         const auto stats = statsOf(g, bn);
         if (!stats)
             return declined(rw, root, "kept: its scale, bias, mean and variance are not all float32 constants of one size");
-        const Value& x = g.value(bn.inputs[0]);
+        const Value& x = g.value(bn.input(0));
         if (x.dtype != DType::Float) return declined(rw, root, "kept: only float32 BatchNorm is folded");
         // k = gamma / sqrt(var + eps);  b = beta - mean * k
         const FloatTensor k = stats->gamma / math::sqrt(stats->var + stats->eps);
@@ -119,8 +119,8 @@ private:
                                      const std::string& notFolded) {
         const Graph& g = rw.graph();
         const Node& bn = g.node(root);
-        const std::vector<ValueId> before = bn.inputs;  // copied: adding nodes below moves them
-        const ValueId x = bn.inputs[0];
+        const std::vector<ValueId> before = bn.inputs();  // copied: adding nodes below moves them
+        const ValueId x = bn.input(0);
         const Shape shape = g.value(x).shape;  // copied: adding values below moves them
         if (!shape.rankKnown() || shape.rank() < 2)
             return declined(rw, root, "kept: not folded (" + notFolded + ") and the rank of its input is unknown");
@@ -131,7 +131,7 @@ private:
         const ValueId k = rw.addInitializer(base + "_k", FloatTensor{dims, a.scale.values}.toTensor());
         const ValueId b = rw.addInitializer(base + "_b", FloatTensor{dims, a.shift.values}.toTensor());
         const NodeId from[] = {root};
-        const ValueId scaled = g.node(rw.addNode("Mul", {x, k}, {base + "_scaled"}, {}, from, base + "_mul")).outputs[0];
+        const ValueId scaled = g.node(rw.addNode("Mul", {x, k}, {base + "_scaled"}, {}, from, base + "_mul")).output(0);
         rw.setValueInfo(scaled, DType::Float, shape);
         rw.replaceNodes({root}, "Add", {scaled, b}, {});
         for (NodeId dead : deadConstantNodes(g, before)) rw.removeNode(dead);

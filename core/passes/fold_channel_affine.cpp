@@ -123,15 +123,15 @@ NodeId foldIntoTarget(Rewriter& rw, const FoldTarget& t, NodeId consumer, const 
     Attributes attributes = p.attributes;
     if (op == "Gemm" && bias) attributes.set("beta", 1.0f);  // its beta went into the bias
     if (op == "MatMul" && bias) op = "Gemm";
-    const std::string weightName = g.value(p.inputs[1]).name;
-    std::vector<ValueId> inputs{p.inputs[0], scales ? rw.addInitializer(weightName + "_folded", scaledWeights(g, p, scale))
-                                                    : p.inputs[1]};
+    const std::string weightName = g.value(p.input(1)).name;
+    std::vector<ValueId> inputs{p.input(0), scales ? rw.addInitializer(weightName + "_folded", scaledWeights(g, p, scale))
+                                                    : p.input(1)};
     if (bias) {
-        const std::string hint = hasInput(p, 2) ? g.value(p.inputs[2]).name : weightName + "_bias";
+        const std::string hint = hasInput(p, 2) ? g.value(p.input(2)).name : weightName + "_bias";
         inputs.push_back(rw.addInitializer(hint + "_folded", bias->toTensor()));
     }
-    std::vector<ValueId> before = p.inputs;
-    before.insert(before.end(), g.node(consumer).inputs.begin(), g.node(consumer).inputs.end());
+    std::vector<ValueId> before = p.inputs();
+    before.insert(before.end(), g.node(consumer).inputs().begin(), g.node(consumer).inputs().end());
     const NodeId folded = rw.replaceNodes({t.node, consumer}, op, inputs, attributes, {}, Rewriter::KeepName::OfFirst);
     for (NodeId dead : deadConstantNodes(g, before)) rw.removeNode(dead);
     return folded;

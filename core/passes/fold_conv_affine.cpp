@@ -64,10 +64,10 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& n = g.node(root);
-        if (n.inputs.size() != 2 || !hasInput(n, 0) || !hasInput(n, 1)) return false;
+        if (n.inputs().size() != 2 || !hasInput(n, 0) || !hasInput(n, 1)) return false;
         for (const AffineRule& rule : kRules) {
             if (n.opType != rule.op) continue;
-            const ValueId c = n.inputs[rule.constantOnLeft ? 0 : 1], y = n.inputs[rule.constantOnLeft ? 1 : 0];
+            const ValueId c = n.input(rule.constantOnLeft ? 0 : 1), y = n.input(rule.constantOnLeft ? 1 : 0);
             if (!g.constantValue(c) || g.constantValue(y)) continue;
             const Node* producer = producerOf(g, y);
             if (producer && producer->opType == "MatMul" && !onlyScales(rule)) continue;  // matmul-add-to-gemm's

@@ -32,7 +32,7 @@ public:
         const Graph& g = rw.graph();
         const Node& act = g.node(root);
         if (!hasInput(act, 0)) return false;  // fusableActivation() below checks the domain
-        const Node* p = producerOf(g, act.inputs[0]);
+        const Node* p = producerOf(g, act.input(0));
         if (!p || !canCarryActivation(*p)) return false;
         const auto activation = fusableActivation(g, act);
         if (const std::string why = whyNot(g, *p, activation.has_value()); !why.empty()) {
@@ -45,8 +45,8 @@ public:
         else setActivationAttributes(attributes, *activation);
         const std::string fused = gemm ? "FusedGemm" : "FusedConv";
         const std::string sentence = "fused " + describe(act) + " into " + describe(*p) + " as one " + fused;
-        const std::vector<ValueId> bounds = act.inputs;  // a Clip's min and max
-        rw.replaceNodes({p->id, root}, fused, p->inputs, std::move(attributes), "com.microsoft",
+        const std::vector<ValueId> bounds = act.inputs();  // a Clip's min and max
+        rw.replaceNodes({p->id, root}, fused, p->inputs(), std::move(attributes), "com.microsoft",
                         Rewriter::KeepName::OfFirst);
         for (NodeId dead : deadConstantNodes(g, bounds)) rw.removeNode(dead);
         rw.useDomain("com.microsoft", 1);
@@ -58,7 +58,7 @@ public:
 private:
     /// Why the activation cannot join producer `p` (empty when it can).
     static std::string whyNot(const Graph& g, const Node& p, bool fusable) {
-        const ValueId y = p.outputs[0];
+        const ValueId y = p.output(0);
         if (!fusable) return "kept: a Clip bound is not a constant";
         if (activationOf(p.attributes)) return "kept: " + describe(p) + " already applies an activation";
         if (const std::string shared = whyOutputIsShared(g, p); !shared.empty()) return "kept: " + shared;

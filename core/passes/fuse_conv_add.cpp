@@ -38,7 +38,7 @@ public:
         }
         const Node& conv = *found->producer;
         const ValueId z = found->other;
-        std::vector<ValueId> inputs = conv.inputs;
+        std::vector<ValueId> inputs = conv.inputs();
         inputs.resize(3, kNoId);  // X, W, B (or omitted)
         inputs.push_back(z);
         const std::string sentence = "fused " + describe(conv) + " and the residual " + describe(add) +
@@ -53,7 +53,7 @@ public:
 private:
     /// Why conv(...) + z is not one FusedConv (empty when it is).
     static std::string whyNot(const Graph& g, const Node& conv, ValueId z) {
-        const ValueId y = conv.outputs[0];
+        const ValueId y = conv.output(0);
         if (activationOf(conv.attributes))
             return "kept: " + describe(conv) + " applies its activation before the sum would be added";
         if (hasInput(conv, 3)) return "kept: " + describe(conv) + " already adds a residual Z";

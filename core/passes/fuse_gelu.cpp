@@ -38,7 +38,7 @@ const Node* onePlus(const Graph& g, ValueId t, std::string& why) {
 bool matchHalfXTimesOnePlus(const Graph& g, ValueId t, GeluMatch& m, std::string& why) {
     const Node* one = onePlus(g, t, why);
     if (!one) return false;
-    auto product = matchScaledProduct(g, one->outputs[0], m.x, 0.5, why);
+    auto product = matchScaledProduct(g, one->output(0), m.x, 0.5, why);
     if (!product) return false;
     m.nodes.push_back(one->id);
     m.nodes.insert(m.nodes.end(), product->begin(), product->end());
@@ -47,7 +47,7 @@ bool matchHalfXTimesOnePlus(const Graph& g, ValueId t, GeluMatch& m, std::string
 
 /// x * 0.5 * (1 + erf(x / sqrt(2))), rooted at the Erf.
 std::optional<GeluMatch> matchErfForm(const Graph& g, const Node& erf, std::string& why) {
-    const Node* scale = producerOf(g, erf.inputs.at(0));
+    const Node* scale = producerOf(g, erf.input(0));
     auto sc = scale ? scaledBy(g, *scale) : std::nullopt;
     if (!sc) return std::nullopt;
     if (!nearlyEqual(sc->factor, kInvSqrt2)) {
@@ -55,34 +55,34 @@ std::optional<GeluMatch> matchErfForm(const Graph& g, const Node& erf, std::stri
         return std::nullopt;
     }
     GeluMatch m{sc->x, {scale->id, erf.id}};
-    if (!matchHalfXTimesOnePlus(g, erf.outputs[0], m, why)) return std::nullopt;
+    if (!matchHalfXTimesOnePlus(g, erf.output(0), m, why)) return std::nullopt;
     return m;
 }
 
 /// The nodes computing x^3 as Pow(x, 3), (x * x) * x or x * (x * x).
 std::optional<std::vector<NodeId>> cubeOf(const Graph& g, const Node* node, ValueId x) {
     if (!node) return std::nullopt;
-    if (isOp(*node, "Pow") && node->inputs.size() == 2 && node->inputs[0] == x) {
+    if (isOp(*node, "Pow") && node->inputs().size() == 2 && node->input(0) == x) {
         auto e = scalarInput(g, *node, 1);
         if (e && *e == 3) return std::vector<NodeId>{node->id};
         return std::nullopt;
     }
     const ValueId other = isOp(*node, "Mul") ? otherInput(*node, x) : kNoId;
     const Node* square = other == kNoId ? nullptr : producerOf(g, other);
-    if (square && isOp(*square, "Mul") && square->inputs.size() == 2 && square->inputs[0] == x && square->inputs[1] == x)
+    if (square && isOp(*square, "Mul") && square->inputs().size() == 2 && square->input(0) == x && square->input(1) == x)
         return std::vector<NodeId>{square->id, node->id};
     return std::nullopt;
 }
 
 /// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), rooted at the Tanh.
 std::optional<GeluMatch> matchTanhForm(const Graph& g, const Node& tanh, std::string& why) {
-    const Node* outer = producerOf(g, tanh.inputs.at(0));
+    const Node* outer = producerOf(g, tanh.input(0));
     auto sc = outer ? scaledBy(g, *outer) : std::nullopt;
     const Node* sum = sc ? producerOf(g, sc->x) : nullptr;
-    if (!sum || !isOp(*sum, "Add") || sum->inputs.size() != 2) return std::nullopt;
+    if (!sum || !isOp(*sum, "Add") || sum->inputs().size() != 2) return std::nullopt;
     for (int side : {0, 1}) {
-        const ValueId x = sum->inputs[size_t(side)];
-        const Node* cubic = producerOf(g, sum->inputs[size_t(1 - side)]);
+        const ValueId x = sum->input(size_t(side));
+        const Node* cubic = producerOf(g, sum->input(size_t(1 - side)));
         auto kappa = cubic ? scaledBy(g, *cubic) : std::nullopt;
         auto cube = kappa ? cubeOf(g, producerOf(g, kappa->x), x) : std::nullopt;
         if (!cube) continue;
@@ -93,7 +93,7 @@ std::optional<GeluMatch> matchTanhForm(const Graph& g, const Node& tanh, std::st
         }
         GeluMatch m{x, *cube};
         m.nodes.insert(m.nodes.end(), {cubic->id, sum->id, outer->id, tanh.id});
-        if (!matchHalfXTimesOnePlus(g, tanh.outputs[0], m, why)) return std::nullopt;
+        if (!matchHalfXTimesOnePlus(g, tanh.output(0), m, why)) return std::nullopt;
         return m;
     }
     return std::nullopt;
@@ -103,15 +103,15 @@ std::optional<GeluMatch> matchTanhForm(const Graph& g, const Node& tanh, std::st
 /// when the GELU's nodes are all that read x.
 const Node* biasAddBefore(const Graph& g, const GeluMatch& m, ValueId& y, ValueId& bias) {
     const Node* add = producerOf(g, m.x);
-    if (!add || !isOp(*add, "Add") || add->inputs.size() != 2 || !onlyReadBy(g, m.x, m.nodes)) return nullptr;
+    if (!add || !isOp(*add, "Add") || add->inputs().size() != 2 || !onlyReadBy(g, m.x, m.nodes)) return nullptr;
     const Shape& shape = g.value(m.x).shape;
     if (!shape.rankKnown() || shape.rank() == 0 || !shape[shape.rank() - 1].isStatic()) return nullptr;
     for (size_t side : {size_t(1), size_t(0)}) {
         const Tensor* b = constantInput(g, *add, side);
         if (!b || b->dtype() != DType::Float || b->rank() != 1 || b->numel() != shape[shape.rank() - 1].size()) continue;
-        if (g.value(add->inputs[1 - side]).shape != shape) continue;  // the Add broadcasts more than b
-        y = add->inputs[1 - side];
-        bias = add->inputs[side];
+        if (g.value(add->input(1 - side)).shape != shape) continue;  // the Add broadcasts more than b
+        y = add->input(1 - side);
+        bias = add->input(side);
         return add;
     }
     return nullptr;

@@ -35,8 +35,8 @@ constexpr TwoNodeRelu6 kTwoNodeRelu6[] = {
 
 /// `node` is `op` of one operand and, unless Relu, the constant `c`: that operand, else kNoId.
 ValueId clampOperand(const Graph& g, const Node& node, const char* op, double c) {
-    if (!isOp(node, op) || node.inputs.empty()) return kNoId;
-    if (std::isnan(c)) return node.inputs.size() == 1 ? node.inputs[0] : kNoId;
+    if (!isOp(node, op) || node.inputs().empty()) return kNoId;
+    if (std::isnan(c)) return node.inputs().size() == 1 ? node.input(0) : kNoId;
     auto s = scalarOperand(g, node);
     return s && s->constant == c ? s->other : kNoId;
 }
@@ -50,7 +50,7 @@ struct Relu6 {
 std::optional<Relu6> relu6Of(const Graph& g, const Node& outer) {
     if (isOp(outer, "Clip")) {
         auto a = fusableActivation(g, outer);
-        if (a && a->params.size() == 2 && a->params[0] == 0 && a->params[1] == 6) return Relu6{outer.inputs[0], {outer.id}};
+        if (a && a->params.size() == 2 && a->params[0] == 0 && a->params[1] == 6) return Relu6{outer.input(0), {outer.id}};
         return std::nullopt;
     }
     for (const TwoNodeRelu6& row : kTwoNodeRelu6) {
@@ -70,8 +70,8 @@ struct HardSwishMatch {
 
 /// x * HardSigmoid(x) with alpha 1/6 and beta 1/2.
 std::optional<HardSwishMatch> matchHardSigmoidForm(const Graph& g, const Node& hs, std::string& why) {
-    const ValueId x = hs.inputs.at(0);
-    auto product = matchScaledProduct(g, hs.outputs.at(0), x, 1, why);
+    const ValueId x = hs.input(0);
+    auto product = matchScaledProduct(g, hs.output(0), x, 1, why);
     if (!product) return std::nullopt;
     const auto [alpha, beta] = activationParams(activationKind(ActivationId::HardSigmoid), hs.attributes);
     if (!nearlyEqual(alpha, 1.0 / 6) || !nearlyEqual(beta, 0.5)) {
@@ -89,7 +89,7 @@ std::optional<HardSwishMatch> matchRelu6Form(const Graph& g, const Node& outer, 
     const Node* shift = relu6 ? producerOf(g, relu6->input) : nullptr;
     auto three = shift && isOp(*shift, "Add") ? scalarOperand(g, *shift) : std::nullopt;
     if (!three || three->constant != 3) return std::nullopt;
-    auto product = matchScaledProduct(g, outer.outputs.at(0), three->other, 1.0 / 6, why);
+    auto product = matchScaledProduct(g, outer.output(0), three->other, 1.0 / 6, why);
     if (!product) return std::nullopt;
     HardSwishMatch m{three->other, {shift->id}, "x * relu6(x + 3) / 6"};
     m.nodes.insert(m.nodes.end(), relu6->nodes.begin(), relu6->nodes.end());
@@ -140,7 +140,7 @@ private:
     /// at opset 13 that means something else, or nothing, at opset 14.
     static const Node* trainingBatchNorm(const Graph& g) {
         for (NodeId id : g.nodeIds())
-            if (const Node& n = g.node(id); isOp(n, "BatchNormalization") && n.outputs.size() > 1) return &n;
+            if (const Node& n = g.node(id); isOp(n, "BatchNormalization") && n.outputs().size() > 1) return &n;
         return nullptr;
     }
 

@@ -35,27 +35,27 @@ struct LayerNormMatch {
 
 /// d = x - mean, var = ReduceMean(d^2), y = d / sqrt(var + eps): the nodes after `mean`.
 std::optional<LayerNormMatch> matchNormalization(const Graph& g, const Node& mean, std::string& why) {
-    const ValueId x = mean.inputs.at(0), m = mean.outputs.at(0);
+    const ValueId x = mean.input(0), m = mean.output(0);
     const Node* sub = onlyReader(g, m, [&](const Node& n) {
-        return isOp(n, "Sub") && n.inputs.size() == 2 && n.inputs[0] == x && n.inputs[1] == m;
+        return isOp(n, "Sub") && n.inputs().size() == 2 && n.input(0) == x && n.input(1) == m;
     }, why);
     if (!sub) return std::nullopt;
-    const ValueId d = sub->outputs[0];
+    const ValueId d = sub->output(0);
     const Node* square = nullptr;
-    for (const Use& u : g.value(d).uses) {
+    for (const Use& u : g.value(d).uses()) {
         const Node& n = g.node(u.node);
-        auto e = isOp(n, "Pow") && n.inputs[0] == d ? scalarInput(g, n, 1) : std::nullopt;
-        if ((e && *e == 2) || (isOp(n, "Mul") && n.inputs.size() == 2 && n.inputs[0] == d && n.inputs[1] == d)) square = &n;
+        auto e = isOp(n, "Pow") && n.input(0) == d ? scalarInput(g, n, 1) : std::nullopt;
+        if ((e && *e == 2) || (isOp(n, "Mul") && n.inputs().size() == 2 && n.input(0) == d && n.input(1) == d)) square = &n;
     }
     if (!square) return std::nullopt;  // centering alone, not a LayerNorm
-    const Node* variance = onlyReader(g, square->outputs[0], [](const Node& n) { return isOp(n, "ReduceMean"); }, why);
-    const Node* plusEps = variance ? onlyReader(g, variance->outputs[0], [&](const Node& n) {
+    const Node* variance = onlyReader(g, square->output(0), [](const Node& n) { return isOp(n, "ReduceMean"); }, why);
+    const Node* plusEps = variance ? onlyReader(g, variance->output(0), [&](const Node& n) {
         return isOp(n, "Add") && scalarOperand(g, n).has_value();
     }, why) : nullptr;
     auto isSqrt = [](const Node& n) { return isOp(n, "Sqrt"); };
-    const Node* root = plusEps ? onlyReader(g, plusEps->outputs[0], isSqrt, why) : nullptr;
-    const Node* div = root ? onlyReader(g, root->outputs[0], [&](const Node& n) {
-        return isOp(n, "Div") && n.inputs.size() == 2 && n.inputs[0] == d && n.inputs[1] == root->outputs[0];
+    const Node* root = plusEps ? onlyReader(g, plusEps->output(0), isSqrt, why) : nullptr;
+    const Node* div = root ? onlyReader(g, root->output(0), [&](const Node& n) {
+        return isOp(n, "Div") && n.inputs().size() == 2 && n.input(0) == d && n.input(1) == root->output(0);
     }, why) : nullptr;
     if (!div) return std::nullopt;
     LayerNormMatch match{x, mean.id, variance->id, float(scalarOperand(g, *plusEps)->constant), kNoId, kNoId,
@@ -78,7 +78,7 @@ bool alongLastAxis(const Graph& g, ValueId v, int64_t c, size_t rank) {
 void matchAffine(const Graph& g, LayerNormMatch& m, int64_t c, size_t rank) {
     std::string ignored;  // a Mul or Add of something else simply stays after the LayerNormalization
     auto step = [&](const char* op, ValueId& operand) {
-        const ValueId y = g.node(m.nodes.back()).outputs[0];
+        const ValueId y = g.node(m.nodes.back()).output(0);
         const Node* n = onlyReader(g, y, [&](const Node& r) {
             const ValueId other = isOp(r, op) ? otherInput(r, y) : kNoId;
             if (other == kNoId || other == y || g.value(other).dtype != DType::Float) return false;

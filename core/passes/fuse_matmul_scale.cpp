@@ -51,10 +51,10 @@ std::string whyNotFusable(const Graph& g, const Node& product) {
     if (isFusedMatMul(product) &&
         (product.attributes.getInt("transBatchA", 0) != 0 || product.attributes.getInt("transBatchB", 0) != 0))
         return "kept: " + describe(product) + " already transposes batch axes";
-    if (product.inputs.size() != 2 || !hasInput(product, 0) || !hasInput(product, 1))
+    if (product.inputs().size() != 2 || !hasInput(product, 0) || !hasInput(product, 1))
         return "kept: " + describe(product) + " does not have two operands";
-    const Value& a = g.value(product.inputs[0]);
-    if (!isFloating(a.dtype) || a.dtype != g.value(product.inputs[1]).dtype)
+    const Value& a = g.value(product.input(0));
+    if (!isFloating(a.dtype) || a.dtype != g.value(product.input(1)).dtype)
         return "kept: " + describe(product) + " is not a product of float32 or float64 tensors of one type";
     return {};
 }
@@ -63,7 +63,7 @@ std::string whyNotFusable(const Graph& g, const Node& product) {
 /// it to a larger rank; nullopt with `why` otherwise.
 std::optional<double> scaleOf(const Graph& g, const Node& scaleNode, size_t constantSide, size_t productRank,
                               std::string& why) {
-    const ValueId c = scaleNode.inputs[constantSide];
+    const ValueId c = scaleNode.input(constantSide);
     const Tensor* t = g.constantValue(c);
     if (!t) {
         why = "kept: " + quoted(g, c) + " is not a constant";
@@ -78,7 +78,7 @@ std::optional<double> scaleOf(const Graph& g, const Node& scaleNode, size_t cons
         why = "kept: " + quoted(g, c) + " has more axes than the product and would broadcast it";
         return std::nullopt;
     }
-    if (t->dtype() != g.value(scaleNode.inputs[1 - constantSide]).dtype) {
+    if (t->dtype() != g.value(scaleNode.input(1 - constantSide)).dtype) {
         why = "kept: " + quoted(g, c) + " is not of the product's type";
         return std::nullopt;
     }
@@ -113,14 +113,14 @@ public:
         const Node& scale = g.node(root);
         std::optional<double> s;
         const auto whyNot = [&](const Node& product, ValueId factor) -> std::string {
-            if (scale.opType == "Div" && factor != scale.inputs[1])
+            if (scale.opType == "Div" && factor != scale.input(1))
                 return "kept: " + describe(product) + " is the divisor of " + describe(scale) + ", not a scaled product";
             if (std::string why = whyNotFusable(g, product); !why.empty()) return why;
             if (const std::string shared = whyOutputIsShared(g, product); !shared.empty()) return "kept: " + shared;
-            const Shape& shape = g.value(product.outputs[0]).shape;
+            const Shape& shape = g.value(product.output(0)).shape;
             if (!shape.rankKnown()) return "kept: the rank of the product is unknown";
             std::string why;
-            s = scaleOf(g, scale, factor == scale.inputs[1] ? 1 : 0, shape.rank(), why);
+            s = scaleOf(g, scale, factor == scale.input(1) ? 1 : 0, shape.rank(), why);
             return why;
         };
         std::string why;
@@ -135,7 +135,7 @@ public:
         p.alpha *= *s;
         const std::string sentence = "folded " + describe(scale) + " by " + quoted(g, found->other) + " into " +
                                      describe(product) + ": FusedMatMul with alpha = " + formatNumber(p.alpha);
-        rw.replaceNodes({product.id, root}, "FusedMatMul", {product.inputs[0], product.inputs[1]}, p.attributes(),
+        rw.replaceNodes({product.id, root}, "FusedMatMul", {product.input(0), product.input(1)}, p.attributes(),
                         "com.microsoft", Rewriter::KeepName::OfFirst);
         rw.useDomain("com.microsoft", 1);
         rw.count("numScalesFolded");
@@ -153,11 +153,11 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& product = g.node(root);
-        if (product.inputs.size() != 2) return false;
+        if (product.inputs().size() != 2) return false;
         const std::string notFusable = whyNotFusable(g, product);
         std::string why;
         for (size_t side : {size_t(0), size_t(1)}) {
-            const Node* operand = producerOf(g, product.inputs[side]);
+            const Node* operand = producerOf(g, product.input(side));
             if (!operand) continue;
             const bool transpose = isOp(*operand, "Transpose");
             const bool scale = isOp(*operand, "Mul") || isOp(*operand, "Div");
@@ -174,19 +174,19 @@ public:
                 continue;
             }
             Product p = Product::of(product);
-            std::vector<ValueId> inputs = product.inputs;
+            std::vector<ValueId> inputs = product.inputs();
             std::string sentence;
             if (transpose) {
                 int64_t& trans = side == 0 ? p.transA : p.transB;
                 trans = 1 - trans;
-                inputs[side] = operand->inputs[0];
-                sentence = "folded " + describe(*operand) + " of " + quoted(g, operand->inputs[0]) + " into " +
+                inputs[side] = operand->input(0);
+                sentence = "folded " + describe(*operand) + " of " + quoted(g, operand->input(0)) + " into " +
                            describe(product) + ": FusedMatMul reads it with trans" + (side == 0 ? "A" : "B") +
                            " = " + std::to_string(trans);
             } else {
                 p.alpha *= *s;
-                inputs[side] = operand->inputs[scaled];
-                sentence = "folded " + describe(*operand) + " of operand " + quoted(g, operand->inputs[scaled]) +
+                inputs[side] = operand->input(scaled);
+                sentence = "folded " + describe(*operand) + " of operand " + quoted(g, operand->input(scaled)) +
                            " into " + describe(product) + ": FusedMatMul with alpha = " + formatNumber(p.alpha);
             }
             const NodeId nodes[] = {operand->id, root};
@@ -202,7 +202,7 @@ public:
 
 private:
     static std::string whyNotTransposed(const Graph& g, const Node& t) {
-        const Shape& in = g.value(t.inputs[0]).shape;
+        const Shape& in = g.value(t.input(0)).shape;
         if (!in.rankKnown()) return "kept: the rank of the input of " + describe(t) + " is unknown";
         std::vector<int64_t> perm = t.attributes.getInts("perm");
         if (perm.empty())  // no perm: all axes reversed, a swap of the last two only for rank 2
@@ -214,11 +214,11 @@ private:
 
     /// For Mul(x, s), Mul(s, x) or Div(x, s): which input is x, and the scale.
     static std::string scaledOperand(const Graph& g, const Node& n, size_t& scaled, std::optional<double>& s) {
-        if (n.inputs.size() != 2 || !hasInput(n, 0) || !hasInput(n, 1)) return "kept: " + describe(n) + " lacks an operand";
+        if (n.inputs().size() != 2 || !hasInput(n, 0) || !hasInput(n, 1)) return "kept: " + describe(n) + " lacks an operand";
         const bool div = n.opType == "Div";
-        scaled = !div && g.constantValue(n.inputs[0]) && !g.constantValue(n.inputs[1]) ? 1 : 0;
-        const Shape& x = g.value(n.inputs[scaled]).shape;
-        if (!x.rankKnown() || x != g.value(n.outputs[0]).shape)
+        scaled = !div && g.constantValue(n.input(0)) && !g.constantValue(n.input(1)) ? 1 : 0;
+        const Shape& x = g.value(n.input(scaled)).shape;
+        if (!x.rankKnown() || x != g.value(n.output(0)).shape)
             return "kept: " + describe(n) + " changes the shape of its operand";
         std::string why;
         s = scaleOf(g, n, 1 - scaled, x.rank(), why);

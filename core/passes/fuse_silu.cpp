@@ -16,7 +16,7 @@ struct SiluMatch {
 
 /// x * Sigmoid(x), or x * Sigmoid(alpha * x) with a constant alpha, rooted at the Sigmoid.
 std::optional<SiluMatch> matchSilu(const Graph& g, const Node& sigmoid, std::string& why) {
-    const ValueId z = sigmoid.inputs.at(0), s = sigmoid.outputs.at(0);
+    const ValueId z = sigmoid.input(0), s = sigmoid.output(0);
     if (auto product = matchScaledProduct(g, s, z, 1, why)) {
         SiluMatch m{z, 1, {sigmoid.id}};
         m.nodes.insert(m.nodes.end(), product->begin(), product->end());

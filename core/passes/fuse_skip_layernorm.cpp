@@ -26,19 +26,19 @@ public:
         const Graph& g = rw.graph();
         const Node& norm = g.node(root);
         if (!hasInput(norm, 0)) return false;
-        const Node* add = producerOf(g, norm.inputs[0]);
+        const Node* add = producerOf(g, norm.input(0));
         if (!add || !isOp(*add, "Add")) return false;
         if (const std::string why = whyNot(g, norm, *add); !why.empty()) {
             rw.decline(root, why);
             return false;
         }
-        std::vector<ValueId> inputs{add->inputs[0], add->inputs[1], norm.inputs[1]};
-        if (hasInput(norm, 2)) inputs.push_back(norm.inputs[2]);
+        std::vector<ValueId> inputs{add->input(0), add->input(1), norm.input(1)};
+        if (hasInput(norm, 2)) inputs.push_back(norm.input(2));
         Attributes attributes;
         attributes.set("epsilon", floatAttributeOrDefault(norm.attributes, OpKey::of(norm), 0, "epsilon"));
         const std::string sentence = "fused the residual " + describe(*add) + " into " + describe(norm) +
-                                     ": SkipLayerNormalization(" + quoted(g, add->inputs[0]) + ", " +
-                                     quoted(g, add->inputs[1]) + ") adds them row by row as it normalizes";
+                                     ": SkipLayerNormalization(" + quoted(g, add->input(0)) + ", " +
+                                     quoted(g, add->input(1)) + ") adds them row by row as it normalizes";
         rw.replaceNodes({add->id, root}, "SkipLayerNormalization", inputs, attributes, "com.microsoft");
         rw.useDomain("com.microsoft", 1);
         rw.count("numFused");
@@ -49,13 +49,13 @@ public:
 private:
     /// Why Add + LayerNormalization is not one SkipLayerNormalization (empty when it is).
     static std::string whyNot(const Graph& g, const Node& norm, const Node& add) {
-        if (add.inputs.size() != 2 || !hasInput(add, 0) || !hasInput(add, 1)) return {};
+        if (add.inputs().size() != 2 || !hasInput(add, 0) || !hasInput(add, 1)) return {};
         if (laterOutputIsRead(g, norm)) return "kept: the mean or inverse standard deviation of " + describe(norm) + " is read";
         if (const std::string shared = whyOutputIsShared(g, add); !shared.empty())
             return "kept: " + shared + " (the sum is needed on its own)";
-        const Value& a = g.value(add.inputs[0]);
-        const Value& b = g.value(add.inputs[1]);
-        if (g.constantValue(add.inputs[0]) || g.constantValue(add.inputs[1]))
+        const Value& a = g.value(add.input(0));
+        const Value& b = g.value(add.input(1));
+        if (g.constantValue(add.input(0)) || g.constantValue(add.input(1)))
             return "kept: " + describe(add) + " adds a constant, not a residual";
         if (a.dtype != DType::Float || b.dtype != DType::Float) return "kept: only float32 sums are fused";
         if (!a.shape.isStatic() || a.shape != b.shape)
@@ -69,8 +69,8 @@ private:
         if (axis < 0) axis += rank;
         if (axis != rank - 1) return "kept: " + describe(norm) + " normalizes from axis " + std::to_string(axis) + ", not over the last axis only";
         const int64_t hidden = a.shape[size_t(rank - 1)].size();
-        if (!hasInput(norm, 1) || !perFeature(g, norm.inputs[1], hidden) ||
-            (hasInput(norm, 2) && !perFeature(g, norm.inputs[2], hidden)))
+        if (!hasInput(norm, 1) || !perFeature(g, norm.input(1), hidden) ||
+            (hasInput(norm, 2) && !perFeature(g, norm.input(2), hidden)))
             return "kept: the scale and bias of " + describe(norm) + " are not constant float32 vectors of " +
                    std::to_string(hidden) + " values";
         if (norm.attributes.getInt("stash_type", 1) != 1) return "kept: " + describe(norm) + " computes its statistics in a type other than float32";

@@ -73,9 +73,9 @@ NodeId replaceWithSwish(Rewriter& rw, NodeId node, float alpha, ValueId x) {
     ValueId scaled = x;
     if (alpha != 1.0f) {
         const ValueId a = rw.addInitializer(base + "_swish_alpha", Tensor::scalar(alpha));
-        scaled = rw.graph().node(rw.addNode("Mul", {x, a}, {base + "_scaled"}, {}, from, base + "_scale")).outputs[0];
+        scaled = rw.graph().node(rw.addNode("Mul", {x, a}, {base + "_scaled"}, {}, from, base + "_scale")).output(0);
     }
-    const ValueId gate = rw.graph().node(rw.addNode("Sigmoid", {scaled}, {base + "_gate"}, {}, from, base + "_sigmoid")).outputs[0];
+    const ValueId gate = rw.graph().node(rw.addNode("Sigmoid", {scaled}, {base + "_gate"}, {}, from, base + "_sigmoid")).output(0);
     return rw.replaceNodes({node}, "Mul", {x, gate}, {});
 }
 

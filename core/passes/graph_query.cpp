@@ -7,22 +7,22 @@ namespace graphlens {
 
 const Node* producerOf(const Graph& graph, ValueId value) {
     if (value == kNoId) return nullptr;
-    const NodeId p = graph.value(value).producer;
+    const NodeId p = graph.value(value).producer();
     return p == kNoId ? nullptr : &graph.node(p);
 }
 
 bool hasSingleUse(const Graph& graph, ValueId value) {
-    return graph.value(value).uses.size() == 1 && !graph.isGraphOutput(value) &&
+    return graph.value(value).uses().size() == 1 && !graph.isGraphOutput(value) &&
            !namesReadBySubgraphs(graph).count(graph.value(value).name);
 }
 
 NodeId soleConsumer(const Graph& graph, ValueId value) {
-    return hasSingleUse(graph, value) ? graph.value(value).uses.front().node : kNoId;
+    return hasSingleUse(graph, value) ? graph.value(value).uses().front().node : kNoId;
 }
 
 const Tensor* constantInput(const Graph& graph, const Node& node, size_t index) {
     if (!hasInput(node, index)) return nullptr;
-    return graph.constantValue(node.inputs[index]);
+    return graph.constantValue(node.input(index));
 }
 
 std::optional<float> scalarInput(const Graph& graph, const Node& node, size_t index) {
@@ -32,8 +32,8 @@ std::optional<float> scalarInput(const Graph& graph, const Node& node, size_t in
 }
 
 std::string whyOutputIsShared(const Graph& graph, const Node& producer) {
-    const ValueId y = producer.outputs.at(0);
-    const size_t readers = graph.value(y).uses.size();
+    const ValueId y = producer.output(0);
+    const size_t readers = graph.value(y).uses().size();
     if (graph.isGraphOutput(y)) return "the output of " + describe(producer) + " is a graph output";
     if (readers != 1) return "the output of " + describe(producer) + " is read by " + std::to_string(readers) + " nodes";
     if (namesReadBySubgraphs(graph).count(graph.value(y).name))
@@ -42,8 +42,8 @@ std::string whyOutputIsShared(const Graph& graph, const Node& producer) {
 }
 
 bool laterOutputIsRead(const Graph& graph, const Node& node) {
-    for (size_t i = 1; i < node.outputs.size(); ++i)
-        if (node.outputs[i] != kNoId && (!graph.value(node.outputs[i]).uses.empty() || graph.isGraphOutput(node.outputs[i])))
+    for (size_t i = 1; i < node.outputs().size(); ++i)
+        if (node.output(i) != kNoId && (!graph.value(node.output(i)).uses().empty() || graph.isGraphOutput(node.output(i))))
             return true;
     return false;
 }
@@ -95,8 +95,8 @@ std::vector<NodeId> deadConstantNodes(const Graph& graph, const std::vector<Valu
         if (v == kNoId || !graph.hasValue(v)) continue;
         const Node* p = producerOf(graph, v);
         if (!p || p->opType != "Constant" || std::find(dead.begin(), dead.end(), p->id) != dead.end()) continue;
-        const bool unread = std::all_of(p->outputs.begin(), p->outputs.end(), [&](ValueId out) {
-            return graph.value(out).uses.empty() && !graph.isGraphOutput(out);
+        const bool unread = std::all_of(p->outputs().begin(), p->outputs().end(), [&](ValueId out) {
+            return graph.value(out).uses().empty() && !graph.isGraphOutput(out);
         });
         if (unread) dead.push_back(p->id);
     }

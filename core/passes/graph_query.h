@@ -24,7 +24,7 @@ const Tensor* constantInput(const Graph& graph, const Node& node, size_t index);
 std::optional<float> scalarInput(const Graph& graph, const Node& node, size_t index);
 /// True when input `index` exists (not omitted).
 inline bool hasInput(const Node& node, size_t index) {
-    return index < node.inputs.size() && node.inputs[index] != kNoId;
+    return index < node.inputs().size() && node.input(index) != kNoId;
 }
 /// Why the output of `producer` cannot be merged into the one node reading it: "the output of
 /// Conv 'c' is a graph output", "... is read by 2 nodes" or "a sub-graph reads ..."; empty when
@@ -57,11 +57,11 @@ template <typename Candidate, typename WhyNot>
 std::optional<OperandProducer> fusableOperand(const Graph& graph, const Node& node, Candidate candidate, WhyNot whyNot,
                                               std::string& why) {
     why.clear();
-    if (node.inputs.size() != 2 || !hasInput(node, 0) || !hasInput(node, 1)) return std::nullopt;
+    if (node.inputs().size() != 2 || !hasInput(node, 0) || !hasInput(node, 1)) return std::nullopt;
     for (size_t side : {size_t(0), size_t(1)}) {
-        const Node* producer = producerOf(graph, node.inputs[side]);
+        const Node* producer = producerOf(graph, node.input(side));
         if (!producer || !candidate(*producer)) continue;
-        const ValueId other = node.inputs[1 - side];
+        const ValueId other = node.input(1 - side);
         const std::string reason = whyNot(*producer, other);
         if (reason.empty()) return OperandProducer{producer, side, other};
         if (why.empty()) why = reason;

@@ -17,13 +17,13 @@ namespace {
 class Chain {
 public:
     Chain(Rewriter& rw, NodeId node) : rw_(rw), node_(node), base_(rw.graph().node(node).name) {
-        const Value& out = rw.graph().value(rw.graph().node(node).outputs.at(0));
+        const Value& out = rw.graph().value(rw.graph().node(node).output(0));
         dtype_ = out.dtype;
         shape_ = out.shape;
     }
-    ValueId input(size_t i) const { return rw_.graph().node(node_).inputs.at(i); }
+    ValueId input(size_t i) const { return rw_.graph().node(node_).input(i); }
     bool hasInput(size_t i) const {
-        const auto& in = rw_.graph().node(node_).inputs;
+        const auto& in = rw_.graph().node(node_).inputs();
         return i < in.size() && in[i] != kNoId;
     }
     const Attributes& attributes() const { return rw_.graph().node(node_).attributes; }
@@ -35,7 +35,7 @@ public:
         const NodeId from[] = {node_};
         const std::string name = base_ + "_" + type + "_" + std::to_string(++steps_);
         const NodeId id = rw_.addNode(type, std::move(inputs), {name}, std::move(attributes), from, name);
-        const ValueId out = rw_.graph().node(id).outputs[0];
+        const ValueId out = rw_.graph().node(id).output(0);
         if (dtype_ != DType::Undefined) rw_.setValueInfo(out, dtype_, shape ? *shape : shape_);
         return out;
     }
@@ -96,8 +96,8 @@ void lowerQuickGelu(Rewriter& rw, NodeId node, int64_t) {
 
 void lowerLayerNormalization(Rewriter& rw, NodeId node, int64_t opset) {
     const Node& n = rw.graph().node(node);
-    for (size_t i = 1; i < n.outputs.size(); ++i)
-        if (n.outputs[i] != kNoId && !rw.graph().value(n.outputs[i]).uses.empty())
+    for (size_t i = 1; i < n.outputs().size(); ++i)
+        if (n.output(i) != kNoId && !rw.graph().value(n.output(i)).uses().empty())
             throw std::runtime_error("LayerNormalization '" + n.name +
                                      "' cannot be lowered: its statistics outputs are read");
     Chain c(rw, node);

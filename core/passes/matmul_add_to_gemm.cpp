@@ -50,8 +50,8 @@ public:
         const ValueId bias = found->other;
         std::string sentence = "fused " + describe(mm) + " and " + describe(add) + " into one Gemm: Y = A * B + " +
                                quoted(g, bias);
-        if (g.value(mm.inputs[0]).shape.rank() == 2) {
-            rw.replaceNodes({mm.id, root}, "Gemm", {mm.inputs[0], mm.inputs[1], bias}, {}, {},
+        if (g.value(mm.input(0)).shape.rank() == 2) {
+            rw.replaceNodes({mm.id, root}, "Gemm", {mm.input(0), mm.input(1), bias}, {}, {},
                             Rewriter::KeepName::OfFirst);
         } else {
             sentence += ", with A flattened to " + flattenedShape(g, mm).toString() + " around it";
@@ -65,7 +65,7 @@ public:
 private:
     /// [M, K] for A [d0, ..., K], M = d0 * ... (A's shape is static when this is asked).
     static Shape flattenedShape(const Graph& g, const Node& mm) {
-        const std::vector<int64_t> dims = *g.value(mm.inputs[0]).shape.sizes();
+        const std::vector<int64_t> dims = *g.value(mm.input(0)).shape.sizes();
         int64_t rows = 1;
         for (size_t i = 0; i + 1 < dims.size(); ++i) rows *= dims[i];
         return Shape::ofSizes({rows, dims.back()});
@@ -77,13 +77,13 @@ private:
         const Graph& g = rw.graph();
         const Node matmul = mm;  // a copy: the rewrites below change the graph
         const std::vector<int64_t> flat = *flattenedShape(g, matmul).sizes();
-        const std::vector<int64_t> out = *g.value(g.node(add).outputs[0]).shape.sizes();
-        const DType dtype = g.value(matmul.inputs[0]).dtype;
+        const std::vector<int64_t> out = *g.value(g.node(add).output(0)).shape.sizes();
+        const DType dtype = g.value(matmul.input(0)).dtype;
         const NodeId from[] = {matmul.id};
         const ValueId rowsShape = rw.addInitializer(matmul.name + "/rows_shape", Tensor::int64s({2}, flat));
-        const NodeId toRows = rw.addNode("Reshape", {matmul.inputs[0], rowsShape}, {g.value(matmul.inputs[0]).name + "_rows"}, {},
+        const NodeId toRows = rw.addNode("Reshape", {matmul.input(0), rowsShape}, {g.value(matmul.input(0)).name + "_rows"}, {},
                                          from, matmul.name + "/to_rows");
-        const ValueId rows = g.node(toRows).outputs[0];
+        const ValueId rows = g.node(toRows).output(0);
         rw.setValueInfo(rows, dtype, Shape::ofSizes(flat));
         ValueId column = bias;
         if (g.constantValue(bias)->dims().size() != 1) {
@@ -92,9 +92,9 @@ private:
                                        Tensor::view(full.dtype(), {full.numel()}, full.data(), full.byteSize(), full.sharedStorage()));
         }
         const NodeId allFrom[] = {matmul.id, add};
-        const NodeId gemm = rw.addNode("Gemm", {rows, matmul.inputs[1], column}, {matmul.name + "_gemm_output"}, {}, allFrom,
+        const NodeId gemm = rw.addNode("Gemm", {rows, matmul.input(1), column}, {matmul.name + "_gemm_output"}, {}, allFrom,
                                        matmul.name);
-        const ValueId product = g.node(gemm).outputs[0];
+        const ValueId product = g.node(gemm).output(0);
         rw.setValueInfo(product, dtype, Shape::ofSizes({flat[0], out.back()}));
         const ValueId outShape = rw.addInitializer(matmul.name + "/product_shape", Tensor::int64s({int64_t(out.size())}, out));
         rw.replaceNodes({matmul.id, add}, "Reshape", {product, outShape}, {});
@@ -102,11 +102,11 @@ private:
 
     /// Why MatMul `mm` plus `bias` is not one Gemm (empty when it is).
     static std::string whyNot(const Graph& g, const Node& mm, ValueId bias) {
-        const ValueId product = mm.outputs[0];
+        const ValueId product = mm.output(0);
         if (const std::string shared = whyOutputIsShared(g, mm); !shared.empty()) return "kept: " + shared;
         if (!g.constantValue(bias)) return "kept: the bias " + quoted(g, bias) + " is not a constant";
-        const Value& a = g.value(mm.inputs[0]);
-        const Value& b = g.value(mm.inputs[1]);
+        const Value& a = g.value(mm.input(0));
+        const Value& b = g.value(mm.input(1));
         if (!a.shape.rankKnown() || !b.shape.rankKnown()) return "kept: the ranks of the MatMul inputs are unknown";
         if (a.shape.rank() < 2) return "kept: MatMul input has rank " + std::to_string(a.shape.rank()) + "; Gemm takes 2-D";
         if (b.shape.rank() != 2) return "kept: MatMul's B has rank " + std::to_string(b.shape.rank()) + "; Gemm takes 2-D";
@@ -115,7 +115,7 @@ private:
         const Shape biasShape = Shape::ofSizes(g.constantValue(bias)->dims());
         if (a.shape.rank() > 2) {
             if (!a.shape.isStatic() || !g.value(product).shape.isStatic())
-                return "kept: the rank-" + std::to_string(a.shape.rank()) + " input " + quoted(g, mm.inputs[0]) +
+                return "kept: the rank-" + std::to_string(a.shape.rank()) + " input " + quoted(g, mm.input(0)) +
                        " has no static shape to flatten to 2-D for a Gemm";
             if (!perColumn(biasShape, g.value(product).shape))
                 return "kept: the bias " + quoted(g, bias) + " " + biasShape.toString() +

@@ -33,7 +33,7 @@ void importDomains(Model& model, const std::map<std::string, int64_t>& domains) 
 std::string blamedRewrite(const PassResult& r, const Graph& graph, const std::string& tensor) {
     if (r.rewrites.empty()) return "";
     NodeId producer = kNoId;
-    if (auto v = graph.findValue(tensor)) producer = graph.value(*v).producer;
+    if (auto v = graph.findValue(tensor)) producer = graph.value(*v).producer();
     for (const Rewrite& rewrite : r.rewrites)
         for (const NodeRef& added : rewrite.added)
             if (added.id == producer) return " in the rewrite '" + rewrite.sentence + "'";

@@ -26,15 +26,15 @@ void lowerWithTail(Rewriter& rw, NodeId node, const std::string& coreOp, std::ve
     const std::string base = rw.graph().node(node).name;
     const NodeId from[] = {node};
     ValueId v = rw.graph().node(rw.addNode(coreOp, std::move(inputs), {base + "_" + coreOp}, std::move(attributes),
-                                           from, base + "_" + coreOp)).outputs[0];
-    const Value out = rw.graph().value(rw.graph().node(node).outputs[0]);  // every step keeps its shape
+                                           from, base + "_" + coreOp)).output(0);
+    const Value out = rw.graph().value(rw.graph().node(node).output(0));  // every step keeps its shape
     rw.setValueInfo(v, out.dtype, out.shape);
     if (residual != kNoId && !activation) {
         rw.replaceNodes({node}, "Add", {v, residual}, {});
         return;
     }
     if (residual != kNoId) {
-        v = rw.graph().node(rw.addNode("Add", {v, residual}, {base + "_sum"}, {}, from, base + "_add")).outputs[0];
+        v = rw.graph().node(rw.addNode("Add", {v, residual}, {base + "_sum"}, {}, from, base + "_add")).output(0);
         rw.setValueInfo(v, out.dtype, out.shape);
     }
     replaceWithActivation(rw, node, *activation, v, opset);
@@ -51,9 +51,9 @@ Attributes withoutActivation(const Attributes& attributes) {
 /// FusedConv(X, W, B, Z) = activation(Conv(X, W, B) + Z).
 void lowerFusedConv(Rewriter& rw, NodeId id, int64_t opset) {
     const Node& n = rw.graph().node(id);
-    std::vector<ValueId> inputs(n.inputs.begin(), n.inputs.begin() + std::min<size_t>(3, n.inputs.size()));
+    std::vector<ValueId> inputs(n.inputs().begin(), n.inputs().begin() + std::min<size_t>(3, n.inputs().size()));
     while (!inputs.empty() && inputs.back() == kNoId) inputs.pop_back();
-    const ValueId z = hasInput(n, 3) ? n.inputs[3] : kNoId;
+    const ValueId z = hasInput(n, 3) ? n.input(3) : kNoId;
     lowerWithTail(rw, id, "Conv", inputs, withoutActivation(n.attributes), z, activationOf(n.attributes), opset);
 }
 
@@ -62,7 +62,7 @@ void lowerFusedGemm(Rewriter& rw, NodeId id, int64_t opset) {
     const Node& n = rw.graph().node(id);
     Attributes core = withoutActivation(n.attributes);
     for (const char* name : {"activation_alpha", "activation_beta", "activation_gamma"}) core.erase(name);
-    lowerWithTail(rw, id, "Gemm", n.inputs, std::move(core), kNoId, gemmActivationOf(n.attributes), opset);
+    lowerWithTail(rw, id, "Gemm", n.inputs(), std::move(core), kNoId, gemmActivationOf(n.attributes), opset);
 }
 
 /// FusedMatMul(A, B) = alpha * op(A) x op(B): a Transpose of the last two axes of each transposed
@@ -71,12 +71,12 @@ void lowerFusedMatMul(Rewriter& rw, NodeId id, int64_t) {
     const Node n = rw.graph().node(id);  // a copy: the rewrites below change the graph
     if (n.attributes.getInt("transBatchA", 0) != 0 || n.attributes.getInt("transBatchB", 0) != 0)
         throw std::runtime_error("FusedMatMul '" + n.name + "' transposes batch axes, which has no lowering");
-    const Value out = rw.graph().value(n.outputs[0]);
+    const Value out = rw.graph().value(n.output(0));
     const float alpha = n.attributes.getFloat("alpha", 1.f);
     if (alpha != 1.f && out.dtype != DType::Float && out.dtype != DType::Double)
         throw std::runtime_error("FusedMatMul '" + n.name + "' scales a product that is neither float32 nor float64");
     const NodeId from[] = {id};
-    std::vector<ValueId> operands = {n.inputs.at(0), n.inputs.at(1)};
+    std::vector<ValueId> operands = {n.input(0), n.input(1)};
     for (size_t side : {size_t(0), size_t(1)}) {
         if (n.attributes.getInt(side == 0 ? "transA" : "transB", 0) == 0) continue;
         const Value in = rw.graph().value(operands[side]);
@@ -87,7 +87,7 @@ void lowerFusedMatMul(Rewriter& rw, NodeId id, int64_t) {
         std::iota(perm.begin(), perm.end(), 0);
         std::swap(perm[perm.size() - 2], perm.back());
         const std::string name = n.name + (side == 0 ? "_transpose_a" : "_transpose_b");
-        operands[side] = rw.graph().node(rw.addNode("Transpose", {operands[side]}, {name}, {{"perm", perm}}, from, name)).outputs[0];
+        operands[side] = rw.graph().node(rw.addNode("Transpose", {operands[side]}, {name}, {{"perm", perm}}, from, name)).output(0);
         std::vector<Dim> dims(in.shape.dims().begin(), in.shape.dims().end());
         std::swap(dims[dims.size() - 2], dims.back());
         rw.setValueInfo(operands[side], in.dtype, Shape(dims));
@@ -97,7 +97,7 @@ void lowerFusedMatMul(Rewriter& rw, NodeId id, int64_t) {
         return;
     }
     const ValueId product =
-        rw.graph().node(rw.addNode("MatMul", operands, {n.name + "_product"}, {}, from, n.name + "_MatMul")).outputs[0];
+        rw.graph().node(rw.addNode("MatMul", operands, {n.name + "_product"}, {}, from, n.name + "_MatMul")).output(0);
     rw.setValueInfo(product, out.dtype, out.shape);
     Tensor scale = out.dtype == DType::Double ? Tensor::fromVector(DType::Double, {}, std::vector<double>{alpha})
                                               : Tensor::scalar(alpha);
@@ -111,16 +111,16 @@ void lowerSkipLayerNorm(Rewriter& rw, NodeId id, int64_t opset) {
     if (laterOutputIsRead(rw.graph(), n))
         throw std::runtime_error("SkipLayerNormalization '" + n.name + "' cannot be lowered: an output after the first is read");
     const NodeId from[] = {id};
-    const Value out = rw.graph().value(n.outputs[0]);
-    ValueId sum = rw.graph().node(rw.addNode("Add", {n.inputs.at(0), n.inputs.at(1)}, {n.name + "_sum"}, {}, from,
-                                             n.name + "_Add")).outputs[0];
+    const Value out = rw.graph().value(n.output(0));
+    ValueId sum = rw.graph().node(rw.addNode("Add", {n.input(0), n.input(1)}, {n.name + "_sum"}, {}, from,
+                                             n.name + "_Add")).output(0);
     rw.setValueInfo(sum, out.dtype, out.shape);
     if (hasInput(n, 4)) {
-        sum = rw.graph().node(rw.addNode("Add", {sum, n.inputs[4]}, {n.name + "_biased"}, {}, from, n.name + "_bias")).outputs[0];
+        sum = rw.graph().node(rw.addNode("Add", {sum, n.input(4)}, {n.name + "_biased"}, {}, from, n.name + "_bias")).output(0);
         rw.setValueInfo(sum, out.dtype, out.shape);
     }
-    std::vector<ValueId> inputs{sum, n.inputs.at(2)};
-    if (hasInput(n, 3)) inputs.push_back(n.inputs[3]);
+    std::vector<ValueId> inputs{sum, n.input(2)};
+    if (hasInput(n, 3)) inputs.push_back(n.input(3));
     Attributes attributes;
     attributes.set("axis", int64_t(-1));
     attributes.set("epsilon", n.attributes.getFloat("epsilon", 1e-12f));

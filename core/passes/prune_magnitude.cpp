@@ -98,7 +98,7 @@ private:
         const Node& n = g.node(id);
         const Tensor* w = constantInput(g, n, 1);
         if (!w || !outputChannelAxis(n, w->rank())) return std::nullopt;
-        const ValueId wv = n.inputs[1];
+        const ValueId wv = n.input(1);
         std::string why;
         if (w->dtype() != DType::Float) why = "its weight " + quoted(g, wv) + " is not float32";
         else if (!hasSingleUse(g, wv)) why = "its weight " + quoted(g, wv) + " is read by other nodes too";

@@ -108,7 +108,7 @@ private:
         if (!w) return std::nullopt;  // no weight, or one computed at run time (attention)
         const auto axis = outputChannelAxis(n, w->rank());
         if (!axis) return std::nullopt;
-        const ValueId wv = n.inputs[1];
+        const ValueId wv = n.input(1);
         std::string why;
         if (w->dtype() != DType::Float) why = "its weight " + quoted(g, wv) + " is not float32";
         else if (w->numel() < kMinWeights)
@@ -138,7 +138,7 @@ private:
         const NodeId from[] = {id};
         const NodeId dq = rw.addNode("DequantizeLinear", {q, scale, zero}, {name + "_dequantized"}, {{"axis", *axis}},
                                      from, name + "_DequantizeLinear");
-        const ValueId dequantized = rw.graph().node(dq).outputs[0];
+        const ValueId dequantized = rw.graph().node(dq).output(0);
         rw.setValueInfo(dequantized, DType::Float, Shape::ofSizes(dims));
         rw.setNodeInput(id, 1, dequantized);
         if (constantId != kNoId) rw.removeNode(constantId);

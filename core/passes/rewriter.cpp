@@ -58,14 +58,14 @@ NodeId Rewriter::replaceNodes(std::span<const NodeId> nodes, std::string opType,
                               std::vector<ValueId> inputs, Attributes attributes, std::string domain,
                               KeepName keep) {
     if (nodes.empty()) throw std::logic_error("replaceNodes needs at least one node");
-    const std::vector<ValueId> outputs = graph_.node(nodes.back()).outputs;
+    const std::vector<ValueId> outputs = graph_.node(nodes.back()).outputs();
     const std::string name = graph_.node(keep == KeepName::OfLast ? nodes.back() : nodes.front()).name;
     const std::vector<NodeId> provenance = provenanceOf(nodes);
     std::vector<ValueId> dropped;
     for (NodeId id : nodes) {
         const Node& n = graph_.node(id);
-        dropped.insert(dropped.end(), n.inputs.begin(), n.inputs.end());
-        if (id != nodes.back()) dropped.insert(dropped.end(), n.outputs.begin(), n.outputs.end());
+        dropped.insert(dropped.end(), n.inputs().begin(), n.inputs().end());
+        if (id != nodes.back()) dropped.insert(dropped.end(), n.outputs().begin(), n.outputs().end());
         pending_.removed.push_back(refOf(id));
         graph_.removeNode(id);
     }
@@ -80,8 +80,8 @@ NodeId Rewriter::replaceNodes(std::span<const NodeId> nodes, std::string opType,
 
 bool Rewriter::bypassNode(NodeId nodeId, int input, std::string* why) {
     const Node& n = graph_.node(nodeId);
-    const ValueId in = n.inputs.at(size_t(input));
-    const ValueId out = n.outputs.at(0);
+    const ValueId in = n.input(size_t(input));
+    const ValueId out = n.output(0);
     if (!graph_.isGraphOutput(out)) {
         graph_.replaceAllUses(out, in);
         removeNode(nodeId);
@@ -89,15 +89,15 @@ bool Rewriter::bypassNode(NodeId nodeId, int input, std::string* why) {
     }
     // The output is part of the model's interface: let the input's producer write it directly.
     const Value& source = graph_.value(in);
-    const bool movable = source.producer != kNoId && source.uses.size() == 1 && !graph_.isGraphOutput(in);
+    const bool movable = source.producer() != kNoId && source.uses().size() == 1 && !graph_.isGraphOutput(in);
     if (!movable) {
         if (why)
             *why = "its output '" + graph_.value(out).name + "' is a graph output and its input '" +
                    source.name + "' cannot take that name (a graph input, a constant or read elsewhere)";
         return false;
     }
-    const NodeId producer = source.producer;
-    const int slot = source.producerOutput;
+    const NodeId producer = source.producer();
+    const int slot = source.producerOutput();
     pending_.removed.push_back(refOf(nodeId));
     graph_.removeNode(nodeId);
     graph_.setNodeOutput(producer, slot, out);
@@ -107,8 +107,8 @@ bool Rewriter::bypassNode(NodeId nodeId, int input, std::string* why) {
 
 void Rewriter::removeNode(NodeId nodeId) {
     const Node& n = graph_.node(nodeId);
-    std::vector<ValueId> touched = n.inputs;
-    touched.insert(touched.end(), n.outputs.begin(), n.outputs.end());
+    std::vector<ValueId> touched = n.inputs();
+    touched.insert(touched.end(), n.outputs().begin(), n.outputs().end());
     pending_.removed.push_back(refOf(nodeId));
     graph_.removeNode(nodeId);
     for (ValueId v : touched)
@@ -117,9 +117,9 @@ void Rewriter::removeNode(NodeId nodeId) {
 
 void Rewriter::replaceByConstants(NodeId nodeId, std::vector<Tensor> tensors) {
     const Node& n = graph_.node(nodeId);
-    if (tensors.size() != n.outputs.size())
+    if (tensors.size() != n.outputs().size())
         throw std::logic_error("replaceByConstants needs one tensor per output of " + n.opType);
-    const std::vector<ValueId> inputs = n.inputs, outputs = n.outputs;
+    const std::vector<ValueId> inputs = n.inputs(), outputs = n.outputs();
     pending_.removed.push_back(refOf(nodeId));
     graph_.removeNode(nodeId);
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -143,7 +143,7 @@ void Rewriter::replaceAllUses(ValueId from, ValueId to) {
 
 void Rewriter::setNodeInput(NodeId node, int index, ValueId value) {
     touched_ = true;
-    const ValueId old = graph_.node(node).inputs.at(size_t(index));
+    const ValueId old = graph_.node(node).input(size_t(index));
     graph_.setNodeInput(node, index, value);
     if (old != kNoId) eraseIfDead(old);
 }
@@ -161,7 +161,7 @@ bool Rewriter::eraseAttribute(NodeId node, std::string_view name) {
 bool Rewriter::eraseIfDead(ValueId value) {
     if (!graph_.hasValue(value)) return false;
     const Value& v = graph_.value(value);
-    if (!v.uses.empty() || v.producer != kNoId || graph_.isGraphOutput(value) || graph_.isGraphInput(value))
+    if (!v.uses().empty() || v.producer() != kNoId || graph_.isGraphOutput(value) || graph_.isGraphInput(value))
         return false;
     graph_.removeValue(value);
     return true;

@@ -23,7 +23,7 @@ std::pair<int64_t, int64_t> shapeRange(const Node& shape, int64_t rank) {
 
 /// The dims Shape reports, or why they are not known yet ("dim 0 of 'x' is 'batch'").
 std::optional<std::vector<int64_t>> shapeDims(const Graph& g, const Node& shape, std::string& why) {
-    const Value& in = g.value(shape.inputs.at(0));
+    const Value& in = g.value(shape.input(0));
     if (!in.shape.rankKnown()) {
         why = "the rank of '" + in.name + "' is not known before the model runs";
         return std::nullopt;
@@ -46,7 +46,7 @@ std::optional<std::vector<int64_t>> shapeDims(const Graph& g, const Node& shape,
 bool foldShapeOrSize(NodeId id, Rewriter& rw) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
-    if (!hasInput(n, 0) || n.outputs.size() != 1) return false;
+    if (!hasInput(n, 0) || n.outputs().size() != 1) return false;
     std::string why, text;
     std::optional<Tensor> constant;
     if (n.opType == "Shape") {
@@ -54,18 +54,18 @@ bool foldShapeOrSize(NodeId id, Rewriter& rw) {
             constant = Tensor::int64s({int64_t(dims->size())}, *dims);
             text = Shape::ofSizes(*dims).toString();
         }
-    } else if (const auto count = g.value(n.inputs[0]).shape.numel()) {
+    } else if (const auto count = g.value(n.input(0)).shape.numel()) {
         constant = Tensor::int64s({}, {*count});
         text = std::to_string(*count);
     } else {
-        why = "the shape " + g.value(n.inputs[0]).shape.toString() + " of " + quoted(g, n.inputs[0]) +
+        why = "the shape " + g.value(n.input(0)).shape.toString() + " of " + quoted(g, n.input(0)) +
               " is not static";
     }
     if (!constant) {
         rw.decline(id, "kept: " + why);
         return false;
     }
-    const std::string sentence = "replaced " + describe(n) + " of " + quoted(g, n.inputs[0]) + " by the constant " + text;
+    const std::string sentence = "replaced " + describe(n) + " of " + quoted(g, n.input(0)) + " by the constant " + text;
     rw.replaceByConstants(id, {*constant});
     rw.count("numShapesFolded");
     rw.commit("fold-shape", sentence);
@@ -77,11 +77,11 @@ bool foldShapeOrSize(NodeId id, Rewriter& rw) {
 bool foldGatheredDims(NodeId id, Rewriter& rw) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
-    const Node* shape = producerOf(g, n.inputs.at(0));
+    const Node* shape = producerOf(g, n.input(0));
     if (!shape || shape->opType != "Shape" || !shape->domain.empty() || !hasInput(n, 1)) return false;
     if (const int64_t axis = n.attributes.getInt("axis", 0); axis != 0 && axis != -1) return false;
-    const std::optional<Tensor> indices = constantTensor(g, n.inputs[1]);
-    const Value& in = g.value(shape->inputs.at(0));
+    const std::optional<Tensor> indices = constantTensor(g, n.input(1));
+    const Value& in = g.value(shape->input(0));
     if (!indices || !isInteger(indices->dtype()) || indices->rank() > 1 || !in.shape.rankKnown()) return false;
     const auto [start, end] = shapeRange(*shape, int64_t(in.shape.rank()));
     std::vector<int64_t> dims;
@@ -90,19 +90,19 @@ bool foldGatheredDims(NodeId id, Rewriter& rw) {
         if (i < 0 || i >= end - start || !in.shape[size_t(start + i)].isStatic()) return false;
         dims.push_back(in.shape[size_t(start + i)].size());
     }
-    const std::string sentence = "replaced " + describe(n) + " of the dims of " + quoted(g, shape->inputs[0]) +
+    const std::string sentence = "replaced " + describe(n) + " of the dims of " + quoted(g, shape->input(0)) +
                                  " by the constant " + Shape::ofSizes(dims).toString() + ": those dims are static";
     const NodeId shapeId = shape->id;
-    const ValueId shapeOut = shape->outputs[0];
+    const ValueId shapeOut = shape->output(0);
     rw.replaceByConstants(id, {Tensor::int64s(indices->dims(), dims)});
-    if (g.value(shapeOut).uses.empty() && !g.isGraphOutput(shapeOut)) rw.removeNode(shapeId);
+    if (g.value(shapeOut).uses().empty() && !g.isGraphOutput(shapeOut)) rw.removeNode(shapeId);
     rw.count("numShapesFolded");
     rw.commit("fold-gathered-dims", sentence);
     return true;
 }
 
 bool readsAny(const Node& n, const std::unordered_set<ValueId>& values) {
-    return std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return values.count(v) > 0; });
+    return std::any_of(n.inputs().begin(), n.inputs().end(), [&](ValueId v) { return values.count(v) > 0; });
 }
 
 class FoldShapes final : public Pass {
@@ -128,11 +128,11 @@ public:
             if (!rw.graph().hasNode(id)) continue;
             const Node& n = rw.graph().node(id);
             if (!isDefaultDomain(n.domain)) continue;
-            const std::vector<ValueId> outputs = n.outputs;
+            const std::vector<ValueId> outputs = n.outputs();
             bool folded = false;
             if (n.opType == "Shape" || n.opType == "Size")
                 folded = foldShapeOrSize(id, rw);
-            else if (n.opType == "Gather" && !isConstant(rw.graph(), n.inputs.at(0)) && foldGatheredDims(id, rw))
+            else if (n.opType == "Gather" && !isConstant(rw.graph(), n.input(0)) && foldGatheredDims(id, rw))
                 folded = true;
             else if (readsAny(n, madeConstant) && allInputsConstant(rw.graph(), n))
                 folded = foldToConstants(id, rw, context, "fold-shape-chain");

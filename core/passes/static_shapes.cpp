@@ -20,7 +20,7 @@ bool fullyStatic(const Shape& shape) {
 /// Whether some non-constant value of `graph` still has a shape that is not all numbers.
 bool someShapeOpen(const Graph& graph) {
     for (NodeId id : graph.nodeIds())
-        for (ValueId v : graph.node(id).outputs)
+        for (ValueId v : graph.node(id).outputs())
             if (v != kNoId && !fullyStatic(graph.value(v).shape) && !graph.constantValue(v)) return true;
     return false;
 }
@@ -79,7 +79,7 @@ Graph graphWithStaticShapes(const Model& model, const std::map<std::string, std:
     }
     Graph& g = shaped.graph;
     for (NodeId id : g.nodeIds())
-        for (ValueId v : g.node(id).outputs)
+        for (ValueId v : g.node(id).outputs())
             if (v != kNoId && !fullyStatic(g.value(v).shape) && folded.graph.hasValue(v) &&
                 fullyStatic(folded.graph.value(v).shape))
                 g.value(v).shape = folded.graph.value(v).shape;

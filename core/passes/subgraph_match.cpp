@@ -19,11 +19,11 @@ bool isOp(const Node& node, std::string_view op) {
 }
 
 std::optional<ScalarOperand> scalarOperand(const Graph& graph, const Node& node) {
-    if (node.inputs.size() != 2 || !isDefaultDomain(node.domain)) return std::nullopt;
+    if (node.inputs().size() != 2 || !isDefaultDomain(node.domain)) return std::nullopt;
     for (size_t side : {size_t(1), size_t(0)}) {
         auto c = scalarInput(graph, node, side);
         if (!c || !hasInput(node, 1 - side)) continue;
-        return ScalarOperand{node.inputs[1 - side], double(*c), side == 0};
+        return ScalarOperand{node.input(1 - side), double(*c), side == 0};
     }
     return std::nullopt;
 }
@@ -38,7 +38,7 @@ std::optional<Scaled> scaledBy(const Graph& graph, const Node& node) {
 
 const Node* onlyReader(const Graph& graph, ValueId value, const NodePredicate& wanted, std::string& why) {
     std::vector<NodeId> readers;
-    for (const Use& u : graph.value(value).uses)
+    for (const Use& u : graph.value(value).uses())
         if (std::find(readers.begin(), readers.end(), u.node) == readers.end()) readers.push_back(u.node);
     auto found = std::find_if(readers.begin(), readers.end(), [&](NodeId id) { return wanted(graph.node(id)); });
     if (found == readers.end()) return nullptr;
@@ -54,9 +54,9 @@ const Node* onlyReader(const Graph& graph, ValueId value, const NodePredicate& w
 }
 
 ValueId otherInput(const Node& node, ValueId value) {
-    if (node.inputs.size() != 2) return kNoId;
-    if (node.inputs[0] == value) return node.inputs[1];
-    if (node.inputs[1] == value) return node.inputs[0];
+    if (node.inputs().size() != 2) return kNoId;
+    if (node.input(0) == value) return node.input(1);
+    if (node.input(1) == value) return node.input(0);
     return kNoId;
 }
 
@@ -65,8 +65,8 @@ namespace {
 /// A Mul of exactly `a` and `b`, in either order.
 NodePredicate mulOf(ValueId a, ValueId b) {
     return [=](const Node& n) {
-        return isOp(n, "Mul") && n.inputs.size() == 2 &&
-               ((n.inputs[0] == a && n.inputs[1] == b) || (n.inputs[0] == b && n.inputs[1] == a));
+        return isOp(n, "Mul") && n.inputs().size() == 2 &&
+               ((n.input(0) == a && n.input(1) == b) || (n.input(0) == b && n.input(1) == a));
     };
 }
 
@@ -91,7 +91,7 @@ std::optional<std::vector<NodeId>> matchScaledProduct(const Graph& g, ValueId fa
     };
     const Node* first = onlyReader(g, factor, starts, why);
     if (!first) return std::nullopt;
-    const ValueId firstOut = first->outputs.at(0);
+    const ValueId firstOut = first->output(0);
     // (factor * x) * s
     if (mulOf(factor, x)(*first)) {
         if (s == 1) return std::vector<NodeId>{first->id};
@@ -138,14 +138,14 @@ std::optional<std::vector<NodeId>> matchScaledProduct(const Graph& g, ValueId fa
 
 bool onlyReadBy(const Graph& graph, ValueId value, const std::vector<NodeId>& nodes) {
     if (graph.isGraphOutput(value)) return false;
-    for (const Use& u : graph.value(value).uses)
+    for (const Use& u : graph.value(value).uses())
         if (std::find(nodes.begin(), nodes.end(), u.node) == nodes.end()) return false;
     return true;
 }
 
 ValueId escapingValue(const Graph& graph, const std::vector<NodeId>& nodes) {
     for (size_t i = 0; i + 1 < nodes.size(); ++i)
-        for (ValueId out : graph.node(nodes[i]).outputs)
+        for (ValueId out : graph.node(nodes[i]).outputs())
             if (out != kNoId && !onlyReadBy(graph, out, nodes)) return out;
     return kNoId;
 }
@@ -153,9 +153,9 @@ ValueId escapingValue(const Graph& graph, const std::vector<NodeId>& nodes) {
 std::vector<NodeId> withConstantFeeders(const Graph& graph, std::vector<NodeId> nodes) {
     std::vector<NodeId> feeders;
     for (NodeId id : nodes)
-        for (ValueId in : graph.node(id).inputs) {
+        for (ValueId in : graph.node(id).inputs()) {
             const Node* p = producerOf(graph, in);
-            if (!p || !isOp(*p, "Constant") || p->outputs.size() != 1) continue;
+            if (!p || !isOp(*p, "Constant") || p->outputs().size() != 1) continue;
             if (std::find(feeders.begin(), feeders.end(), p->id) != feeders.end()) continue;
             if (onlyReadBy(graph, in, nodes)) feeders.push_back(p->id);
         }

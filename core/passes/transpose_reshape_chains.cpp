@@ -20,7 +20,7 @@ std::string listText(const std::vector<int64_t>& v) {
 /// Why the intermediate value `mid` of a chain must stay, or empty when only the chain reads it.
 std::string whyIntermediateStays(const Graph& g, ValueId mid) {
     if (g.isGraphOutput(mid)) return "its output " + quoted(g, mid) + " is a graph output";
-    if (const size_t readers = g.value(mid).uses.size(); readers != 1)
+    if (const size_t readers = g.value(mid).uses().size(); readers != 1)
         return "its output " + quoted(g, mid) + " is read by " + std::to_string(readers) + " nodes";
     if (namesReadBySubgraphs(g).count(g.value(mid).name)) return "a sub-graph reads its output " + quoted(g, mid);
     return {};
@@ -29,7 +29,7 @@ std::string whyIntermediateStays(const Graph& g, ValueId mid) {
 /// A Transpose's permutation; the default (no perm) reverses the axes of a tensor of known rank.
 std::optional<std::vector<int64_t>> permutationOf(const Graph& g, const Node& transpose) {
     if (transpose.attributes.has("perm")) return transpose.attributes.getInts("perm");
-    const Shape& in = g.value(transpose.inputs.at(0)).shape;
+    const Shape& in = g.value(transpose.input(0)).shape;
     if (!in.rankKnown()) return std::nullopt;
     std::vector<int64_t> reversed(in.rank());
     std::iota(reversed.rbegin(), reversed.rend(), 0);
@@ -44,9 +44,9 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& outer = g.node(root);
-        const Node* inner = producerOf(g, outer.inputs.at(0));
+        const Node* inner = producerOf(g, outer.input(0));
         if (!inner || inner->opType != "Transpose" || !inner->domain.empty()) return false;
-        if (const std::string why = whyIntermediateStays(g, inner->outputs[0]); !why.empty()) {
+        if (const std::string why = whyIntermediateStays(g, inner->output(0)); !why.empty()) {
             rw.decline(root, "kept apart from " + describe(*inner) + ": " + why);
             return false;
         }
@@ -59,7 +59,7 @@ public:
         std::vector<int64_t> p(p2->size());
         for (size_t j = 0; j < p.size(); ++j) p[j] = (*p1)[size_t((*p2)[j])];
         const NodeId innerId = inner->id;
-        const ValueId x = inner->inputs[0], y = outer.outputs[0];
+        const ValueId x = inner->input(0), y = outer.output(0);
         std::vector<int64_t> identity(p.size());
         std::iota(identity.begin(), identity.end(), 0);
         if (p != identity) {
@@ -95,23 +95,23 @@ public:
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& outer = g.node(root);
-        const Node* inner = producerOf(g, outer.inputs.at(0));
+        const Node* inner = producerOf(g, outer.input(0));
         static const std::vector<std::string> kReshapeLike = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
         if (!inner || !inner->domain.empty() || !hasInput(outer, 1) ||
             std::find(kReshapeLike.begin(), kReshapeLike.end(), inner->opType) == kReshapeLike.end())
             return false;
         const std::string apart = "kept apart from " + describe(*inner) + ": ";
-        if (const std::string why = whyIntermediateStays(g, inner->outputs[0]); !why.empty()) {
+        if (const std::string why = whyIntermediateStays(g, inner->output(0)); !why.empty()) {
             rw.decline(root, apart + why);
             return false;
         }
-        const std::optional<Tensor> target = constantTensor(g, outer.inputs[1]);
+        const std::optional<Tensor> target = constantTensor(g, outer.input(1));
         if (!target || target->dtype() != DType::Int64) {
-            rw.decline(root, apart + "its target shape " + quoted(g, outer.inputs[1]) + " is not a constant");
+            rw.decline(root, apart + "its target shape " + quoted(g, outer.input(1)) + " is not a constant");
             return false;
         }
         std::string why;
-        const auto shape = resolvedShape(g, outer, inner->outputs[0], *target, why);
+        const auto shape = resolvedShape(g, outer, inner->output(0), *target, why);
         if (!shape) {
             rw.decline(root, apart + why);
             return false;
@@ -119,9 +119,9 @@ public:
         const std::string sentence = "collapsed " + describe(*inner) + " and " + describe(outer) +
                                      " into one Reshape to " + listText(*shape);
         const bool sameTarget = std::equal(shape->begin(), shape->end(), target->span<int64_t>().begin(), target->span<int64_t>().end());
-        const ValueId shapeValue = sameTarget ? outer.inputs[1]
+        const ValueId shapeValue = sameTarget ? outer.input(1)
                                               : rw.addInitializer(outer.name + "_shape", Tensor::int64s({int64_t(shape->size())}, *shape));
-        rw.replaceNodes({inner->id, root}, "Reshape", {inner->inputs.at(0), shapeValue}, outer.attributes);
+        rw.replaceNodes({inner->id, root}, "Reshape", {inner->input(0), shapeValue}, outer.attributes);
         rw.count("numReshapesCollapsed");
         rw.commit("collapse-reshapes", sentence);
         return true;

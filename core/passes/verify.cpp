@@ -25,7 +25,7 @@ NumericChecker::Computed NumericChecker::runAll(const Model& model) const {
         for (NodeId id : g.nodeIds()) {
             const Node& n = g.node(id);
             if (n.opType == "Constant") continue;
-            for (ValueId out : n.outputs) {
+            for (ValueId out : n.outputs()) {
                 if (out == kNoId || g.isGraphOutput(out) || !g.value(out).opaqueType.empty()) continue;
                 outputs.push_back(out);
             }
@@ -40,10 +40,10 @@ NumericChecker::Computed NumericChecker::runAll(const Model& model) const {
     for (size_t i = 0; i < outputs.size() && i < results.size(); ++i) {
         const Value& v = g.value(outputs[i]);
         computed.tensors[v.name] = results[i];
-        if (v.producer != kNoId) computed.provenance[v.name] = g.node(v.producer).provenance;
+        if (v.producer() != kNoId) computed.provenance[v.name] = g.node(v.producer()).provenance;
     }
     for (NodeId id : g.topologicalOrder())
-        for (ValueId out : g.node(id).outputs)
+        for (ValueId out : g.node(id).outputs())
             if (out != kNoId && computed.tensors.count(g.value(out).name)) computed.order.push_back(g.value(out).name);
     // Graph outputs no node computes (an initializer after constant folding) are compared too.
     for (const std::string& name : computed.outputs)

@@ -53,7 +53,7 @@ GraphExecutor::GraphExecutor(const Graph& graph, const KernelRegistry& kernels, 
     std::map<ValueId, size_t> lastUse;
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const Node& n = graph.node(order_[pos]);
-        for (ValueId in : n.inputs)
+        for (ValueId in : n.inputs())
             if (in != kNoId) lastUse[in] = pos;
         for (const std::string& name : subgraphReads(n))
             if (auto v = graph.findValue(name)) lastUse[*v] = pos;
@@ -184,13 +184,13 @@ void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs,
         // another shape (a kernel and shape inference disagreeing) would overrun its buffers.
         for (size_t i = 0; i < inputs.size(); ++i) {
             if (!inputs[i]) continue;
-            const Shape& planned = graph_.value(n.inputs[i]).shape;
+            const Shape& planned = graph_.value(n.input(i)).shape;
             if (planned.isStatic() && inputs[i]->dims() != *planned.sizes())
                 throw ExecutionError("input " + std::to_string(i) + " has the shape " +
                                      Shape::ofSizes(inputs[i]->dims()).toString() + " at run time but the plan was made for " +
                                      planned.toString());
         }
-        for (size_t i = 0; i < n.outputs.size(); ++i) outputs[i] = outputBuffer(n.outputs[i]);
+        for (size_t i = 0; i < n.outputs().size(); ++i) outputs[i] = outputBuffer(n.output(i));
         prepared->run(inputs, outputs);
         return;
     }
@@ -202,13 +202,13 @@ void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs,
     KernelContext ctx(n, opset_, std::move(inputs), threads_, std::move(subgraphs));
     if (!reserved_.empty()) {
         std::vector<Tensor> reserved;
-        for (ValueId out : n.outputs) reserved.push_back(size_t(out) < reserved_.size() ? reserved_[size_t(out)] : Tensor());
+        for (ValueId out : n.outputs()) reserved.push_back(size_t(out) < reserved_.size() ? reserved_[size_t(out)] : Tensor());
         ctx.setReservedOutputs(std::move(reserved));
     }
     kernelOf_[size_t(n.id)](ctx);
     outputs = std::move(ctx.outputs());
     for (size_t i = 0; i < outputs.size() && !reserved_.empty(); ++i) {
-        const ValueId out = n.outputs[i];
+        const ValueId out = n.output(i);
         const Tensor& own = size_t(out) < reserved_.size() ? reserved_[size_t(out)] : Tensor();
         // A forwarded input that lives in the arena would outlive its planned slot: copy it.
         if (!own.empty() && outputs[i].data() != own.data() && outputs[i].sameAllocation(arena_) &&
@@ -231,11 +231,11 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
         throw ExecutionError(where() + ": the op is not supported by this backend", ErrorKind::UnsupportedOp);
     std::vector<const Tensor*> inputs;
     uint64_t bytesRead = 0;
-    for (ValueId in : n.inputs) {
+    for (ValueId in : n.inputs()) {
         inputs.push_back(in == kNoId ? nullptr : &values[size_t(in)]);
         if (in != kNoId) bytesRead += values[size_t(in)].byteSize();
     }
-    std::vector<Tensor> outputs(n.outputs.size());
+    std::vector<Tensor> outputs(n.outputs().size());
     const int64_t begin = observer ? nowNs() : 0;
     try {
         runKernel(n, std::move(inputs), outputs, lookup);
@@ -250,9 +250,9 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
     }
     const int64_t end = observer ? nowNs() : 0;
     uint64_t bytesWritten = 0;
-    for (size_t i = 0; i < n.outputs.size(); ++i) {
-        const Value& out = graph_.value(n.outputs[i]);
-        if (outputs[i].empty() && (!out.uses.empty() || graph_.isGraphOutput(out.id)))
+    for (size_t i = 0; i < n.outputs().size(); ++i) {
+        const Value& out = graph_.value(n.output(i));
+        if (outputs[i].empty() && (!out.uses().empty() || graph_.isGraphOutput(out.id)))
             throw ExecutionError(where() + ": the kernel produced no output " + std::to_string(i));
         bytesWritten += outputs[i].byteSize();
         values[size_t(out.id)] = std::move(outputs[i]);

@@ -9,7 +9,7 @@ namespace graphlens {
 
 KernelContext::KernelContext(const Node& node, int64_t opset, std::vector<const Tensor*> inputs,
                              int threads, SubgraphRunner subgraphs)
-    : node_(node), opset_(opset), inputs_(std::move(inputs)), outputs_(node.outputs.size()),
+    : node_(node), opset_(opset), inputs_(std::move(inputs)), outputs_(node.outputs().size()),
       threads_(threads), subgraphs_(std::move(subgraphs)) {}
 
 const Tensor& KernelContext::input(size_t i) const {

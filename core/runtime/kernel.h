@@ -43,7 +43,7 @@ public:
     /// Input `i`; throws KernelError when it is missing.
     const Tensor& input(size_t i) const;
 
-    size_t outputCount() const { return node_.outputs.size(); }
+    size_t outputCount() const { return node_.outputs().size(); }
     /// A new zero-filled output tensor; fill it through Tensor::mutableData()/mutableSpan().
     /// When the plan reserved a buffer for this output with the same type and shape (in its
     /// arena), that buffer is cleared and returned instead of a new allocation.

@@ -22,7 +22,7 @@ namespace {
 
 bool omittedOutput(const Graph& g, ValueId v) {
     const Value& value = g.value(v);
-    return value.name.empty() && value.uses.empty() && !g.isGraphOutput(v);
+    return value.name.empty() && value.uses().empty() && !g.isGraphOutput(v);
 }
 
 } // namespace
@@ -37,7 +37,7 @@ std::optional<NodeDescriptor> describeNode(const Graph& g, const Node& n, int64_
         if (why) *why = std::string("its ") + role + " '" + g.value(v).name + "' has the shape " + g.value(v).shape.toString();
         return std::nullopt;
     };
-    for (ValueId in : n.inputs) {
+    for (ValueId in : n.inputs()) {
         if (in == kNoId) {
             d.inputDims.emplace_back();
             d.inputTypes.push_back(DType::Undefined);
@@ -50,7 +50,7 @@ std::optional<NodeDescriptor> describeNode(const Graph& g, const Node& n, int64_
         d.inputTypes.push_back(valueType(g, in));
         d.constants.push_back(constantThroughIdentity(g, in));
     }
-    for (ValueId out : n.outputs) {
+    for (ValueId out : n.outputs()) {
         if (omittedOutput(g, out)) {
             d.outputDims.emplace_back();
             d.outputTypes.push_back(DType::Undefined);
@@ -67,11 +67,11 @@ std::optional<NodeDescriptor> describeNode(const Graph& g, const Node& n, int64_
 const Tensor* constantThroughIdentity(const Graph& g, ValueId v) {
     for (int hops = 0; hops < 16 && v != kNoId && !g.isGraphInput(v); ++hops) {
         if (const Tensor* t = g.constantValue(v)) return t;
-        const NodeId producer = g.value(v).producer;
+        const NodeId producer = g.value(v).producer();
         if (producer == kNoId || g.node(producer).opType != "Identity" || !g.node(producer).domain.empty() ||
-            g.node(producer).inputs.empty())
+            g.node(producer).inputs().empty())
             return nullptr;
-        v = g.node(producer).inputs[0];
+        v = g.node(producer).input(0);
     }
     return nullptr;
 }

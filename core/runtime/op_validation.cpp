@@ -38,34 +38,34 @@ public:
     int64_t getInt(const char* name, int64_t fallback) const { return n_.attributes.getInt(name, fallback); }
     std::vector<int64_t> ints(const char* name) const { return n_.attributes.getInts(name); }
 
-    bool hasInput(size_t k) const { return k < n_.inputs.size() && n_.inputs[k] != kNoId; }
+    bool hasInput(size_t k) const { return k < n_.inputs().size() && n_.input(k) != kNoId; }
     /// The rank of input k where known.
     std::optional<int64_t> rank(size_t k) const {
         if (!hasInput(k)) return std::nullopt;
-        if (const Tensor* t = g_.constantValue(n_.inputs[k])) return int64_t(t->dims().size());
-        const Shape& s = g_.value(n_.inputs[k]).shape;
+        if (const Tensor* t = g_.constantValue(n_.input(k))) return int64_t(t->dims().size());
+        const Shape& s = g_.value(n_.input(k)).shape;
         if (!s.rankKnown()) return std::nullopt;
         return int64_t(s.rank());
     }
     /// Dim `axis` of input k where it is a number.
     std::optional<int64_t> dim(size_t k, int64_t axis) const {
         if (!hasInput(k)) return std::nullopt;
-        if (const Tensor* t = g_.constantValue(n_.inputs[k]))
+        if (const Tensor* t = g_.constantValue(n_.input(k)))
             return axis < int64_t(t->dims().size()) ? std::optional<int64_t>(t->dims()[size_t(axis)]) : std::nullopt;
-        const Shape& s = g_.value(n_.inputs[k]).shape;
+        const Shape& s = g_.value(n_.input(k)).shape;
         if (!s.rankKnown() || axis >= int64_t(s.rank()) || !s[size_t(axis)].isStatic()) return std::nullopt;
         return s[size_t(axis)].size();
     }
     std::optional<std::vector<double>> constantDoubles(size_t k) const {
         if (!hasInput(k)) return std::nullopt;
-        const Tensor* t = g_.constantValue(n_.inputs[k]);
+        const Tensor* t = g_.constantValue(n_.input(k));
         if (!t || t->numel() > 4096 || t->dtype() == DType::String) return std::nullopt;
         return t->toDoubles();
     }
     /// The values of constant input k as integers, where it is a constant.
     std::optional<std::vector<int64_t>> constantInts(size_t k) const {
         if (!hasInput(k)) return std::nullopt;
-        const Tensor* t = g_.constantValue(n_.inputs[k]);
+        const Tensor* t = g_.constantValue(n_.input(k));
         if (!t || t->numel() > 4096 || t->dtype() == DType::String) return std::nullopt;
         if (isFloatingPoint(t->dtype())) return std::nullopt;
         std::vector<int64_t> out;
@@ -299,7 +299,7 @@ void checkSplit(const NodeCheck& c) {
     std::optional<std::vector<int64_t>> split;
     if (c.has("split")) split = c.ints("split");
     else if (c.opset() >= 13 && c.hasInput(1)) split = c.constantInts(1);
-    const size_t outputs = c.node().outputs.size();
+    const size_t outputs = c.node().outputs().size();
     if (c.has("num_outputs")) c.positiveInt("num_outputs", 1, 1 << 20);
     if (!split) return;
     for (size_t i = 0; i < split->size(); ++i)
@@ -467,7 +467,7 @@ std::optional<std::vector<int64_t>> materializedDims(const Graph& g, const Node&
 std::optional<uint64_t> predictedOutputBytes(const Graph& g, const Node& n) {
     uint64_t total = 0;
     bool known = true;
-    for (ValueId out : n.outputs) {
+    for (ValueId out : n.outputs()) {
         if (out == kNoId) continue;
         const Value& v = g.value(out);
         const auto sizes = v.shape.sizes();
@@ -478,10 +478,10 @@ std::optional<uint64_t> predictedOutputBytes(const Graph& g, const Node& n) {
         total = saturatingAdd(total, checkedTensorBytes(v.dtype, *sizes).value_or(UINT64_MAX));
     }
     if (known) return total;
-    if (const auto dims = materializedDims(g, n); dims && !n.outputs.empty()) {
+    if (const auto dims = materializedDims(g, n); dims && !n.outputs().empty()) {
         for (int64_t d : *dims)
             if (d < 0) return UINT64_MAX;
-        const DType type = g.value(n.outputs[0]).dtype == DType::Undefined ? DType::Float : g.value(n.outputs[0]).dtype;
+        const DType type = g.value(n.output(0)).dtype == DType::Undefined ? DType::Float : g.value(n.output(0)).dtype;
         return checkedTensorBytes(type, *dims).value_or(UINT64_MAX);
     }
     return std::nullopt;

@@ -23,9 +23,9 @@ constexpr size_t kFoldLimitBytes = 4096 * 8;
 std::string firstOpenShape(const Graph& g) {
     for (NodeId id : g.topologicalOrder()) {
         const Node& n = g.node(id);
-        for (ValueId out : n.outputs) {
+        for (ValueId out : n.outputs()) {
             const Value& v = g.value(out);
-            const bool omitted = v.name.empty() && v.uses.empty() && !g.isGraphOutput(out);
+            const bool omitted = v.name.empty() && v.uses().empty() && !g.isGraphOutput(out);
             if (!omitted && !v.shape.isStatic() && !g.constantValue(out))
                 return "the output '" + v.name + "' of " + nodeLabel(n) + " has the shape " + v.shape.toString() +
                        " until the model runs";

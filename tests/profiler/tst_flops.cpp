@@ -55,7 +55,7 @@ private slots:
         b.graph().addNode("FusedConv", {x, w, bias, z}, {"y"}, {{"activation", std::string("Relu")}}, "fused",
                           "com.microsoft");
         const NodeId fused = *b.graph().findNode("fused");
-        shaped(b.graph(), b.graph().node(fused).outputs[0], {1, 8, 8, 8});
+        shaped(b.graph(), b.graph().node(fused).output(0), {1, 8, 8, 8});
         // 512 outputs: 4 multiply-adds, bias, Relu, residual add.
         QCOMPARE(nodeFlops(b.graph(), b.graph().node(fused)), std::optional<int64_t>(512 * 8 + 512 + 512 + 512));
     }

@@ -57,10 +57,10 @@ Optimized optimize(const Chain& c) {
     Optimized o{c.graph};
     PassResult result;
     Rewriter rewriter(o.graph, result);
-    const std::vector<ValueId> inputs = o.graph.node(c.mm).inputs;
+    const std::vector<ValueId> inputs = o.graph.node(c.mm).inputs();
     o.fused = rewriter.replaceNodes({c.mm, c.relu}, "FusedMatMul", inputs, {}, "com.microsoft");
     rewriter.bypassNode(c.id, 0);  // checked by rewriterProvenanceIsWhatTheFoldReads
-    o.extra = rewriter.addNode("Shape", {o.graph.node(o.fused).inputs[0]}, {"extra"}, {}, {}, "extra");
+    o.extra = rewriter.addNode("Shape", {o.graph.node(o.fused).input(0)}, {"extra"}, {}, {}, "extra");
     rewriter.commit("test", "fused by hand");
     return o;
 }

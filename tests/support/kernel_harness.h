@@ -16,12 +16,11 @@ inline std::vector<Tensor> runKernelAll(const std::string& op, std::vector<const
                                         size_t outputCount = 1, const std::string& domain = {}) {
     const KernelFn kernel = referenceKernels().find(domain, op);
     if (!kernel) throw std::runtime_error("no kernel for " + op);
-    Node node;
-    node.opType = op;
-    node.domain = domain;
-    node.attributes = std::move(attributes);
-    for (size_t i = 0; i < outputCount; ++i) node.outputs.push_back(ValueId(i));
-    KernelContext ctx(node, opset, std::move(inputs));
+    Graph graph;  // a node of its own, with no inputs linked: the kernel reads `inputs` only
+    std::vector<std::string> outputNames;
+    for (size_t i = 0; i < outputCount; ++i) outputNames.push_back("output_" + std::to_string(i));
+    const NodeId node = graph.addNode(op, {}, outputNames, std::move(attributes), {}, domain);
+    KernelContext ctx(graph.node(node), opset, std::move(inputs));
     kernel(ctx);
     return ctx.outputs();
 }

@@ -42,11 +42,11 @@ size_t expectedFlatEdges(const Graph& g) {
     for (NodeId id : g.nodeIds()) {
         const Node& n = g.node(id);
         if (n.opType == "Constant") continue;
-        for (ValueId v : n.inputs) {
+        for (ValueId v : n.inputs()) {
             const Value& value = g.value(v);
             if (value.initializer) continue;
-            if (value.producer != kNoId && g.node(value.producer).opType == "Constant") continue;
-            edges.insert({value.producer == kNoId ? -1 - v : value.producer, id, v});
+            if (value.producer() != kNoId && g.node(value.producer()).opType == "Constant") continue;
+            edges.insert({value.producer() == kNoId ? -1 - v : value.producer(), id, v});
         }
     }
     return edges.size() + g.outputs().size();

@@ -155,8 +155,8 @@ std::map<ValueId, uint64_t> CpuPlan::keepBlockedLayouts(int64_t opset) {
 /// from sub-graphs and strings stay on the heap.
 bool CpuPlan::arenaHolds(ValueId v) const {
     const Value& value = graph_.value(v);
-    return value.producer != kNoId && value.shape.sizes() && !graph_.isGraphOutput(v) && !subgraphs_ &&
-           value.dtype != DType::String && value.dtype != DType::Undefined && !value.uses.empty();
+    return value.producer() != kNoId && value.shape.sizes() && !graph_.isGraphOutput(v) && !subgraphs_ &&
+           value.dtype != DType::String && value.dtype != DType::Undefined && !value.uses().empty();
 }
 
 /// The lifetime and size of every value the arena holds, in the order they are produced
@@ -167,9 +167,9 @@ std::vector<TensorLifetime> CpuPlan::lifetimes(const std::map<ValueId, uint64_t>
     std::map<ValueId, int> producedAt, lastRead;
     for (size_t pos = 0; pos < order.size(); ++pos) {
         const Node& n = graph_.node(order[pos]);
-        for (ValueId in : n.inputs)
+        for (ValueId in : n.inputs())
             if (in != kNoId) lastRead[in] = int(pos);
-        for (ValueId out : n.outputs) producedAt[out] = int(pos);
+        for (ValueId out : n.outputs()) producedAt[out] = int(pos);
     }
     std::vector<TensorLifetime> result;
     std::map<ValueId, int> indexOf;
@@ -181,7 +181,7 @@ std::vector<TensorLifetime> CpuPlan::lifetimes(const std::map<ValueId, uint64_t>
         const Value& value = graph_.value(v);
         const auto bytes = checkedTensorBytes(value.dtype, *value.shape.sizes());
         if (!bytes)
-            throw ResourceError("node '" + graph_.node(value.producer).name + "' (" + graph_.node(value.producer).opType +
+            throw ResourceError("node '" + graph_.node(value.producer()).name + "' (" + graph_.node(value.producer()).opType +
                                 "): its output '" + value.name + "' of shape " + value.shape.toString() +
                                 " has more bytes than 64 bits can count");
         TensorLifetime t;
@@ -189,10 +189,10 @@ std::vector<TensorLifetime> CpuPlan::lifetimes(const std::map<ValueId, uint64_t>
         if (auto it = bytesOf.find(v); it != bytesOf.end()) t.bytes = std::max(t.bytes, it->second);
         t.firstStep = pos;
         t.lastStep = std::max(pos, lastRead.count(v) ? lastRead[v] : pos);
-        const PreparedKernel* kernel = executor_->preparedKernel(value.producer);
-        const Node& producer = graph_.node(value.producer);
-        if (kernel && kernel->writesInPlace() && value.producerOutput == 0 && !producer.inputs.empty())
-            if (auto it = indexOf.find(producer.inputs[0]); it != indexOf.end()) t.inPlaceOf = it->second;
+        const PreparedKernel* kernel = executor_->preparedKernel(value.producer());
+        const Node& producer = graph_.node(value.producer());
+        if (kernel && kernel->writesInPlace() && value.producerOutput() == 0 && !producer.inputs().empty())
+            if (auto it = indexOf.find(producer.input(0)); it != indexOf.end()) t.inPlaceOf = it->second;
         indexOf[v] = int(result.size());
         planned.push_back(v);
         result.push_back(t);

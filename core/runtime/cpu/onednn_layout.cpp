@@ -60,14 +60,14 @@ private:
     /// In execution order, so a producer's offer is known when its consumers look for variants.
     void findCandidate(NodeId id) {
         const Node& n = graph_.node(id);
-        if (n.outputs.empty() || n.inputs.empty()) return;
+        if (n.outputs().empty() || n.inputs().empty()) return;
         Candidate c;
         auto* own = dynamic_cast<BlockedLayoutKernel*>(plan_.executor.preparedKernel(id));
         if (own && (own->blockedInput(0) || own->blockedOutput())) {
             c.layout = own;
         } else if (auto info = hasBlockedVariant(n) ? plan_.describe(id) : std::nullopt) {
             std::vector<const dnnl::memory::desc*> offers;
-            for (ValueId v : n.inputs) {
+            for (ValueId v : n.inputs()) {
                 auto in = offered_.find(v);
                 offers.push_back(in == offered_.end() ? nullptr : &in->second);
             }
@@ -75,14 +75,14 @@ private:
             c.layout = dynamic_cast<BlockedLayoutKernel*>(c.variant.get());
         }
         if (!c.layout) return;
-        if (auto out = c.layout->blockedOutput()) offered_.emplace(n.outputs[0], *out);
+        if (auto out = c.layout->blockedOutput()) offered_.emplace(n.output(0), *out);
         candidates_.emplace(id, std::move(c));
     }
 
     bool everyConsumerReads(ValueId value, const dnnl::memory::desc& desc) const {
         const Value& v = graph_.value(value);
-        if (v.uses.empty() || graph_.isGraphOutput(value) || !plan_.inArena(value)) return false;
-        for (const Use& use : v.uses) {
+        if (v.uses().empty() || graph_.isGraphOutput(value) || !plan_.inArena(value)) return false;
+        for (const Use& use : v.uses()) {
             auto it = candidates_.find(use.node);
             if (it == candidates_.end() || it->second.layout->blockedInput(size_t(use.input)) != desc) return false;
         }
@@ -96,24 +96,24 @@ private:
         for (const auto& [id, c] : candidates_) {
             const Node& n = graph_.node(id);
             if (!c.variant || variantPaysOff(n, *c.layout)) continue;
-            for (const auto* values : {&n.inputs, &n.outputs})
+            for (const auto* values : {&n.inputs(), &n.outputs()})
                 for (ValueId v : *values) changed = blocked_.erase(v) > 0 || changed;
         }
         return changed;
     }
 
     bool variantPaysOff(const Node& n, const BlockedLayoutKernel& variant) const {
-        for (size_t i = 0; i < n.inputs.size(); ++i)
-            if (variant.blockedInput(i) && !blocked_.count(n.inputs[i])) return false;
-        return !variant.blockedOutput() || blocked_.count(n.outputs[0]);
+        for (size_t i = 0; i < n.inputs().size(); ++i)
+            if (variant.blockedInput(i) && !blocked_.count(n.input(i))) return false;
+        return !variant.blockedOutput() || blocked_.count(n.output(0));
     }
 
     std::map<ValueId, uint64_t> apply() {
         for (auto& [id, c] : candidates_) {
             const Node& n = graph_.node(id);
             std::vector<bool> inputs;
-            for (ValueId v : n.inputs) inputs.push_back(blocked_.count(v) > 0);
-            const bool output = blocked_.count(n.outputs[0]) > 0;
+            for (ValueId v : n.inputs()) inputs.push_back(blocked_.count(v) > 0);
+            const bool output = blocked_.count(n.output(0)) > 0;
             if (!output && std::find(inputs.begin(), inputs.end(), true) == inputs.end()) continue;
             c.layout->keepBlocked(inputs, output);
             if (c.variant) plan_.executor.setPreparedKernel(id, std::move(c.variant));

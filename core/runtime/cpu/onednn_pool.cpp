@@ -73,7 +73,7 @@ std::optional<PoolSetup> poolSetup(const NodeDescriptor& info) {
     const bool max = op == "MaxPool" || op == "GlobalMaxPool";
     if (info.inputDims.size() != 1 || !info.hasInput(0) || info.outputDims.empty() || !allFloat(info)) return std::nullopt;
     // MaxPool's Indices output is the reference kernel's.
-    if (info.node.outputs.size() > 1 && info.node.outputs[1] != kNoId) return std::nullopt;
+    if (info.node.outputs().size() > 1 && info.node.output(1) != kNoId) return std::nullopt;
     const auto& x = info.inputDims[0];
     if (x.size() < 3 || x.size() > 5 || elementCount(x) <= 0) return std::nullopt;
     const std::vector<int64_t> spatial(x.begin() + 2, x.end());

@@ -98,8 +98,8 @@ std::vector<ValueId> VulkanPlan::boundValues(size_t position, bool outputs) cons
     std::set<ValueId> values;
     const Node& n = graph_.node(order_[position]);
     auto add = [&](const TensorRef& r) {
-        if (r.kind == TensorRef::Input && !outputs) values.insert(n.inputs[size_t(r.index)]);
-        if (r.kind == TensorRef::Output && outputs) values.insert(n.outputs[size_t(r.index)]);
+        if (r.kind == TensorRef::Input && !outputs) values.insert(n.input(size_t(r.index)));
+        if (r.kind == TensorRef::Output && outputs) values.insert(n.output(size_t(r.index)));
     };
     for (const Dispatch& d : gpu_[position]->program.dispatches) {
         for (const TensorRef& r : d.bindings) add(r);
@@ -124,7 +124,7 @@ void VulkanPlan::chooseKernels() {
         if (!descriptor)
             throw ExecutionError("the vulkan backend needs static shapes; " + open + " (" + nodeLabel(n) + ")",
                                  ErrorKind::DynamicShapes);
-        for (ValueId in : n.inputs)
+        for (ValueId in : n.inputs())
             if (in != kNoId) lastRead_[size_t(in)] = int(pos);
         const NodeShapes s{*descriptor, traits_};
         std::string why, declined;
@@ -136,10 +136,10 @@ void VulkanPlan::chooseKernels() {
             bool usable = true;  // every bound tensor non-empty, every produced output bound
             for (ValueId v : boundValues(pos, false)) usable = usable && numel(dimsOf(v)) > 0;
             const auto outs = boundValues(pos, true);
-            for (size_t i = 0; i < n.outputs.size(); ++i)
+            for (size_t i = 0; i < n.outputs().size(); ++i)
                 if (s.hasOutput(i))
                     usable = usable && numel(s.outputDims[i]) > 0 &&
-                             std::find(outs.begin(), outs.end(), n.outputs[i]) != outs.end();
+                             std::find(outs.begin(), outs.end(), n.output(i)) != outs.end();
             if (usable && why.empty()) continue;
             if (why.empty()) why = "a tensor it reads or writes has no elements, or its shader does not write every output";
             gpu_[pos].reset();
@@ -192,7 +192,7 @@ std::string VulkanPlan::limitPassed(const NodeProgram& program, const NodeShapes
 void VulkanPlan::placeValues() {
     std::vector<int> positionOf(slots_.size(), -1);  // of each value's producer
     for (size_t pos = 0; pos < order_.size(); ++pos)
-        for (ValueId out : graph_.node(order_[pos]).outputs) positionOf[size_t(out)] = int(pos);
+        for (ValueId out : graph_.node(order_[pos]).outputs()) positionOf[size_t(out)] = int(pos);
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         if (!gpu_[pos]) continue;
         for (ValueId v : boundValues(pos, false)) {
@@ -213,7 +213,7 @@ void VulkanPlan::placeValues() {
             s.arena = true;
             s.bytes = std::max<uint64_t>(4, alignUp(dtypeStorageBytes(typeOf(v), uint64_t(numel(dimsOf(v)))), 4));  // whole words
             bool cpuReads = graph_.isGraphOutput(v);
-            for (const Use& use : graph_.value(v).uses) {
+            for (const Use& use : graph_.value(v).uses()) {
                 const auto reader = std::find(order_.begin(), order_.end(), use.node) - order_.begin();
                 cpuReads = cpuReads || cpu_[size_t(reader)] != nullptr;
             }
@@ -257,8 +257,8 @@ void VulkanPlan::planArena() {
         if (s.download) t.lastStep = std::max(t.lastStep, int(segments_[size_t(segmentOf_[size_t(e.first)])].positions.back()));
         if (e.upload == 1 && gpu_[size_t(e.first)]->program.inPlace) {
             const Node& n = graph_.node(order_[size_t(e.first)]);
-            if (n.outputs[0] == e.v && !n.inputs.empty())
-                if (auto it = indexOf.find(n.inputs[0]); it != indexOf.end()) t.inPlaceOf = it->second;
+            if (n.output(0) == e.v && !n.inputs().empty())
+                if (auto it = indexOf.find(n.input(0)); it != indexOf.end()) t.inPlaceOf = it->second;
         }
         indexOf[e.v] = int(lifetimes.size());
         lifetimes.push_back(t);
@@ -350,9 +350,9 @@ void VulkanPlan::listNodes() {
             continue;
         }
         uint64_t transfer = 0;  // downloads it waits for and uploads it feeds
-        for (ValueId in : n.inputs)
+        for (ValueId in : n.inputs())
             if (in != kNoId && slot(in).download) transfer += slot(in).bytes;
-        for (ValueId out : n.outputs)
+        for (ValueId out : n.outputs())
             if (slot(out).uploadSegment >= 0) transfer += slot(out).bytes;
         std::string kernel = "cpu-fallback:" + n.opType;
         if (cpu_[pos]->prepared) kernel += " [" + cpu_[pos]->prepared->name() + "]";

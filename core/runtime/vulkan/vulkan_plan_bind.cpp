@@ -17,7 +17,7 @@ VulkanPlan::Location VulkanPlan::locate(size_t position, const TensorRef& r) con
     switch (r.kind) {
     case TensorRef::Input:
     case TensorRef::Output: {
-        const ValueSlot& s = slots_[size_t(r.kind == TensorRef::Input ? n.inputs[size_t(r.index)] : n.outputs[size_t(r.index)])];
+        const ValueSlot& s = slots_[size_t(r.kind == TensorRef::Input ? n.input(size_t(r.index)) : n.output(size_t(r.index)))];
         return {s.weights ? weights_.handle() : arena_.handle(), s.offset, s.bytes, !s.weights};
     }
     case TensorRef::Packed:

@@ -76,7 +76,7 @@ void VulkanPlan::runCpuNode(size_t position, std::vector<Tensor>& host, Executio
     const std::string where = "node '" + label(n) + "' (" + n.opType + ")";
     std::vector<const Tensor*> inputs;
     uint64_t bytesRead = 0;
-    for (ValueId in : n.inputs) {
+    for (ValueId in : n.inputs()) {
         const Tensor* t = in == kNoId ? nullptr : constantOf(in);
         if (in != kNoId && !t) t = &host[size_t(in)];
         if (t && t->empty() && typeOf(in) != DType::Undefined && numel(dimsOf(in)) != 0 && !graph_.value(in).opaqueType.size())
@@ -85,11 +85,11 @@ void VulkanPlan::runCpuNode(size_t position, std::vector<Tensor>& host, Executio
         if (t) bytesRead += t->byteSize();
     }
     const int64_t begin = observer ? nowNs() : 0;
-    std::vector<Tensor> outputs(n.outputs.size());
+    std::vector<Tensor> outputs(n.outputs().size());
     try {
         CpuNode& kernel = *cpu_[position];
         if (kernel.prepared) {
-            for (size_t i = 0; i < n.outputs.size(); ++i) outputs[i] = Tensor::allocate(typeOf(n.outputs[i]), dimsOf(n.outputs[i]));
+            for (size_t i = 0; i < n.outputs().size(); ++i) outputs[i] = Tensor::allocate(typeOf(n.output(i)), dimsOf(n.output(i)));
             kernel.prepared->run(inputs, outputs);
         } else {
             KernelContext ctx(n, opset_, std::move(inputs), threads_);
@@ -102,9 +102,9 @@ void VulkanPlan::runCpuNode(size_t position, std::vector<Tensor>& host, Executio
         throw ExecutionError(where + ": " + e.what(), e.kind());
     }
     uint64_t bytesWritten = 0;
-    for (size_t i = 0; i < n.outputs.size() && i < outputs.size(); ++i) {
+    for (size_t i = 0; i < n.outputs().size() && i < outputs.size(); ++i) {
         bytesWritten += outputs[i].byteSize();
-        host[size_t(n.outputs[i])] = std::move(outputs[i]);
+        host[size_t(n.output(i))] = std::move(outputs[i]);
     }
     if (observer) observer->nodeFinished({n.id, begin, nowNs(), bytesRead, bytesWritten, 0});
 }

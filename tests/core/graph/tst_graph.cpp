@@ -4,6 +4,9 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <map>
+
 using namespace graphlens;
 
 namespace {
@@ -17,6 +20,35 @@ GraphBuilder convRelu() {
     b.output(b.op("Relu", {c}, {}, "relu"));
     return b;
 }
+
+/// Every link problem of `g`: Graph::validate()'s sentences, plus any value whose use list is not
+/// exactly (as a set, one entry per reading input) what the nodes' inputs say, and any output
+/// whose value does not name the node back. Empty for a consistent graph.
+std::vector<std::string> linkProblems(const Graph& g) {
+    std::vector<std::string> problems = g.validate();
+    std::map<ValueId, std::vector<Use>> expected;
+    for (NodeId id : g.nodeIds()) {
+        const Node& n = g.node(id);
+        for (size_t i = 0; i < n.inputs().size(); ++i)
+            if (n.input(i) != kNoId) expected[n.input(i)].push_back({id, int(i)});
+        for (size_t i = 0; i < n.outputs().size(); ++i)
+            if (g.value(n.output(i)).producer() != id || g.value(n.output(i)).producerOutput() != int(i))
+                problems.push_back("output " + std::to_string(i) + " of " + n.name + " names another producer");
+    }
+    const auto byNode = [](const Use& a, const Use& b) { return std::pair(a.node, a.input) < std::pair(b.node, b.input); };
+    for (ValueId v : g.valueIds()) {
+        std::vector<Use> got = g.value(v).uses(), want = expected[v];
+        std::sort(got.begin(), got.end(), byNode);
+        std::sort(want.begin(), want.end(), byNode);
+        if (got != want) problems.push_back("the uses of '" + g.value(v).name + "' disagree with the node inputs");
+        const NodeId p = g.value(v).producer();
+        if (p != kNoId && (!g.hasNode(p) || g.node(p).output(size_t(g.value(v).producerOutput())) != v))
+            problems.push_back("'" + g.value(v).name + "' names a producer that does not write it");
+    }
+    return problems;
+}
+
+using Uses = std::vector<Use>;
 
 } // namespace
 
@@ -32,10 +64,10 @@ private slots:
         const Node& conv = g.node(*g.findNode("conv"));
         QCOMPARE(conv.opType, std::string("Conv"));
         QCOMPARE(conv.attributes.getInts("kernel_shape"), (std::vector<int64_t>{1, 1}));
-        const Value& convOut = g.value(conv.outputs[0]);
-        QCOMPARE(convOut.producer, conv.id);
-        QCOMPARE(convOut.uses.size(), size_t(1));
-        QCOMPARE(g.node(convOut.uses[0].node).opType, std::string("Relu"));
+        const Value& convOut = g.value(conv.output(0));
+        QCOMPARE(convOut.producer(), conv.id);
+        QCOMPARE(convOut.uses().size(), size_t(1));
+        QCOMPARE(g.node(convOut.uses()[0].node).opType, std::string("Relu"));
         QCOMPARE(conv.provenance, std::vector<NodeId>{conv.id});
         QVERIFY(g.validate().empty());
     }
@@ -92,19 +124,108 @@ private slots:
         const NodeId relu = *g.findNode("relu");
         const ValueId x = g.inputs()[0];
         // Bypass the Relu: the output now comes straight from the Conv.
-        const ValueId reluOut = g.node(relu).outputs[0];
-        g.replaceAllUses(reluOut, g.node(conv).outputs[0]);
+        const ValueId reluOut = g.node(relu).output(0);
+        g.replaceAllUses(reluOut, g.node(conv).output(0));
         g.removeNode(relu);
         g.removeValue(reluOut);
         QCOMPARE(g.nodeCount(), size_t(1));
         QVERIFY(!g.hasNode(relu));
         QCOMPARE(g.node(conv).name, std::string("conv"));
-        QCOMPARE(g.outputs()[0], g.node(conv).outputs[0]);
-        QCOMPARE(g.value(g.node(conv).outputs[0]).uses.size(), size_t(0));
-        QCOMPARE(g.value(x).uses.size(), size_t(1));
+        QCOMPARE(g.outputs()[0], g.node(conv).output(0));
+        QCOMPARE(g.value(g.node(conv).output(0)).uses().size(), size_t(0));
+        QCOMPARE(g.value(x).uses().size(), size_t(1));
         const NodeId added = g.addNode("Relu", {g.outputs()[0]}, {"again"});
         QVERIFY(added > relu);  // ids are never reused
         QVERIFY(g.validate().empty());
+    }
+
+    void everyEditKeepsUseListsExact() {
+        Graph g;
+        const ValueId x = g.addInput("x", DType::Float, Shape::ofSizes({4}));
+        const ValueId y = g.addInput("y", DType::Float, Shape::ofSizes({4}));
+        const ValueId lo = g.addInitializer("lo", Tensor::scalar(0.f));
+        // A node reading one value twice lists two uses, one per input slot.
+        const NodeId add = g.addNode("Add", {x, x}, {"s"}, {}, "add");
+        const ValueId s = g.node(add).output(0);
+        QCOMPARE(g.value(x).uses(), (Uses{{add, 0}, {add, 1}}));
+        QCOMPARE(g.value(s).producer(), add);
+        QCOMPARE(g.value(s).producerOutput(), 0);
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
+
+        // An omitted optional input (kNoId) is kept in place and is nobody's use.
+        const NodeId clip = g.addNode("Clip", {s, kNoId, y}, {"c"}, {}, "clip");
+        const NodeId relu = g.addNode("Relu", {s}, {"r"}, {}, "relu");
+        const ValueId c = g.node(clip).output(0), r = g.node(relu).output(0);
+        g.addOutput(c);
+        g.addOutput(s);
+        QCOMPARE(g.node(clip).inputs(), (std::vector<ValueId>{s, kNoId, y}));
+        QCOMPARE(g.value(s).uses(), (Uses{{clip, 0}, {relu, 0}}));
+        QCOMPARE(g.value(y).uses(), (Uses{{clip, 2}}));
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
+
+        // setNodeInput moves the use from the old value to the new one, also into an omitted slot.
+        g.setNodeInput(clip, 1, lo);
+        QCOMPARE(g.value(lo).uses(), (Uses{{clip, 1}}));
+        g.setNodeInput(add, 1, y);
+        QCOMPARE(g.value(x).uses(), (Uses{{add, 0}}));
+        QCOMPARE(g.value(y).uses(), (Uses{{clip, 2}, {add, 1}}));
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
+        g.setNodeInput(clip, 2, kNoId);
+        QCOMPARE(g.node(clip).input(2), kNoId);
+        QCOMPARE(g.value(y).uses(), (Uses{{add, 1}}));
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
+
+        // replaceAllUses moves every reader and the graph output, and leaves `from` unread.
+        g.replaceAllUses(s, x);
+        QVERIFY(g.value(s).uses().empty());
+        QCOMPARE(g.value(x).uses(), (Uses{{add, 0}, {clip, 0}, {relu, 0}}));
+        QCOMPARE(g.outputs(), (std::vector<ValueId>{c, x}));
+        QCOMPARE(g.value(s).producer(), add);  // still produced, just unread
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
+
+        // setNodeOutput hands the slot to a fresh value; the old one loses its producer.
+        const ValueId s2 = g.addValue("s2");
+        g.setNodeOutput(add, 0, s2);
+        QCOMPARE(g.node(add).outputs(), (std::vector<ValueId>{s2}));
+        QCOMPARE(g.value(s2).producer(), add);
+        QCOMPARE(g.value(s2).producerOutput(), 0);
+        QCOMPARE(g.value(s).producer(), kNoId);
+        g.removeValue(s);
+        QVERIFY(!g.hasValue(s));
+        g.setNodeInput(relu, 0, s2);
+        QCOMPARE(g.value(x).uses(), (Uses{{add, 0}, {clip, 0}}));
+        QCOMPARE(g.value(s2).uses(), (Uses{{relu, 0}}));
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
+
+        // Edits that cannot be made change nothing.
+        QVERIFY_THROWS_EXCEPTION(GraphError, g.setNodeOutput(clip, 0, r));  // r has a producer
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, g.setNodeInput(relu, 1, x));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, g.setNodeOutput(relu, 1, g.addValue("spare")));
+        QVERIFY_THROWS_EXCEPTION(GraphError, g.removeValue(x));  // read and a graph output
+        QCOMPARE(g.node(clip).outputs(), (std::vector<ValueId>{c}));
+        QCOMPARE(g.value(r).producer(), relu);
+        QCOMPARE(g.value(x).uses(), (Uses{{add, 0}, {clip, 0}}));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, g.node(relu).input(1));
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
+
+        // removeNode drops the node's uses and leaves its outputs without a producer.
+        g.removeNode(clip);
+        QCOMPARE(g.value(x).uses(), (Uses{{add, 0}}));
+        QVERIFY(g.value(lo).uses().empty());
+        QCOMPARE(g.value(c).producer(), kNoId);
+        g.replaceAllUses(c, r);  // the graph output now comes from the Relu
+        g.removeValue(c);
+        QCOMPARE(g.outputs(), (std::vector<ValueId>{r, x}));
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
+
+        // A snapshot carries the links; editing it leaves the original's use lists alone.
+        Graph snap = g.snapshot();
+        snap.setNodeInput(relu, 0, y);
+        QCOMPARE(snap.value(y).uses(), (Uses{{add, 1}, {relu, 0}}));
+        QCOMPARE(g.value(y).uses(), (Uses{{add, 1}}));
+        QCOMPARE(g.value(s2).uses(), (Uses{{relu, 0}}));
+        QCOMPARE(linkProblems(snap), std::vector<std::string>{});
+        QCOMPARE(linkProblems(g), std::vector<std::string>{});
     }
 
     void removingAValueInUseThrows() {

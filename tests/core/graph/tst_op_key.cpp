@@ -92,8 +92,8 @@ private slots:
         const ValueId x = b.input("x", DType::Float, {2});
         const ValueId y = b.op("NoSuchOp", {x});
         Graph& g = b.graph();
-        g.node(g.value(y).producer).domain = "ai.onnx";  // as if set by hand, past the loader
-        const ValueId z = g.node(g.addNode("Mystery", {y}, {"z"}, {}, "m", "com.example")).outputs[0];
+        g.node(g.value(y).producer()).domain = "ai.onnx";  // as if set by hand, past the loader
+        const ValueId z = g.node(g.addNode("Mystery", {y}, {"z"}, {}, "m", "com.example")).output(0);
         b.output(z);
         const GraphExecutor executor(g, referenceKernels(), 17, 1);
         const std::vector<OpKey> missing = executor.unsupportedOps();

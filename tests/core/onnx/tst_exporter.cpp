@@ -31,10 +31,10 @@ void compareModels(const Model& a, const Model& b) {
         QCOMPARE(nb.opType, na.opType);
         QCOMPARE(nb.domain, na.domain);
         QCOMPARE(nb.attributes.size(), na.attributes.size());
-        QCOMPARE(nb.inputs.size(), na.inputs.size());
-        for (size_t k = 0; k < na.inputs.size(); ++k) {
-            QCOMPARE(nb.inputs[k] == kNoId, na.inputs[k] == kNoId);
-            if (na.inputs[k] != kNoId) QCOMPARE(gb.value(nb.inputs[k]).name, ga.value(na.inputs[k]).name);
+        QCOMPARE(nb.inputs().size(), na.inputs().size());
+        for (size_t k = 0; k < na.inputs().size(); ++k) {
+            QCOMPARE(nb.input(k) == kNoId, na.input(k) == kNoId);
+            if (na.input(k) != kNoId) QCOMPARE(gb.value(nb.input(k)).name, ga.value(na.input(k)).name);
         }
     }
     QCOMPARE(gb.initializers().size(), ga.initializers().size());
@@ -100,7 +100,7 @@ private slots:
         QCOMPARE(custom.attributes.getTensor("t")->toDoubles(), (std::vector<double>{7, 8}));
         QCOMPARE(custom.attributes.find("g")->get<GraphPtr>()->nodeCount(), size_t(1));
         const Node& clip = back.graph.node(*back.graph.findNode("clip"));
-        QCOMPARE(clip.inputs, (std::vector<ValueId>{clip.inputs[0], kNoId, kNoId}));
+        QCOMPARE(clip.inputs(), (std::vector<ValueId>{clip.input(0), kNoId, kNoId}));
         QCOMPARE(back.metadata, m.metadata);
         QCOMPARE(back.graph.value(back.graph.inputs()[0]).shape.toString(), std::string("[batch,4]"));
     }
@@ -117,7 +117,7 @@ private slots:
         m.graph = g;
         const Model back = loadModelFromBytes(serializeModel(m));
         const Node& neg = back.graph.node(*back.graph.findNode("b"));
-        QCOMPARE(back.graph.value(neg.inputs[0]).name, std::string("graphlens_value_1"));
+        QCOMPARE(back.graph.value(neg.input(0)).name, std::string("graphlens_value_1"));
     }
 
     void failedWriteLeavesNothingBehindAndSaysWhy() {

@@ -37,7 +37,7 @@ private slots:
         const Model m = loadModel(kSample.toStdString());
         const Graph& g = m.graph;
         const Node& conv = g.node(*g.findNode("/stem/conv/Conv"));
-        const Value& out = g.value(conv.outputs[0]);
+        const Value& out = g.value(conv.output(0));
         QCOMPARE(out.dtype, DType::Float);
         QCOMPARE(out.shape, Shape({1, 16, 32, 32}));
         QVERIFY(!out.declaredInFile);  // inferred, not read from value_info

@@ -41,7 +41,7 @@ private slots:
         QCOMPARE(out.result.counter("numFolded"), int64_t(2));
         QCOMPARE(out.result.counter("numConstantNodesRemoved"), int64_t(1));
         // The folded value keeps its name and id: the Add reads 'scaled', now an initializer.
-        const ValueId folded = m.graph.node(m.graph.nodeIds()[0]).inputs[1];
+        const ValueId folded = m.graph.node(m.graph.nodeIds()[0]).input(1);
         QCOMPARE(m.graph.value(folded).name, std::string("scaled_out"));
         QCOMPARE(floatsOf(*m.graph.constantValue(folded)), (std::vector<float>{2, 6, 10, 4, 8, 12}));
         QCOMPARE(m.graph.value(folded).shape, Shape({2, 3}));

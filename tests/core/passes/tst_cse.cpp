@@ -30,8 +30,8 @@ private slots:
         QCOMPARE(out.result.counter("numMerged"), int64_t(3));
         QCOMPARE(out.result.rewrites[0].sentence, std::string("merged Relu 'relu_b' into Relu 'relu_a': same operator, attributes and inputs"));
         const Node& add = m.graph.node(*m.graph.findNode("add"));
-        QCOMPARE(add.inputs[0], add.inputs[1]);
-        QCOMPARE(m.graph.value(add.inputs[0]).name, std::string("t_a_out"));
+        QCOMPARE(add.input(0), add.input(1));
+        QCOMPARE(m.graph.value(add.input(0)).name, std::string("t_a_out"));
         // The survivor stands for both nodes it replaced.
         QCOMPARE(m.graph.node(*m.graph.findNode("relu_a")).provenance.size(), size_t(2));
         QVERIFY(out.verification.passed);
@@ -73,7 +73,7 @@ private slots:
         QVERIFY(declinedWith(out.result, "both write graph outputs"));
         QCOMPARE(countOps(m.graph, "Tanh"), 1);
         QCOMPARE(m.graph.value(m.graph.outputs()[3]).name, std::string("out3_out"));
-        QCOMPARE(m.graph.node(*m.graph.findNode("neg")).inputs[0], m.graph.outputs()[3]);
+        QCOMPARE(m.graph.node(*m.graph.findNode("neg")).input(0), m.graph.outputs()[3]);
         QVERIFY(!m.graph.findValue("inner_out"));
         QVERIFY(out.verification.passed);
     }

@@ -31,7 +31,7 @@ private slots:
         const CheckedPass out = runPassChecked(m, "merge-duplicate-initializers");
         QCOMPARE(m.graph.initializers().size(), initializersBefore - 1);
         QVERIFY(!m.graph.findValue("w2"));
-        QCOMPARE(m.graph.node(*m.graph.findNode("mm2")).inputs[1], *m.graph.findValue("w1"));
+        QCOMPARE(m.graph.node(*m.graph.findNode("mm2")).input(1), *m.graph.findValue("w1"));
         QCOMPARE(out.result.counter("numMerged"), int64_t(1));
         QCOMPARE(out.result.counter("bytesSaved"), int64_t(64));
         QCOMPARE(out.result.rewrites[0].sentence,

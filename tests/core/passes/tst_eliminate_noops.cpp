@@ -28,7 +28,7 @@ private slots:
         QCOMPARE(out.result.counter("numRemoved"), int64_t(6));
         QVERIFY(out.verification.passed);
         QCOMPARE(out.verification.maxAbsError, 0.0);
-        QCOMPARE(m.graph.node(m.graph.nodeIds()[0]).inputs[0], m.graph.inputs()[0]);
+        QCOMPARE(m.graph.node(m.graph.nodeIds()[0]).input(0), m.graph.inputs()[0]);
     }
 
     void removesNeutralArithmeticOnEitherSide() {
@@ -90,8 +90,8 @@ private slots:
         QCOMPARE(m.graph.nodeCount(), size_t(1));
         const Node& clip = m.graph.node(m.graph.nodeIds().back());
         QCOMPARE(clip.opType, std::string("Clip"));
-        QCOMPARE(m.graph.constantValue(clip.inputs[1])->span<float>()[0], 0.5f);
-        QCOMPARE(m.graph.constantValue(clip.inputs[2])->span<float>()[0], 6.0f);
+        QCOMPARE(m.graph.constantValue(clip.input(1))->span<float>()[0], 0.5f);
+        QCOMPARE(m.graph.constantValue(clip.input(2))->span<float>()[0], 6.0f);
         QCOMPARE(out.result.counter("numMerged"), int64_t(3));
         QVERIFY(out.verification.passed);
         QCOMPARE(out.verification.maxAbsError, 0.0);

@@ -42,7 +42,7 @@ private slots:
         QCOMPARE(out.result.counter("numFolded"), int64_t(2));
         QVERIFY2(out.verification.passed, out.verification.failure.c_str());
         // The Conv without a bias got one, and keeps its name.
-        QCOMPARE(m.graph.node(*m.graph.findNode("conv1")).inputs.size(), size_t(3));
+        QCOMPARE(m.graph.node(*m.graph.findNode("conv1")).inputs().size(), size_t(3));
         QVERIFY(!m.graph.findNode("bn1"));
         const std::string numbers = "channel 0: k = 1.2 / sqrt(0.09 + 1e-05) = 3.9998, b = 0.1 - 0.5 * 3.9998 = -1.8999";
         QVERIFY(anySentenceHas(out.result, "folded BatchNormalization 'bn1' into Conv 'conv1' (" + numbers + ")"));
@@ -88,8 +88,8 @@ private slots:
         QCOMPARE(out.result.counter("numFolded"), int64_t(1));
         QVERIFY2(out.verification.passed, out.verification.failure.c_str());
         const Node& untouched = m.graph.node(*m.graph.findNode("conv_b"));
-        QCOMPARE(m.graph.value(untouched.inputs[1]).name, std::string("shared_w"));
-        QCOMPARE(m.graph.node(*m.graph.findNode("conv_a")).inputs[1] != untouched.inputs[1], true);
+        QCOMPARE(m.graph.value(untouched.input(1)).name, std::string("shared_w"));
+        QCOMPARE(m.graph.node(*m.graph.findNode("conv_a")).input(1) != untouched.input(1), true);
     }
 
     void becomesOneMultiplyAddWhereItCannotFold() {
@@ -118,8 +118,8 @@ private slots:
         QVERIFY(anySentenceHas(out.result, "are on axis 2"));
         // The constants broadcast along axis 1: [C, 1, 1] for NCHW, [C, 1] for the rank-3 MatMul output.
         const Node& add = m.graph.node(*m.graph.findNode("bn_relu"));
-        QCOMPARE(m.graph.constantValue(add.inputs[1])->dims(), (std::vector<int64_t>{3, 1, 1}));
-        QCOMPARE(m.graph.constantValue(m.graph.node(*m.graph.findNode("bn_mm")).inputs[1])->dims(),
+        QCOMPARE(m.graph.constantValue(add.input(1))->dims(), (std::vector<int64_t>{3, 1, 1}));
+        QCOMPARE(m.graph.constantValue(m.graph.node(*m.graph.findNode("bn_mm")).input(1))->dims(),
                  (std::vector<int64_t>{3, 1}));
     }
 

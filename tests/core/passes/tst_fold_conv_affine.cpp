@@ -31,7 +31,7 @@ private slots:
         QVERIFY2(out.verification.passed, out.verification.failure.c_str());
         QCOMPARE(out.result.rewrites[0].sentence,
                  std::string("folded Mul 'scale' (c * y, c = 's') into Conv 'conv'"));
-        QCOMPARE(m.graph.node(m.graph.nodeIds()[0]).inputs.size(), size_t(3));  // a bias appeared
+        QCOMPARE(m.graph.node(m.graph.nodeIds()[0]).inputs().size(), size_t(3));  // a bias appeared
     }
 
     void foldsIntoGemmAndScalesMatMulColumns() {

@@ -45,8 +45,8 @@ private slots:
         QCOMPARE(m.graph.nodeCount(), size_t(2));
         QCOMPARE(countOps(m.graph, "FusedConv"), 2);
         const Node& last = m.graph.node(*m.graph.findNode("conv2"));
-        QCOMPARE(last.inputs.size(), size_t(4));
-        QCOMPARE(m.graph.value(last.inputs[3]).name, std::string("x"));
+        QCOMPARE(last.inputs().size(), size_t(4));
+        QCOMPARE(m.graph.value(last.input(3)).name, std::string("x"));
         QCOMPARE(last.attributes.getString("activation"), std::string("Relu"));
         // libonnx knows FusedConv's shapes (core/onnx/contrib_schemas): a new batch size reaches the output.
         inferShapesForInputs(m, {{"x", {2, 4, 6, 6}}});
@@ -73,8 +73,8 @@ private slots:
         QVERIFY(compareTensors(got, want, 1e-6, 1e-7).matches);
         const Node& fused = m.graph.node(m.graph.nodeIds()[0]);
         QCOMPARE(fused.opType, std::string("FusedConv"));
-        QCOMPARE(fused.inputs.size(), size_t(4));
-        QCOMPARE(fused.inputs[2], kNoId);
+        QCOMPARE(fused.inputs().size(), size_t(4));
+        QCOMPARE(fused.input(2), kNoId);
         Model portable = m;
         QCOMPARE(lowerFusedOps(portable, Lowering::StandardOnly), size_t(1));
         QCOMPARE(countOps(portable.graph, "Conv"), 1);

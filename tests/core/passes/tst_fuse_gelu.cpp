@@ -107,7 +107,7 @@ private slots:
         QCOMPARE(m.graph.nodeCount(), size_t(2));
         QCOMPARE(out.result.counter("numFastGelu"), int64_t(2));
         int withBias = 0;
-        for (NodeId id : m.graph.nodeIds()) withBias += m.graph.node(id).inputs.size() == 2;
+        for (NodeId id : m.graph.nodeIds()) withBias += m.graph.node(id).inputs().size() == 2;
         QCOMPARE(withBias, 1);
         QVERIFY(out.verification.passed);
     }

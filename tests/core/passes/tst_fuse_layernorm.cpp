@@ -56,10 +56,10 @@ private slots:
         for (NodeId id : m.graph.nodeIds()) {
             const Node& n = m.graph.node(id);
             if (n.opType != "LayerNormalization") continue;
-            QCOMPARE(n.inputs.size(), size_t(3));
+            QCOMPARE(n.inputs().size(), size_t(3));
             QCOMPARE(n.attributes.getInt("axis", 0), int64_t(-1));
             QCOMPARE(n.attributes.getFloat("epsilon", 0), 1e-5f);
-            QCOMPARE(m.graph.value(n.inputs[1]).name, std::string("gamma"));
+            QCOMPARE(m.graph.value(n.input(1)).name, std::string("gamma"));
         }
         QVERIFY(out.verification.passed);
         QVERIFY(out.verification.maxAbsError < 1e-4);
@@ -75,8 +75,8 @@ private slots:
         QCOMPARE(m.graph.nodeCount(), size_t(1));
         const Node& ln = m.graph.node(m.graph.nodeIds()[0]);
         QCOMPARE(ln.opType, std::string("LayerNormalization"));
-        QCOMPARE(ln.inputs.size(), size_t(2));  // no bias: zero
-        QVERIFY(allElementsEqual(*m.graph.constantValue(ln.inputs[1]), 1.0));
+        QCOMPARE(ln.inputs().size(), size_t(2));  // no bias: zero
+        QVERIFY(allElementsEqual(*m.graph.constantValue(ln.input(1)), 1.0));
         QVERIFY(out.verification.passed);
     }
 

@@ -41,8 +41,8 @@ private slots:
         QCOMPARE(fused.attributes.getInt("transB", 0), int64_t(1));
         QCOMPARE(fused.attributes.getInt("transA", 1), int64_t(0));
         QCOMPARE(fused.attributes.getFloat("alpha", 0.f), 0.125f);
-        QCOMPARE(m.graph.value(fused.inputs[1]).name, std::string("k"));
-        QCOMPARE(m.graph.value(fused.outputs[0]).shape.toString(), std::string("[1,2,5,5]"));
+        QCOMPARE(m.graph.value(fused.input(1)).name, std::string("k"));
+        QCOMPARE(m.graph.value(fused.output(0)).shape.toString(), std::string("[1,2,5,5]"));
         QCOMPARE(out.result.counter("numTransposesFolded"), int64_t(1));
         QCOMPARE(out.result.counter("numScalesFolded"), int64_t(1));
         QCOMPARE(out.result.domainsUsed.count("com.microsoft"), size_t(1));
@@ -68,8 +68,8 @@ private slots:
         const Node& fused = firstOfType(m.graph, "FusedMatMul");
         QCOMPARE(fused.attributes.getInt("transA", 0), int64_t(1));
         QCOMPARE(fused.attributes.getFloat("alpha", 0.f), 2.f);
-        QCOMPARE(m.graph.value(fused.inputs[0]).name, std::string("x"));
-        QCOMPARE(m.graph.value(fused.inputs[1]).name, std::string("y"));
+        QCOMPARE(m.graph.value(fused.input(0)).name, std::string("x"));
+        QCOMPARE(m.graph.value(fused.input(1)).name, std::string("y"));
     }
 
     void keepsWhatDoesNotFit() {

@@ -44,9 +44,9 @@ private slots:
         const Node& fused = firstOfType(m.graph, "SkipLayerNormalization");
         QCOMPARE(fused.domain, std::string("com.microsoft"));
         QCOMPARE(fused.name, std::string("norm"));
-        QCOMPARE(fused.inputs.size(), size_t(4));
-        QCOMPARE(m.graph.value(fused.inputs[0]).name, std::string("x"));
-        QCOMPARE(m.graph.value(fused.inputs[2]).name, std::string("gamma"));
+        QCOMPARE(fused.inputs().size(), size_t(4));
+        QCOMPARE(m.graph.value(fused.input(0)).name, std::string("x"));
+        QCOMPARE(m.graph.value(fused.input(2)).name, std::string("gamma"));
         QCOMPARE(fused.attributes.getFloat("epsilon", 0.f), 1e-5f);
         QCOMPARE(out.result.counter("numFused"), int64_t(1));
         QCOMPARE(out.result.rewrites[0].sentence,

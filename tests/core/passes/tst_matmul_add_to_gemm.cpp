@@ -30,7 +30,7 @@ private slots:
         QCOMPARE(out.result.rewrites[0].sentence,
                  std::string("fused MatMul 'mm1' and Add 'add1' into one Gemm: Y = A * B + 'b1'"));
         const Node& gemm = m.graph.node(*m.graph.findNode("mm2"));
-        QCOMPARE(m.graph.value(gemm.inputs[2]).name, std::string("b2"));
+        QCOMPARE(m.graph.value(gemm.input(2)).name, std::string("b2"));
     }
 
     void flattensRank3ProductsAroundOneGemm() {
@@ -56,8 +56,8 @@ private slots:
                  std::string("fused MatMul 'mm3' and Add 'add3' into one Gemm: Y = A * B + 'bias', with A flattened to [10,8] around it"));
         const Node& gemm = m.graph.node(*m.graph.findNode("mm3"));
         QCOMPARE(gemm.opType, std::string("Gemm"));
-        QCOMPARE(m.graph.value(gemm.outputs[0]).shape.toString(), std::string("[10,4]"));
-        QCOMPARE(m.graph.constantValue(m.graph.node(*m.graph.findNode("mm3b")).inputs[2])->dims(), (std::vector<int64_t>{4}));
+        QCOMPARE(m.graph.value(gemm.output(0)).shape.toString(), std::string("[10,4]"));
+        QCOMPARE(m.graph.constantValue(m.graph.node(*m.graph.findNode("mm3b")).input(2))->dims(), (std::vector<int64_t>{4}));
         // The graph outputs keep their names and shapes.
         QCOMPARE(m.graph.node(*m.graph.findNode("add3")).opType, std::string("Reshape"));
         QCOMPARE(m.graph.value(m.graph.outputs()[0]).shape.toString(), std::string("[2,5,4]"));

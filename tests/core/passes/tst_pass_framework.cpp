@@ -20,7 +20,7 @@ public:
     std::vector<std::string> rootOps() const override { return {"Relu"}; }
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const std::string sentence = "turned " + rw.graph().node(root).name + " into a Sigmoid";
-        rw.replaceNodes({root}, "Sigmoid", {rw.graph().node(root).inputs[0]}, {});
+        rw.replaceNodes({root}, "Sigmoid", {rw.graph().node(root).input(0)}, {});
         rw.commit("broken", sentence);
         return true;
     }
@@ -72,12 +72,12 @@ private slots:
         Model m = chain();
         Graph& g = m.graph;
         const NodeId r1 = *g.findNode("r1"), id1 = *g.findNode("id1");
-        const ValueId out = g.node(id1).outputs[0];
+        const ValueId out = g.node(id1).output(0);
         PassResult result;
         Rewriter rw(g, result);
         const NodeId fused = rw.replaceNodes({r1, id1}, "Relu", {g.inputs()[0]}, {});
         rw.commit("test", "fused");
-        QCOMPARE(g.node(fused).outputs[0], out);
+        QCOMPARE(g.node(fused).output(0), out);
         QCOMPARE(g.node(fused).name, std::string("id1"));
         QCOMPARE(g.node(fused).provenance, (std::vector<NodeId>{r1, id1}));
         QCOMPARE(result.rewrites.size(), size_t(1));
@@ -100,7 +100,7 @@ private slots:
         rw.commit("test", "bypassed");
         QCOMPARE(m.graph.nodeCount(), size_t(1));
         QCOMPARE(m.graph.value(m.graph.outputs()[0]).name, outName);
-        QCOMPARE(m.graph.value(m.graph.outputs()[0]).producer, *m.graph.findNode("relu"));
+        QCOMPARE(m.graph.value(m.graph.outputs()[0]).producer(), *m.graph.findNode("relu"));
     }
 
     void bypassRefusesWhenOutputAndInputAreBothInterface() {

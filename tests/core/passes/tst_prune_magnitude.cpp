@@ -23,7 +23,7 @@ Model network() {
 }
 
 const Tensor& weightOf(const Graph& g, const std::string& node) {
-    return *g.constantValue(g.node(*g.findNode(node)).inputs.at(1));
+    return *g.constantValue(g.node(*g.findNode(node)).input(1));
 }
 
 VerifyOptions lossyTolerance() {

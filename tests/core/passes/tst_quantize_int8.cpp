@@ -24,7 +24,7 @@ VerifyOptions lossyTolerance() {
 /// The DequantizeLinear feeding input 1 of the node named `name`.
 const Node* dequantizerOf(const Graph& g, const std::string& name) {
     const Node& n = g.node(*g.findNode(name));
-    const NodeId p = g.value(n.inputs.at(1)).producer;
+    const NodeId p = g.value(n.input(1)).producer();
     return p == kNoId ? nullptr : &g.node(p);
 }
 
@@ -62,10 +62,10 @@ private slots:
 
         // scale_k = max|W_k| / 127 and q = round(W / scale_k), so |W - q * scale_k| <= scale_k / 2
         const Node* dq = dequantizerOf(m.graph, "conv");
-        const Tensor& q = *m.graph.constantValue(dq->inputs[0]);
-        const Tensor& scale = *m.graph.constantValue(dq->inputs[1]);
+        const Tensor& q = *m.graph.constantValue(dq->input(0));
+        const Tensor& scale = *m.graph.constantValue(dq->input(1));
         QCOMPARE(q.dtype(), DType::Int8);
-        QCOMPARE(m.graph.constantValue(dq->inputs[2])->dtype(), DType::Int8);
+        QCOMPARE(m.graph.constantValue(dq->input(2))->dtype(), DType::Int8);
         QCOMPARE(scale.numel(), int64_t(16));
         const auto w = original.span<float>();
         const int64_t perChannel = 8 * 3 * 3;

@@ -28,9 +28,9 @@ private slots:
         Model m = withShapes(b.model());
         const CheckedPass out = runPassChecked(m, "simplify-transpose-reshape");
         QCOMPARE(countOps(m.graph, "Transpose"), 1);
-        const Node& composed = m.graph.node(m.graph.value(*m.graph.findValue("t2_out")).producer);
+        const Node& composed = m.graph.node(m.graph.value(*m.graph.findValue("t2_out")).producer());
         QCOMPARE(composed.attributes.getInts("perm"), (std::vector<int64_t>{1, 0, 2}));
-        QCOMPARE(composed.inputs[0], *m.graph.findValue("x"));
+        QCOMPARE(composed.input(0), *m.graph.findValue("x"));
         QCOMPARE(out.result.counter("numTransposesComposed"), int64_t(1));
         QCOMPARE(out.result.rewrites[0].sentence,
                  std::string("composed Transpose 't1' and Transpose 't2' into one Transpose with perm [1,0,2]"));
@@ -49,7 +49,7 @@ private slots:
         const CheckedPass out = runPassChecked(m, "simplify-transpose-reshape");
         QCOMPARE(countOps(m.graph, "Transpose"), 0);
         QCOMPARE(countOps(m.graph, "Identity"), 1);
-        QCOMPARE(m.graph.node(*m.graph.findNode("relu")).inputs[0], *m.graph.findValue("x"));
+        QCOMPARE(m.graph.node(*m.graph.findNode("relu")).input(0), *m.graph.findValue("x"));
         QCOMPARE(m.graph.value(m.graph.outputs()[1]).name, std::string("r2_out"));
         QCOMPARE(out.result.counter("numTransposesCancelled"), int64_t(2));
         QVERIFY(out.verification.passed);
@@ -71,12 +71,12 @@ private slots:
         QCOMPARE(m.graph.nodeCount(), size_t(4));
         QCOMPARE(countOps(m.graph, "Reshape"), 2);
         QCOMPARE(countOps(m.graph, "Flatten") + countOps(m.graph, "Unsqueeze"), 0);
-        const Node& first = m.graph.node(m.graph.value(*m.graph.findValue("r1_out")).producer);
-        QCOMPARE(first.inputs[0], *m.graph.findValue("x"));
-        QCOMPARE(values<int64_t>(*m.graph.constantValue(first.inputs[1])), (std::vector<int64_t>{2, -1, 2}));
-        const Node& second = m.graph.node(m.graph.value(*m.graph.findValue("r3_out")).producer);
-        QCOMPARE(second.inputs[0], *m.graph.findValue("x"));
-        QCOMPARE(values<int64_t>(*m.graph.constantValue(second.inputs[1])), (std::vector<int64_t>{4, -1}));
+        const Node& first = m.graph.node(m.graph.value(*m.graph.findValue("r1_out")).producer());
+        QCOMPARE(first.input(0), *m.graph.findValue("x"));
+        QCOMPARE(values<int64_t>(*m.graph.constantValue(first.input(1))), (std::vector<int64_t>{2, -1, 2}));
+        const Node& second = m.graph.node(m.graph.value(*m.graph.findValue("r3_out")).producer());
+        QCOMPARE(second.input(0), *m.graph.findValue("x"));
+        QCOMPARE(values<int64_t>(*m.graph.constantValue(second.input(1))), (std::vector<int64_t>{4, -1}));
         QCOMPARE(out.result.counter("numReshapesCollapsed"), int64_t(3));
         QVERIFY(out.verification.passed);
         QCOMPARE(out.verification.maxAbsError, 0.0);

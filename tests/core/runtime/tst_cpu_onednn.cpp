@@ -86,7 +86,7 @@ NodeDescriptor describe(const NodeGraph& g, const std::vector<Dims>& outputDims,
     const Graph& graph = g.builder.graph();
     const Node& node = graph.node(g.node);
     NodeDescriptor info{graph, node, 17, threads, {}, {}, {}, {}, {}};
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
+    for (size_t i = 0; i < node.inputs().size(); ++i) {
         if (!g.inputs[i]) {
             info.inputDims.emplace_back();
             info.inputTypes.push_back(DType::Undefined);
@@ -95,7 +95,7 @@ NodeDescriptor describe(const NodeGraph& g, const std::vector<Dims>& outputDims,
         }
         info.inputDims.push_back(g.inputs[i]->dims());
         info.inputTypes.push_back(g.inputs[i]->dtype());
-        info.constants.push_back(graph.isGraphInput(node.inputs[i]) ? nullptr : graph.constantValue(node.inputs[i]));
+        info.constants.push_back(graph.isGraphInput(node.input(i)) ? nullptr : graph.constantValue(node.input(i)));
     }
     for (const Dims& d : outputDims) {
         info.outputDims.push_back(d);

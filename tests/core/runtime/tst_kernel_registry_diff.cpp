@@ -217,7 +217,7 @@ std::string runOnVulkanOnce(graphlens::Backend& vulkan, const Case& c, size_t in
     const std::vector<Tensor> want = reference(c, x);
     Model model = x.model;  // outputs declared with their types and shapes, as exporters write them
     for (size_t i = 0; i < want.size(); ++i) {
-        Value& out = model.graph.value(model.graph.node(x.node).outputs[i]);
+        Value& out = model.graph.value(model.graph.node(x.node).output(i));
         out.dtype = want[i].dtype();
         out.shape = Shape::ofSizes(want[i].dims());
     }

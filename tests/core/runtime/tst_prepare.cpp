@@ -13,6 +13,7 @@
 #include "core/runtime/executor.h"
 #include "core/runtime/prepare.h"
 #include "core/runtime/tensor_compare.h"
+#include "support/graph_test_access.h"
 #include "support/seeded_tensor.h"
 
 #include <QtTest>
@@ -81,7 +82,7 @@ private slots:
         Model m = reshapeBySizeArithmetic();
         inferShapesForInputs(m, kConcreteInput);
         const Graph& g = m.graph;
-        const ValueId reshaped = g.node(*g.findNode(g.node(g.topologicalOrder().back()).name)).inputs[0];
+        const ValueId reshaped = g.node(*g.findNode(g.node(g.topologicalOrder().back()).name)).input(0);
         QVERIFY2(!g.value(reshaped).shape.isStatic(), g.value(reshaped).shape.toString().c_str());
     }
 
@@ -151,7 +152,7 @@ private slots:
         const PreparedModel p = prepareModel(b.model(17), {});
         QCOMPARE(opsOf(p.model.graph), (std::vector<std::string>{"MatMul"}));
         const Graph& g = p.model.graph;
-        const Tensor* weights = g.constantValue(g.node(g.topologicalOrder()[0]).inputs[1]);
+        const Tensor* weights = g.constantValue(g.node(g.topologicalOrder()[0]).input(1));
         QVERIFY(weights);
         QCOMPARE(weights->toDoubles(), (std::vector<double>{-3, 0, -1, 3, 5, -4}));  // (q - 2) * 0.5
         QCOMPARE(p.steps.back(), std::string("dequantized 1 int8 weights"));
@@ -247,7 +248,7 @@ private slots:
         b.output(b.op("Relu", {x}, {}, "relu"));
         Graph g = b.model(17).graph;
         QVERIFY(g.validate().empty());
-        g.value(x).uses.clear();
+        GraphTestAccess::uses(g.value(x)).clear();
         const auto problems = g.validate();
         QCOMPARE(problems.size(), size_t(1));
         QCOMPARE(problems[0], std::string("node 'relu' reads 'x' as input 0 but the value does not list that use"));

@@ -196,7 +196,7 @@ std::optional<NodeProgram> texelConv(const ConvShape& c, const Tensor& weights, 
     g.yOuter = c.oc * c.oh * c.ow, g.yInner = 1, g.yChannel = c.oh * c.ow;
     g.bias = c.bias, g.residual = c.residual, g.act = c.act;
     const int64_t inputTexels = c.n * c.groups * c4 * hp * wp;
-    if (uint64_t(inputTexels) > device.maxTexels || uint64_t(g.bTexels()) > device.maxTexels) return std::nullopt;
+    if (uint64_t(inputTexels) > device.maxTexels || !fitsTexels(c, device) || uint64_t(g.bTexels()) > device.maxTexels) return std::nullopt;
     Dispatch pack = convPackDispatch(c, hp, wp, TensorRef::scratch(0), stepH, stepW);
     auto product = texelGemmDispatch(g, TensorRef::scratch(0), TensorRef::packed(0),
                                      c.bias ? TensorRef::input(2) : TensorRef::none(),
@@ -227,11 +227,15 @@ std::optional<NodeProgram> conv(const NodeShapes& s) {
 
 } // namespace
 
+bool fitsTexels(const ConvShape& c, const DeviceTraits& device) {
+    return uint64_t((c.n * c.c * c.h * c.w + 3) / 4) <= device.maxTexels;
+}
+
 Dispatch convPackDispatch(const ConvShape& c, int64_t hp, int64_t wp, TensorRef target, int64_t stepH, int64_t stepW) {
     const int64_t c4 = (c.inPerGroup() + 3) / 4;
     Constants k;
     k.i(c.n).i(c.c).i(c.h).i(c.w).i(c.groups).i(c4).i(hp).i(wp).i(c.ph).i(c.pw).i(stepH).i(stepW);
-    return {"conv_pack", k.take(), {target, TensorRef::input(0)}, flatGroups(uint64_t(c.n * c.groups * c4 * hp * wp), 64)};
+    return {"conv_pack", k.take(), {target}, flatGroups(uint64_t(c.n * c.groups * c4 * hp * wp), 64), {TensorRef::input(0)}};
 }
 
 void registerConvOps(VulkanOpRegistry& registry) {

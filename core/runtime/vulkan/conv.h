@@ -17,7 +17,10 @@ struct ConvShape {
     int64_t inPerGroup() const { return c / groups; }  ///< input channels of a group
 };
 
-/// The conv_pack.comp dispatch: the input (input 0) as padded texels of 4 channels,
+/// True when the input fits one texel view (conv_pack.comp reads it as texels).
+bool fitsTexels(const ConvShape& c, const DeviceTraits& device);
+
+/// The conv_pack.comp dispatch: the input (input 0, read as texels) as padded texels of 4 channels,
 /// [N][G][C4][hp][wp], into scratch `target`; packed position (y, x) is input position
 /// (y * step - pad) for each dim.
 Dispatch convPackDispatch(const ConvShape& c, int64_t hp, int64_t wp, TensorRef target, int64_t stepH = 1, int64_t stepW = 1);

@@ -55,6 +55,8 @@ std::optional<NodeProgram> winogradConv(const ConvShape& c, const Tensor& weight
     const int64_t productTexels = tiles * c.oc * kComponents / 4;
     for (int64_t texels : {packedTexels, transformedTexels, productTexels, g.bTexels()})
         if (uint64_t(texels) > device.maxTexels) return std::nullopt;
+    // The input (conv_pack.comp) and the residual (winograd_output.comp) are read as texels.
+    if (!fitsTexels(c, device) || uint64_t((c.n * c.oc * c.oh * c.ow + 3) / 4) > device.maxTexels) return std::nullopt;
     auto product =
         texelGemmDispatch(g, TensorRef::scratch(1), TensorRef::packed(0), TensorRef::none(), TensorRef::none(), device);
     if (!product) return std::nullopt;
@@ -67,10 +69,10 @@ std::optional<NodeProgram> winogradConv(const ConvShape& c, const Tensor& weight
                    {TensorRef::scratch(0)}, true};
     Constants out;
     out.i(c.n).i(c.oc).i(c.oh).i(c.ow).i(th).i(tw).i(c.bias).i(c.residual).i(c.act.op).f(c.act.alpha).f(c.act.beta);
-    Dispatch output{"winograd_output", out.take(),
-                    {TensorRef::output(0), c.bias ? TensorRef::input(2) : TensorRef::none(),
+    Dispatch output{"winograd_output", out.take(), {TensorRef::output(0)}, flatGroups(uint64_t(c.n * c.oc * th * tw), 64),
+                    {TensorRef::scratch(2), c.bias ? TensorRef::input(2) : TensorRef::none(),
                      c.residual ? TensorRef::input(3) : TensorRef::none()},
-                    flatGroups(uint64_t(c.n * c.oc * th * tw), 64), {TensorRef::scratch(2)}, true};
+                    true};
     NodeProgram program{"vulkan:conv-winograd", {convPackDispatch(c, hp, wp, TensorRef::scratch(0)), std::move(input),
                                                   std::move(*product), std::move(output)}};
     for (const Dispatch& d : program.dispatches)

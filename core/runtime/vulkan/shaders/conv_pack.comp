@@ -1,7 +1,9 @@
 // The A side of a convolution on gemm_texel.comp: the input copied into RGBA32F texels of 4
 // channels of one group at one padded position, [N][G][C4][HP][WP], zeros in the padding and past
 // the group's channels, so the product's inner loop needs no bounds checks. A 1x1 convolution
-// with strides packs only the positions it reads (every SH-th row, SW-th column).
+// with strides packs only the positions it reads (every SH-th row, SW-th column). The input is read
+// through an RGBA32F texel view: on lavapipe a texel fetch is one vector gather, a storage-buffer
+// load a loop over the lanes.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
@@ -21,11 +23,11 @@ layout(constant_id = 10) const int SH = 1;  // input rows per packed row
 layout(constant_id = 11) const int SW = 1;
 
 layout(binding = 0) writeonly buffer Packed { vec4 T[]; };
-layout(binding = 1) readonly buffer In { float X[]; };
+layout(binding = 8) uniform samplerBuffer X;
 
 float channel(int b, int g, int c, int ih, int iw) {
     const int CG = C / G;
-    return c < CG ? X[((b * C + g * CG + c) * H + ih) * W + iw] : 0.0;
+    return c < CG ? texelElement(X, ((b * C + g * CG + c) * H + ih) * W + iw) : 0.0;
 }
 
 void main() {

@@ -1,6 +1,8 @@
 // Winograd F(4x4, 3x3), output side (vulkan/conv_winograd.cpp): each invocation reads the 36
 // products M of one tile and output channel (9 texels of [tiles][OC][36]) and writes its 4x4
-// outputs A^T M A, + bias, + residual Z, activation.
+// outputs A^T M A, + bias, + residual Z, activation. Bias and Z are read as texels (one gather on
+// lavapipe, where a storage load is a loop over the lanes); rows of whole texels (OW a multiple of
+// 4) are stored as one vec4.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x = 64) in;
@@ -19,9 +21,10 @@ layout(constant_id = 9) const float ACT_ALPHA = 0.0;
 layout(constant_id = 10) const float ACT_BETA = 0.0;
 
 layout(binding = 0) writeonly buffer Out { float Y[]; };
-layout(binding = 1) readonly buffer Bias { float B[]; };
-layout(binding = 2) readonly buffer Residual { float Z[]; };
+layout(binding = 0) writeonly buffer Out4 { vec4 Y4[]; };
 layout(binding = 8) uniform samplerBuffer M;
+layout(binding = 9) uniform samplerBuffer B;   // OC floats
+layout(binding = 10) uniform samplerBuffer Z;  // shaped like Y
 
 // A^T x for one line x0..x5 of M: its 4 outputs.
 vec4 transform(float x0, float x1, float x2, float x3, float x4, float x5) {
@@ -33,10 +36,17 @@ vec4 transform(float x0, float x1, float x2, float x3, float x4, float x5) {
 void storeRow(int n, int oc, int oh, int ow, vec4 v, float bias) {
     if (OH % 4 != 0 && oh >= OH) return;
     int idx = ((n * OC + oc) * OH + oh) * OW + ow;
+    if (OW % 4 == 0) {  // idx is a multiple of 4
+        vec4 y = v + bias;
+        if (HAS_Z != 0) y += texelFetch(Z, idx >> 2);
+        Y4[idx >> 2] = vec4(activate(ACT, y.x, ACT_ALPHA, ACT_BETA), activate(ACT, y.y, ACT_ALPHA, ACT_BETA),
+                            activate(ACT, y.z, ACT_ALPHA, ACT_BETA), activate(ACT, y.w, ACT_ALPHA, ACT_BETA));
+        return;
+    }
     for (int j = 0; j < 4; ++j) {
-        if (OW % 4 != 0 && ow + j >= OW) return;
+        if (ow + j >= OW) return;
         float y = v[j] + bias;
-        if (HAS_Z != 0) y += Z[idx + j];
+        if (HAS_Z != 0) y += texelElement(Z, idx + j);
         Y[idx + j] = activate(ACT, y, ACT_ALPHA, ACT_BETA);
     }
 }
@@ -56,7 +66,7 @@ void main() {
     }
     vec4 r[6];  // A^T applied to each column j of M: r[j] holds rows 0..3
     for (int j = 0; j < 6; ++j) r[j] = transform(m[j], m[6 + j], m[12 + j], m[18 + j], m[24 + j], m[30 + j]);
-    float bias = HAS_BIAS != 0 ? B[oc] : 0.0;
+    float bias = HAS_BIAS != 0 ? texelElement(B, oc) : 0.0;
     for (int a = 0; a < 4; ++a)
         storeRow(n, oc, 4 * ty + a, 4 * tx, transform(r[0][a], r[1][a], r[2][a], r[3][a], r[4][a], r[5][a]), bias);
 }

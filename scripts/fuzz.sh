@@ -6,6 +6,10 @@
 # sanitizer report or a timeout (the reproducer is in build-fuzz/artifacts/TARGET/).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]
+#   scripts/fuzz.sh --runs N [TARGET ...]
+#
+# --runs N (what CI runs) replays the seed corpus and then makes N mutations per target from a
+# fixed seed (-seed=1), so the run is the same on every machine rather than as long as a clock.
 #
 # Installs Debian's clang, libclang-rt-14-dev and libomp-dev where missing (besides the packages of
 # scripts/bootstrap.sh, which it expects).
@@ -14,11 +18,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds="${1:-60}"
-shift || true
+mutations=""
+if [ "${1:-}" = "--runs" ]; then
+  mutations="${2:-}"
+  shift 2 || true
+  seconds=0
+  case "$mutations" in ''|*[!0-9]*) echo "fuzz.sh: --runs takes a whole number of mutations" >&2; exit 2 ;; esac
+else
+  seconds="${1:-60}"
+  shift || true
+  case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_load fuzz_plan fuzz_run fuzz_passes)
-case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 
 build="${GRAPHLENS_FUZZ_BUILD:-build-fuzz}"
 ./scripts/apt_install.sh clang libclang-rt-14-dev libomp-dev
@@ -49,9 +61,16 @@ for target in "${targets[@]}"; do
     [ -e "$corpus/$name" ] || cp "$s" "$corpus/$name"
   done
   log="$build/$target.log"
-  echo "fuzz.sh: $target for ${seconds} s (corpus $corpus: $(ls "$corpus" | wc -l) inputs)"
+  inputs=$(ls "$corpus" | wc -l)
+  if [ -n "$mutations" ]; then
+    budget=(-runs=$((inputs + mutations)) -seed=1)
+    echo "fuzz.sh: $target: the corpus ($inputs inputs), then $mutations mutations"
+  else
+    budget=(-max_total_time="$seconds")
+    echo "fuzz.sh: $target for ${seconds} s (corpus $corpus: $inputs inputs)"
+  fi
   status=0
-  "$build/fuzz/$target" "$corpus" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 \
+  "$build/fuzz/$target" "$corpus" "${budget[@]}" -timeout=25 -rss_limit_mb=4096 \
     -max_len=262144 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
@@ -66,7 +85,7 @@ for target in "${targets[@]}"; do
 done
 
 echo
-echo "fuzz.sh: ${seconds} s per target"
+if [ -n "$mutations" ]; then echo "fuzz.sh: the corpus and $mutations mutations per target"; else echo "fuzz.sh: ${seconds} s per target"; fi
 printf '%s\n' "${summary[@]}"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz.sh: findings in ${failed[*]}; reproducers in $build/artifacts/" >&2

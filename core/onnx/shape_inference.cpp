@@ -22,7 +22,9 @@ namespace {
 /// does. Unknown attributes, input counts and other checker findings are left to the checker,
 /// whose findings are warnings (GraphLens's own fused nodes differ from some schemas there).
 std::string schemaViolation(const onnx::NodeProto& node, const onnx::OpSchema& schema) {
-    for (const auto& [name, attribute] : schema.attributes()) {
+    for (const auto& entry : schema.attributes()) {
+        const std::string& name = entry.first;  // not a structured binding: Clang 14 cannot capture one
+        const onnx::OpSchema::Attribute& attribute = entry.second;
         const auto given = std::find_if(node.attribute().begin(), node.attribute().end(),
                                         [&name](const onnx::AttributeProto& a) { return a.name() == name; });
         if (given == node.attribute().end()) {

@@ -8,8 +8,9 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]
 #   scripts/fuzz.sh --runs N [TARGET ...]
 #
-# --runs N (what CI runs) replays the seed corpus and then makes N mutations per target from a
-# fixed seed (-seed=1), so the run is the same on every machine rather than as long as a clock.
+# --runs N replays the corpus and then makes N mutations per target from a fixed seed (-seed=1),
+# as long as a count rather than a clock. --runs 0 (what CI runs) only replays the corpus: every
+# seed model once under the sanitizers, the same on every machine.
 #
 # Installs Debian's clang, libclang-rt-14-dev and libomp-dev where missing (besides the packages of
 # scripts/bootstrap.sh, which it expects).
@@ -42,7 +43,7 @@ fi
 cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"
 
 # Seeds: every fixture model, and the conformance cases (one small model per ONNX op test).
-seeds=(tests/fixtures/models/*/model.onnx resources/models/*.onnx)
+seeds=(tests/fixtures/models/*/model.onnx resources/models/*.onnx fuzz/regressions/*/*)
 [ -d build/onnx_cases ] && seeds+=(build/onnx_cases/*/model.onnx)
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1:abort_on_error=1}"
@@ -62,7 +63,10 @@ for target in "${targets[@]}"; do
   done
   log="$build/$target.log"
   inputs=$(ls "$corpus" | wc -l)
-  if [ -n "$mutations" ]; then
+  if [ "$mutations" = 0 ]; then
+    budget=()
+    echo "fuzz.sh: $target: the corpus ($inputs inputs), no mutations"
+  elif [ -n "$mutations" ]; then
     budget=(-runs=$((inputs + mutations)) -seed=1)
     echo "fuzz.sh: $target: the corpus ($inputs inputs), then $mutations mutations"
   else
@@ -70,9 +74,16 @@ for target in "${targets[@]}"; do
     echo "fuzz.sh: $target for ${seconds} s (corpus $corpus: $inputs inputs)"
   fi
   status=0
-  "$build/fuzz/$target" "$corpus" "${budget[@]}" -timeout=25 -rss_limit_mb=4096 \
-    -max_len=262144 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
+  if [ "$mutations" = 0 ]; then
+    # Files, not the folder: libFuzzer runs each once and stops.
+    "$build/fuzz/$target" "$corpus"/* -timeout=25 -rss_limit_mb=4096 -artifact_prefix="$artifacts/" \
+      >"$log" 2>&1 || status=$?
+  else
+    "$build/fuzz/$target" "$corpus" "${budget[@]}" -timeout=25 -rss_limit_mb=4096 \
+      -max_len=262144 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
+  fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  [ "$mutations" = 0 ] && execs=$(grep -c '^Executed ' "$log" || true)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   summary+=("$(printf '%-12s %12s executions  %6s edges  %7s features  %6s corpus' "$target" "${execs:-?}" \

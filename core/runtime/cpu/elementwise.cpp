@@ -86,6 +86,14 @@ private:
     UnaryLoop p_;
 };
 
+/// Inputs 0..count-1 are all given (none omitted or absent): these kernels read each of them, and a
+/// mutated model can drop one (the reference kernel then refuses the node in a sentence).
+bool hasInputs(const NodeDescriptor& info, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+        if (!info.hasInput(i)) return false;
+    return true;
+}
+
 bool allFloat(const NodeDescriptor& info) {
     for (size_t i = 0; i < info.inputTypes.size(); ++i)
         if (info.hasInput(i) && info.inputTypes[i] != DType::Float) return false;
@@ -95,7 +103,7 @@ bool allFloat(const NodeDescriptor& info) {
 }
 
 std::unique_ptr<PreparedKernel> prepareActivation(const NodeDescriptor& info) {
-    if (!allFloat(info) || info.outputDims.size() != 1) return nullptr;
+    if (!hasInputs(info, 1) || !allFloat(info) || info.outputDims.size() != 1) return nullptr;
     if (info.node.opType == "Pow") {  // x^2, as decomposed LayerNorm and variance computations write it
         if (!info.constants.at(1) || info.constants[1]->numel() != 1 || info.constants[1]->toDoubles().at(0) != 2.0)
             return nullptr;
@@ -213,7 +221,7 @@ private:
 };
 
 std::unique_ptr<PreparedKernel> prepareBinary(const NodeDescriptor& info) {
-    if (!allFloat(info) || info.inputDims.size() != 2) return nullptr;
+    if (!hasInputs(info, 2) || !allFloat(info) || info.inputDims.size() != 2) return nullptr;
     const std::string& op = info.node.opType;
     const BinaryOp kind = op == "Add" ? BinaryOp::Add : op == "Sub" ? BinaryOp::Sub
                         : op == "Mul" ? BinaryOp::Mul : BinaryOp::Div;
@@ -260,7 +268,7 @@ private:
 };
 
 std::unique_ptr<PreparedKernel> prepareBatchNorm(const NodeDescriptor& info) {
-    if (!allFloat(info) || info.outputDims.size() != 1 || info.inputDims.size() != 5) return nullptr;
+    if (!hasInputs(info, 5) || !allFloat(info) || info.outputDims.size() != 1 || info.inputDims.size() != 5) return nullptr;
     if (info.attributes().getInt("training_mode", 0) != 0) return nullptr;
     for (size_t i = 1; i < 5; ++i)
         if (!info.constants[i]) return nullptr;
@@ -304,7 +312,7 @@ private:
 };
 
 std::unique_ptr<PreparedKernel> prepareGlobalAveragePool(const NodeDescriptor& info) {
-    if (!allFloat(info) || info.inputDims.size() != 1 || info.inputDims[0].size() < 3) return nullptr;
+    if (!hasInputs(info, 1) || !allFloat(info) || info.inputDims.size() != 1 || info.inputDims[0].size() < 3) return nullptr;
     const auto& x = info.inputDims[0];
     const int64_t rows = x[0] * x[1];
     if (rows == 0 || ref::elementCount(x) == 0) return nullptr;

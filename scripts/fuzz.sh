@@ -82,10 +82,10 @@ for target in "${targets[@]}"; do
     "$build/fuzz/$target" "$corpus" "${budget[@]}" -timeout=25 -rss_limit_mb=4096 \
       -max_len=262144 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
   fi
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)
   [ "$mutations" = 0 ] && execs=$(grep -c '^Executed ' "$log" || true)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
   summary+=("$(printf '%-12s %12s executions  %6s edges  %7s features  %6s corpus' "$target" "${execs:-?}" \
     "${cov:-?}" "${ft:-?}" "$(ls "$corpus" | wc -l)")")
   if [ "$status" -ne 0 ]; then

@@ -1,5 +1,6 @@
 #include "fuzz/fuzz_common.h"
 
+#include "core/onnx/loader.h"
 #include "core/runtime/reference/ref_util.h"
 #include "core/runtime/resource_limits.h"
 
@@ -8,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <random>
 #include <string_view>
@@ -261,6 +263,14 @@ size_t mutateModel(uint8_t* data, size_t size, size_t maxSize, unsigned seed) {
     if (!model.SerializeToString(&out) || out.size() > maxSize) return 0;
     std::memcpy(data, out.data(), out.size());
     return out.size();
+}
+
+std::optional<Model> loadedModel(const uint8_t* data, size_t size) {
+    try {
+        return loadModelFromBytes(std::string_view(reinterpret_cast<const char*>(data), size));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
 }
 
 std::optional<std::map<std::string, Tensor>> boundedFeeds(const Graph& graph) {

@@ -33,6 +33,10 @@ constexpr int64_t kSymbolicDim = 2;
 /// model or the result would not fit (the caller then mutates bytes instead).
 size_t mutateModel(uint8_t* data, size_t size, size_t maxSize, unsigned seed);
 
+/// The model `data` holds, or nothing when the loader refuses it (with an exception: the expected
+/// answer to a broken file).
+std::optional<Model> loadedModel(const uint8_t* data, size_t size);
+
 /// Deterministic inputs for every graph input without an initializer (symbolic dims become
 /// kSymbolicDim), or nothing when an input has no usable type or shape, or the inputs together
 /// exceed kMaxFeedBytes.

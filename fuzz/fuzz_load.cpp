@@ -2,6 +2,8 @@
 // inference, the graph IR's links), then export and reload of whatever loaded. A file the loader
 // refuses must be refused with an exception, never a crash; a model it accepts must be a
 // well-formed graph that survives a round trip.
+#include "fuzz/fuzz_common.h"
+
 #include "core/onnx/exporter.h"
 #include "core/onnx/loader.h"
 
@@ -12,12 +14,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace graphlens;
-    Model model;
-    try {
-        model = loadModelFromBytes(std::string_view(reinterpret_cast<const char*>(data), size));
-    } catch (const std::exception&) {
-        return 0;  // refused with a sentence: the expected answer to a broken file
-    }
+    const auto loaded = fuzz::loadedModel(data, size);
+    if (!loaded) return 0;
+    const Model& model = *loaded;
     if (const auto problems = model.graph.validate(); !problems.empty()) {
         std::fprintf(stderr, "the loader accepted a malformed graph: %s\n", problems.front().c_str());
         std::abort();

@@ -18,12 +18,9 @@ GRAPHLENS_MODEL_MUTATOR
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace graphlens;
-    Model model;
-    try {
-        model = loadModelFromBytes(std::string_view(reinterpret_cast<const char*>(data), size));
-    } catch (const std::exception&) {
-        return 0;
-    }
+    auto loaded = fuzz::loadedModel(data, size);
+    if (!loaded) return 0;
+    Model& model = *loaded;
     auto feeds = fuzz::boundedFeeds(model.graph);
     if (!feeds) return 0;
     PipelineReport report;

@@ -5,17 +5,6 @@
 namespace graphlens::vk {
 namespace {
 
-/// typed.glsl's move type for elements of `type`: U8, U16, U32 or U64 by size; -1 otherwise.
-int moveCode(DType type) {
-    switch (dtypeBits(type)) {
-    case 8: return 3;
-    case 16: return 5;
-    case 32: return 7;
-    case 64: return 8;
-    default: return -1;
-    }
-}
-
 std::optional<NodeProgram> gatherProgram(const NodeShapes& s, std::vector<int64_t> dims, std::vector<int64_t> src,
                                          std::vector<int64_t> idx, int64_t axisStride, int64_t axisDim, const char* kernel) {
     if (dims.size() > 6) return std::nullopt;

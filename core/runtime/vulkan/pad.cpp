@@ -10,17 +10,6 @@
 namespace graphlens::vk {
 namespace {
 
-/// typed.glsl's move type for elements of `type`: U8, U16, U32 or U64 by size; -1 otherwise.
-int moveCode(DType type) {
-    switch (dtypeBits(type)) {
-    case 8: return 3;
-    case 16: return 5;
-    case 32: return 7;
-    case 64: return 8;
-    default: return -1;
-    }
-}
-
 /// The node's pads, begins then ends over every axis, or nullopt with the reason in `why`.
 std::optional<std::vector<int64_t>> padsOf(const NodeShapes& s, std::string& why) {
     const auto rank = int64_t(s.inputDims[0].size());

@@ -8,17 +8,6 @@
 namespace graphlens::vk {
 namespace {
 
-/// typed.glsl's move type for elements of `type`: U8, U16, U32 or U64 by size; -1 otherwise.
-int moveCode(DType type) {
-    switch (dtypeBits(type)) {
-    case 8: return 3;
-    case 16: return 5;
-    case 32: return 7;
-    case 64: return 8;
-    default: return -1;
-    }
-}
-
 bool indexType(DType t) { return t == DType::Int64 || t == DType::Int32; }
 
 /// Up to 6 axes (dims and element strides) that index tuples address, padded with unit dims.

@@ -21,6 +21,16 @@ int elementCode(DType type) {
 
 int elementSize(DType type) { return dtypeBits(type) / 8; }
 
+int moveCode(DType type) {
+    switch (dtypeBits(type)) {
+    case 8: return 3;
+    case 16: return 5;
+    case 32: return 7;
+    case 64: return 8;
+    default: return -1;
+    }
+}
+
 std::optional<OperandWalk> operandWalk(const std::vector<int64_t>& out, const std::vector<std::vector<int64_t>>& operands) {
     std::vector<std::vector<int64_t>> full;
     for (const auto& d : operands) {

@@ -13,6 +13,10 @@ int elementCode(DType type);
 /// Bytes of one element of a type elementCode() knows (1, 2, 4 or 8).
 int elementSize(DType type);
 
+/// typed.glsl's move type for elements of `type` (U8, U16, U32 or U64, by size), for ops that move
+/// elements as bits whatever they mean; -1 for other sizes.
+int moveCode(DType type);
+
 /// Output dims and each operand's strides (0 where broadcast), merged where contiguous, padded
 /// to 6 dims at the front; nullopt past 6 dims.
 struct OperandWalk {

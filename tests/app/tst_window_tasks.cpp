@@ -41,6 +41,19 @@ bool waitForLayout(const MainWindow& w) {
     return QTest::qWaitFor([&w] { return !w.layoutPending(); }, 20000);
 }
 
+/// Saves the sample model with its input's batch dimension replaced by `batch` as `name` in `dir`;
+/// returns the file's path.
+QString sampleWithBatch(const QTemporaryDir& dir, const QString& name, Dim batch) {
+    Model m = loadModel(kSample.toStdString());
+    Value& input = m.graph.value(m.graph.inputs().front());
+    std::vector<Dim> dims = input.shape.dims();
+    dims[0] = std::move(batch);
+    input.shape = Shape(dims);
+    const QString path = dir.filePath(name);
+    saveModel(m, path.toStdString());
+    return path;
+}
+
 bool openAndWait(MainWindow& w, const QString& path = kSample) {
     return w.openModel(path) && waitForLayout(w) && w.model();
 }
@@ -269,14 +282,8 @@ private slots:
     /// A model whose input has a symbolic batch size verifies on a batch of one, and the status
     /// bar says so.
     void symbolicInputSizesVerifyWithOne() {
-        Model m = loadModel(kSample.toStdString());
-        Value& input = m.graph.value(m.graph.inputs().front());
-        std::vector<Dim> dims = input.shape.dims();
-        dims[0] = Dim("batch");
-        input.shape = Shape(dims);
         QTemporaryDir dir;
-        const QString path = dir.filePath("symbolic.onnx");
-        saveModel(m, path.toStdString());
+        const QString path = sampleWithBatch(dir, "symbolic.onnx", Dim("batch"));
 
         MainWindow w;
         QVERIFY(openAndWait(w, path));
@@ -294,16 +301,10 @@ private slots:
     /// the inputs, says why in the status bar (the plan's size against the memory), and the pass
     /// still applies.
     void verificationTooLargeForTheMemoryIsRefusedBeforeAllocating() {
-        Model m = loadModel(kSample.toStdString());
-        Value& input = m.graph.value(m.graph.inputs().front());
-        std::vector<Dim> dims = input.shape.dims();
         const uint64_t imageBytes = uint64_t(3 * 32 * 32 * sizeof(float));
         const uint64_t inputBytes = availableMemoryBytes() / 4;
-        dims[0] = Dim(int64_t(inputBytes / imageBytes));
-        input.shape = Shape(dims);
         QTemporaryDir dir;
-        const QString path = dir.filePath("huge_batch.onnx");
-        saveModel(m, path.toStdString());
+        const QString path = sampleWithBatch(dir, "huge_batch.onnx", Dim(int64_t(inputBytes / imageBytes)));
 
         MainWindow w;
         QVERIFY(openAndWait(w, path));

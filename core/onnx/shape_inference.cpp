@@ -40,17 +40,55 @@ std::string schemaViolation(const onnx::NodeProto& node, const onnx::OpSchema& s
     return {};
 }
 
+/// Ranks of the values whose shape the file states: graph inputs, initializers, value_info and
+/// Constant nodes' tensors (of `graph` and the graphs enclosing it).
+using KnownRanks = std::unordered_map<std::string, int>;
+
+void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
+    auto typed = [&ranks](const onnx::ValueInfoProto& v) {
+        if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+            ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+    };
+    for (const auto& v : graph.input()) typed(v);
+    for (const auto& v : graph.value_info()) typed(v);
+    for (const auto& t : graph.initializer()) ranks[t.name()] = t.dims_size();
+    for (const auto& node : graph.node())
+        if (node.op_type() == "Constant" && node.output_size() == 1)
+            for (const auto& a : node.attribute())
+                if (a.name() == "value" && a.has_t()) ranks[node.output(0)] = a.t().dims_size();
+}
+
+/// What in `node` breaks a rank libonnx's inference function for it indexes without checking,
+/// judged on the ranks the file states; empty when nothing does.
+std::string rankViolation(const onnx::NodeProto& node, const KnownRanks& ranks) {
+    struct MinRank { const char* op; int input; int rank; };
+    // ConvTranspose's inference reads dims 0 and 1 of the weight (fuzzing: a 1-D weight crashed it).
+    static constexpr MinRank rules[] = {{"ConvTranspose", 0, 3}, {"ConvTranspose", 1, 3}};
+    for (const MinRank& rule : rules) {
+        if (node.op_type() != rule.op || node.input_size() <= rule.input) continue;
+        const auto known = ranks.find(node.input(rule.input));
+        if (known != ranks.end() && known->second < rule.rank)
+            return "its input " + std::to_string(rule.input) + " ('" + node.input(rule.input) + "') has rank " +
+                   std::to_string(known->second) + ", below the " + std::to_string(rule.rank) + " it needs";
+    }
+    return {};
+}
+
 /// Throws OnnxError naming the first standard-domain node (in any graph) with a schemaViolation:
 /// libonnx's inference functions read such a node out of bounds (fuzzing found a Scan without
 /// num_scan_inputs and a Shape with an omitted input crashing inside libonnx).
-void verifyAgainstSchemas(const onnx::GraphProto& graph, const std::unordered_map<std::string, int>& opsets) {
+void verifyAgainstSchemas(const onnx::GraphProto& graph, const std::unordered_map<std::string, int>& opsets,
+                          KnownRanks ranks = {}) {
+    collectRanks(graph, ranks);
     for (const onnx::NodeProto& node : graph.node()) {
         const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
         if (domain.empty() || domain == "ai.onnx.ml") {
             const auto opset = opsets.find(domain);
             const int version = opset == opsets.end() ? 0 : opset->second;
             if (const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), version, domain)) {
-                if (const std::string problem = schemaViolation(node, *schema); !problem.empty()) {
+                std::string problem = schemaViolation(node, *schema);
+                if (problem.empty()) problem = rankViolation(node, ranks);
+                if (!problem.empty()) {
                     const std::string name = node.name().empty() ? node.op_type() : "'" + node.name() + "' (" + node.op_type() + ")";
                     throw OnnxError("the node " + name + " does not match its ONNX schema, so shape inference did not run: " +
                                     problem);
@@ -58,8 +96,8 @@ void verifyAgainstSchemas(const onnx::GraphProto& graph, const std::unordered_ma
             }
         }
         for (const onnx::AttributeProto& a : node.attribute()) {
-            if (a.has_g()) verifyAgainstSchemas(a.g(), opsets);
-            for (const onnx::GraphProto& g : a.graphs()) verifyAgainstSchemas(g, opsets);
+            if (a.has_g()) verifyAgainstSchemas(a.g(), opsets, ranks);
+            for (const onnx::GraphProto& g : a.graphs()) verifyAgainstSchemas(g, opsets, ranks);
         }
     }
 }

@@ -240,6 +240,27 @@ private slots:
         });
         expectRefusal(write("dtype.onnx", m.SerializeAsString()), "unknown element type (77)");
     }
+
+    /// libonnx's ConvTranspose inference reads dim 1 of the weight unchecked (fuzzing: a 1-D weight
+    /// crashed `run` and `optimize` inside libonnx); the rank the file states is checked before
+    /// inference runs, and the model is refused by validation in one sentence.
+    void convTransposeWithAOneDimensionalWeight() {
+        onnx::ModelProto m = emptyModel();
+        auto& g = *m.mutable_graph();
+        addInput(g, "x", {1, 2, 4, 4});
+        addFloatInitializer(g, "w", {1}, {0.5f});
+        addNode(g, "ConvTranspose", {"x", "w"}, {"y"}, "up");
+        addOutput(g, "y", {1, 2, 4, 4});
+        try {
+            (void)loadModel(write("convtranspose_1d.onnx", m.SerializeAsString()).toStdString());
+            QFAIL("a ConvTranspose with a 1-D weight loaded");
+        } catch (const std::exception& e) {
+            const std::string message = e.what();
+            QVERIFY2(message.find("node 'up' (ConvTranspose)") != std::string::npos, message.c_str());
+            QVERIFY2(message.find("rank 1") != std::string::npos, message.c_str());
+            QVERIFY2(message.find('\n') == std::string::npos, message.c_str());
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestBadInput)

@@ -106,6 +106,12 @@ void verifyAgainstSchemas(const onnx::GraphProto& graph, const std::unordered_ma
 
 void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
     registerContribSchemas();  // FusedConv and FusedGemm keep their shapes
+    // libonnx's inference functions take a graph input's type as given (fuzzing: a Shape reading an
+    // input without one crashed inside libonnx).
+    for (const onnx::ValueInfoProto& input : proto.graph().input())
+        if (!input.type().has_tensor_type() && !input.type().has_sequence_type() && !input.type().has_optional_type() &&
+            !input.type().has_map_type() && !input.type().has_sparse_tensor_type())
+            throw OnnxError("the graph input '" + input.name() + "' has no type, so shape inference did not run");
     std::unordered_map<std::string, int> opsets;
     for (const auto& o : proto.opset_import()) opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = int(o.version());
     verifyAgainstSchemas(proto.graph(), opsets);

@@ -241,6 +241,21 @@ private slots:
         expectRefusal(write("dtype.onnx", m.SerializeAsString()), "unknown element type (77)");
     }
 
+    /// libonnx's inference functions take a graph input's type as given (fuzzing: a Shape of an
+    /// input whose type was dropped crashed inside libonnx): the model loads with one warning.
+    void graphInputWithoutAType() {
+        onnx::ModelProto m = emptyModel();
+        auto& g = *m.mutable_graph();
+        g.add_input()->set_name("x");
+        addNode(g, "Shape", {"x"}, {"y"}, "shape");
+        addOutput(g, "y", {4});
+        const Model model = loadModel(write("untyped.onnx", m.SerializeAsString()).toStdString());
+        const auto warning = std::find_if(model.warnings.begin(), model.warnings.end(), [](const std::string& w) {
+            return w.find("the graph input 'x' has no type, so shape inference did not run") != std::string::npos;
+        });
+        QVERIFY2(warning != model.warnings.end(), model.warnings.empty() ? "no warning" : model.warnings.back().c_str());
+    }
+
     /// libonnx's ConvTranspose inference reads dim 1 of the weight unchecked (fuzzing: a 1-D weight
     /// crashed `run` and `optimize` inside libonnx); the rank the file states is checked before
     /// inference runs, and the model is refused by validation in one sentence.

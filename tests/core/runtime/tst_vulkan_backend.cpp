@@ -343,9 +343,9 @@ private slots:
                  (std::vector<std::string>{"vulkan:concat", "vulkan:transpose", "vulkan:view"}));
         // Two reshapes of one value: the first copies (the value lives on), the second is a view.
         const Model twice = graphOf({2, 3, 4}, [&](GraphBuilder& b, ValueId x) {
-            const ValueId y = b.op("Relu", {x}), shape = b.initializer("shape", Tensor::int64s({2}, {4, 6}));
-            const ValueId first = b.op("Reshape", {y, shape});
-            return b.op("Add", {first, b.op("Reshape", {y, shape})});
+            const ValueId r = b.op("Relu", {x}), shape = b.initializer("shape", Tensor::int64s({2}, {4, 6}));
+            const ValueId first = b.op("Reshape", {r, shape});
+            return b.op("Add", {first, b.op("Reshape", {r, shape})});
         });
         QCOMPARE(agreesWithCpu(twice, {2, 3, 4}),
                  (std::vector<std::string>{"vulkan:unary", "vulkan:copy", "vulkan:view", "vulkan:binary"}));

@@ -203,7 +203,8 @@ private slots:
             const auto values = panel->overlayValues();
             QCOMPARE(int(values.size()), 23);
             QCOMPARE(operatorBoxes(w.afterScene()).filled, 20);
-            const auto [low, high] = span(values);
+            const auto range = span(values);  // not a structured binding: Clang 14 cannot capture one
+            const double low = range.first, high = range.second;
             const auto hottest = std::find_if(values.begin(), values.end(), [high](const auto& v) { return v.second == high; });
             double lowestPositive = high;
             for (const auto& [node, value] : values)

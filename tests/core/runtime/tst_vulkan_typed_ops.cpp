@@ -319,12 +319,13 @@ private slots:
         const std::pair<const char*, float (*)(float)> ops[] = {
             {"Acos", std::acos}, {"Asin", std::asin}, {"Atan", std::atan}, {"Asinh", std::asinh},
             {"Atanh", std::atanh}, {"Cosh", std::cosh}, {"Sinh", std::sinh}, {"Tan", std::tan}};
-        for (const auto& [op, f] : ops) {
+        for (const auto& entry : ops) {  // not a structured binding: Clang 14 cannot capture one
+            const char* op = entry.first;
             const Inputs in{{{"x", f32({4}, x)}}};
             const Model m = graphOf(in, [&](GraphBuilder& b, const std::vector<ValueId>& xs) {
                 return std::vector<ValueId>{b.op(op, xs)};
             });
-            expectOutputs(m, in, {map(f)}, 1e-5);
+            expectOutputs(m, in, {map(entry.second)}, 1e-5);
         }
     }
 };

@@ -42,7 +42,7 @@ void addCompareOptions(QCommandLineParser& parser) {
     parser.addOption({"seed", "seed of the random inputs", "N", "0"});
     parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
     parser.addOption({"passes-b", "passes applied to B (default|all|ID,...) before comparing", "PASSES"});
-    parser.addOption({"tolerance", "a tensor diverges when its max relative error exceeds REL (default 1e-2)", "REL", "1e-2"});
+    parser.addOption({"tolerance", "a tensor diverges when its max relative error exceeds REL (default 1e-3)", "REL", "1e-3"});
     parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
     parser.addOption({"max-memory", "hold at most BYTES of A's tensors at once (K, M, G, T suffixes; "
                                     "default: no limit, one round)", "BYTES"});

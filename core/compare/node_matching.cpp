@@ -127,8 +127,22 @@ private:
                 if (positionA_.count(a)) group.push_back(a);
             if (group.empty()) continue;
             std::sort(group.begin(), group.end(), [&](NodeId x, NodeId y) { return positionA_[x] < positionA_[y]; });
-            pair(sameOperation(b, group), b, MatchMethod::Provenance, group, boundaryOf(b, group));
+            const NodeId boundary = boundaryOf(b, group);
+            // A node a rewrite added beside the one it rewrote (the DequantizeLinear of a weight
+            // quantize-int8-weights put before a Conv) shares its provenance but computes
+            // something else: told apart by its output's shape.
+            if (!sameFirstShape(boundary, b)) continue;
+            pair(sameOperation(b, group), b, MatchMethod::Provenance, group, boundary);
         }
+    }
+
+    /// False when both first outputs have static shapes and they differ.
+    bool sameFirstShape(NodeId a, NodeId b) const {
+        const Node& na = a_.node(a);
+        const Node& nb = b_.node(b);
+        if (na.outputs().empty() || nb.outputs().empty() || na.output(0) == kNoId || nb.output(0) == kNoId) return true;
+        const auto sa = a_.value(na.output(0)).shape.sizes(), sb = b_.value(nb.output(0)).shape.sizes();
+        return !sa || !sb || *sa == *sb;
     }
 
     /// The group member producing the value `b`'s first output is named after, else the last.

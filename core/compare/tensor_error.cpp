@@ -8,7 +8,7 @@
 
 namespace graphlens {
 
-double relativeErrorFloor(double maxAbs) { return std::max(1e-3 * maxAbs, 1e-30); }
+double relativeErrorFloor(double maxAbs) { return std::max(1e-2 * maxAbs, 1e-30); }
 
 TensorError measureError(const Tensor& a, const Tensor& b) {
     TensorError error;

@@ -9,9 +9,10 @@ namespace graphlens {
 
 struct TensorError {
     double maxAbsError = 0;  ///< max |b - a|
-    /// max |b - a| / max(|a|, floor) with floor = 1e-3 * max |a| (and at least 1e-30): relative
-    /// to each element, except that elements near zero are measured against a thousandth of the
-    /// tensor's largest magnitude instead of blowing up.
+    /// max |b - a| / max(|a|, floor) with floor = 1e-2 * max |a| (and at least 1e-30): relative
+    /// to each element, except that elements below a hundredth of the tensor's largest magnitude
+    /// are measured against that hundredth instead of blowing up (sums in another order leave
+    /// near-zero elements with a large error of their own).
     double maxRelError = 0;
     /// dot(a, b) / (|a| |b|); 1 when both are all zeros, 0 when only one is.
     double cosine = 1;

@@ -111,7 +111,7 @@ private slots:
         // The text report names the divergence.
         r = runGraphlens({"compare", path("a.onnx"), path("b.onnx"), "--input", "x=" + path("x.pb")});
         QCOMPARE(r.status, 3);
-        QVERIFY2(r.out.contains("first divergence: add (Add), max relative error 0.25 > tolerance 0.01"), r.out.constData());
+        QVERIFY2(r.out.contains("first divergence: add (Add), max relative error 0.25 > tolerance 0.001"), r.out.constData());
     }
 
     void optimizeRecordsProvenance() {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <unordered_map>
 
 namespace graphlens {
@@ -119,6 +120,8 @@ private:
     }
 
     void byProvenance(const ProvenanceMap& provenance) {
+        std::unordered_map<NodeId, std::vector<NodeId>> groups;   // B node -> A nodes, in A's order
+        std::unordered_map<NodeId, std::vector<NodeId>> holders;  // A node -> B nodes whose group has it
         for (NodeId b : orderB_) {
             auto it = provenance.find(b);
             if (it == provenance.end()) continue;
@@ -127,21 +130,46 @@ private:
                 if (positionA_.count(a)) group.push_back(a);
             if (group.empty()) continue;
             std::sort(group.begin(), group.end(), [&](NodeId x, NodeId y) { return positionA_[x] < positionA_[y]; });
+            for (NodeId a : group) holders[a].push_back(b);
+            groups[b] = std::move(group);
+        }
+        for (NodeId b : orderB_) {
+            auto it = groups.find(b);
+            if (it == groups.end()) continue;
+            const std::vector<NodeId>& group = it->second;
             const NodeId boundary = boundaryOf(b, group);
             // A node a rewrite added beside the one it rewrote (the DequantizeLinear of a weight
-            // quantize-int8-weights put before a Conv) shares its provenance but computes
-            // something else: told apart by its output's shape.
-            if (!sameFirstShape(boundary, b)) continue;
+            // quantize-int8-weights put before a Conv, the Reshape to rows before a Gemm that
+            // took in a MatMul and its Add) shares provenance but computes something else: its
+            // output's size differs, or a later node stands for more of the same nodes. New: only in B.
+            if (!sameFirstSize(boundary, b) || partOfLaterRewrite(b, group, groups, holders)) {
+                newInB_.insert(b);
+                continue;
+            }
             pair(sameOperation(b, group), b, MatchMethod::Provenance, group, boundary);
         }
     }
 
-    /// False when both first outputs have static shapes and they differ.
-    bool sameFirstShape(NodeId a, NodeId b) const {
+    /// True when a node after `b` in B's order stands for every node of `group` and more.
+    bool partOfLaterRewrite(NodeId b, const std::vector<NodeId>& group, const std::unordered_map<NodeId, std::vector<NodeId>>& groups,
+                            const std::unordered_map<NodeId, std::vector<NodeId>>& holders) {
+        for (NodeId c : holders.at(group.front())) {
+            if (positionB_[c] <= positionB_[b]) continue;
+            const std::vector<NodeId>& bigger = groups.at(c);
+            if (bigger.size() > group.size() &&
+                std::all_of(group.begin(), group.end(), [&](NodeId a) { return std::find(bigger.begin(), bigger.end(), a) != bigger.end(); }))
+                return true;
+        }
+        return false;
+    }
+
+    /// False when both first outputs have static shapes with different element counts (a Gemm
+    /// on flattened rows still computes a MatMul+Add's [B, S, N] as [B*S, N]: comparable).
+    bool sameFirstSize(NodeId a, NodeId b) const {
         const Node& na = a_.node(a);
         const Node& nb = b_.node(b);
         if (na.outputs().empty() || nb.outputs().empty() || na.output(0) == kNoId || nb.output(0) == kNoId) return true;
-        const auto sa = a_.value(na.output(0)).shape.sizes(), sb = b_.value(nb.output(0)).shape.sizes();
+        const auto sa = a_.value(na.output(0)).shape.numel(), sb = b_.value(nb.output(0)).shape.numel();
         return !sa || !sb || *sa == *sb;
     }
 
@@ -154,23 +182,25 @@ private:
         return group.back();
     }
 
-    /// The group member that is `b`'s own operation: same op type (same name first), else the op
-    /// its fused form is named after (FusedConv: a Conv), else the boundary.
+    /// The group member that is `b`'s own operation: the one whose name it carries (rewrites
+    /// keep a name), else one of its op type, else the op its fused form is named after
+    /// (FusedConv: a Conv), else the boundary; members another node took come last.
     NodeId sameOperation(NodeId b, const std::vector<NodeId>& group) const {
         const Node& nb = b_.node(b);
-        NodeId sameOp = kNoId, suffix = kNoId;
-        for (NodeId a : group) {
-            const Node& na = a_.node(a);
-            if (na.opType == nb.opType && na.domain == nb.domain) {
-                if (na.name == nb.name) return a;
-                if (sameOp == kNoId) sameOp = a;
-            } else if (suffix == kNoId && nb.opType.size() > na.opType.size() &&
-                       nb.opType.compare(nb.opType.size() - na.opType.size(), na.opType.size(), na.opType) == 0) {
-                suffix = a;
-            }
-        }
-        if (sameOp != kNoId) return sameOp;
-        return suffix != kNoId ? suffix : boundaryOf(b, group);
+        const auto first = [&](const auto& fits) {
+            NodeId found = kNoId;
+            for (NodeId a : group)
+                if (fits(a_.node(a)) && (found == kNoId || (pairedA_.count(found) && !pairedA_.count(a)))) found = a;
+            return found;
+        };
+        for (NodeId a : {first([&](const Node& n) { return !nb.name.empty() && n.name == nb.name; }),
+                         first([&](const Node& n) { return n.opType == nb.opType && n.domain == nb.domain; }),
+                         first([&](const Node& n) {
+                             return nb.opType.size() > n.opType.size() &&
+                                    nb.opType.compare(nb.opType.size() - n.opType.size(), n.opType.size(), n.opType) == 0;
+                         })})
+            if (a != kNoId) return a;
+        return boundaryOf(b, group);
     }
 
     void byName() {
@@ -183,7 +213,7 @@ private:
             if (!n.outputs().empty() && n.output(0) != kNoId) byOutputName[a_.value(n.output(0)).name] = a;
         }
         for (NodeId b : orderB_) {
-            if (matchOfB_.count(b)) continue;
+            if (matchOfB_.count(b) || newInB_.count(b)) continue;
             const Node& nb = b_.node(b);
             NodeId a = kNoId;
             if (auto it = byNodeName.find(nb.name); !nb.name.empty() && it != byNodeName.end()) a = it->second;
@@ -250,7 +280,7 @@ private:
         std::unordered_map<std::string, std::vector<NodeId>> byOp;
         for (NodeId a : orderA_) byOp[a_.node(a).domain + ":" + a_.node(a).opType].push_back(a);
         for (NodeId b : orderB_) {
-            if (matchOfB_.count(b)) continue;
+            if (matchOfB_.count(b) || newInB_.count(b)) continue;
             const Node& nb = b_.node(b);
             const auto& candidates = byOp[nb.domain + ":" + nb.opType];
             NodeId best = kNoId;
@@ -280,6 +310,7 @@ private:
     std::unordered_map<ValueId, ValueId> inputOfB_;  ///< B graph input -> A graph input
     std::unordered_map<NodeId, NodeMatch> matchOfB_;
     std::unordered_map<NodeId, NodeId> pairedA_;     ///< A node -> B node
+    std::set<NodeId> newInB_;  ///< B nodes provenance places beside (not instead of) A nodes
 };
 
 } // namespace

@@ -259,6 +259,29 @@ private slots:
         QCOMPARE(r.nodes[*r.firstDivergence].op, std::string("Conv"));
     }
 
+    void rowsReshapeBeforeAGemmIsOnlyInB() {
+        // matmul-add-to-gemm on a [1, S, K] MatMul + Add: Reshape to rows (provenance: the MatMul),
+        // Gemm and Reshape back (both: the MatMul and the Add). The first is new; the Gemm is the
+        // MatMul, compared with the Add's output (same elements); the Reshape back is the Add.
+        const Model a = loadModel(std::string(GRAPHLENS_SOURCE_DIR) + "/tests/fixtures/models/transformer_encoder/model.onnx");
+        const Model b = withPasses(a, "default");
+        CompareOptions options;
+        options.feeds = testing::seededFeeds(a.graph);
+        const ComparisonReport r = compareModels(a, b, provenanceBetween(a.graph, b.graph), options);
+        QCOMPARE(names(b.graph, r.matching.onlyB), (std::set<std::string>{"/qkv/MatMul/to_rows", "/proj/MatMul/to_rows", "/fc2/MatMul/to_rows"}));
+        size_t gemms = 0;
+        for (const NodeMatch& m : r.matching.matches) {
+            QCOMPARE(m.method, MatchMethod::Provenance);
+            if (b.graph.node(m.b).opType != "Gemm") continue;
+            ++gemms;
+            QCOMPARE(a.graph.node(m.a).opType, std::string("MatMul"));
+            QCOMPARE(a.graph.node(m.boundaryA).opType, std::string("Add"));
+        }
+        QCOMPARE(gemms, size_t(3));
+        for (const NodeError& e : r.nodes) QVERIFY2(e.compared && e.error.maxRelError < 1e-4, e.nameB.c_str());
+        QVERIFY(!r.firstDivergence);
+    }
+
     void cpuAgainstVulkan() {
         std::unique_ptr<Backend> vulkan;
         try {

@@ -46,6 +46,10 @@ public:
         byProvenance(provenance);
         byName();
         byStructure();
+        // Then through nodes one side has and the other left out (a Mul by one, a Reshape to the
+        // same shape): an unpaired node with one computed input of its output's size.
+        lookThroughUnpaired_ = true;
+        byStructure();
         NodeMatching result;
         for (NodeId b : orderB_) {
             auto it = matchOfB_.find(b);
@@ -225,7 +229,46 @@ private:
         }
     }
 
+    /// Through Identity and Dropout, which one exporter writes and another leaves out.
+    static ValueId throughPassThrough(const Graph& g, ValueId v) {
+        for (int hops = 0; hops < 64; ++hops) {
+            const NodeId producer = g.value(v).producer();
+            if (producer == kNoId) break;
+            const Node& n = g.node(producer);
+            if (!n.domain.empty() || (n.opType != "Identity" && n.opType != "Dropout") || n.inputs().empty() ||
+                n.input(0) == kNoId || g.value(v).producerOutput() != 0)
+                break;
+            v = n.input(0);
+        }
+        return v;
+    }
+
+    /// Through a node that has no partner, one computed input, and an output of that input's
+    /// size: what one side may have and the other not.
+    template <typename Paired>
+    static ValueId throughUnpaired(const Graph& g, ValueId v, const Paired& paired) {
+        for (int hops = 0; hops < 64; ++hops) {
+            const NodeId producer = g.value(v).producer();
+            if (producer == kNoId || paired(producer)) break;
+            const Node& n = g.node(producer);
+            ValueId data = kNoId;
+            int computed = 0;
+            for (ValueId in : n.inputs())
+                if (in != kNoId && !g.constantValue(in)) {
+                    data = in;
+                    ++computed;
+                }
+            if (computed != 1 || n.outputs().size() != 1) break;
+            const auto before = g.value(data).shape.numel(), after = g.value(v).shape.numel();
+            if (!before || !after || *before != *after) break;
+            v = data;
+        }
+        return v;
+    }
+
     Source sourceInA(ValueId v) {
+        v = throughPassThrough(a_, v);
+        if (lookThroughUnpaired_) v = throughUnpaired(a_, v, [this](NodeId n) { return pairedA_.count(n) > 0; });
         const Value& value = a_.value(v);
         if (const Tensor* t = a_.constantValue(v)) return constantSource(*t);
         if (a_.isGraphInput(v)) return Source::input(v);
@@ -235,6 +278,8 @@ private:
 
     /// A B value's source translated into A's terms through the pairs made so far.
     Source sourceInB(ValueId v) {
+        v = throughPassThrough(b_, v);
+        if (lookThroughUnpaired_) v = throughUnpaired(b_, v, [this](NodeId n) { return matchOfB_.count(n) > 0; });
         const Value& value = b_.value(v);
         if (const Tensor* t = b_.constantValue(v)) return constantSource(*t);
         if (auto it = inputOfB_.find(v); it != inputOfB_.end()) return Source::input(it->second);
@@ -311,6 +356,7 @@ private:
     std::unordered_map<NodeId, NodeMatch> matchOfB_;
     std::unordered_map<NodeId, NodeId> pairedA_;     ///< A node -> B node
     std::set<NodeId> newInB_;  ///< B nodes provenance places beside (not instead of) A nodes
+    bool lookThroughUnpaired_ = false;
 };
 
 } // namespace

@@ -44,14 +44,17 @@ std::map<std::string, Tensor> feedsForB(const Graph& a, const Graph& b, const st
     return fed;
 }
 
-/// Both models run in rounds; each round A computes and the comparison keeps (up to the budget)
-/// the values still to compare, then B runs and each of its values is compared the moment it is
-/// computed, freeing A's copy once its last partner is done.
+/// Both models run in rounds. Each round one side computes and the comparison keeps (up to the
+/// budget) its values still to compare, then the other runs and each of its values is compared
+/// the moment it is computed, the kept copy freed once its last partner is done. The side kept is
+/// A, unless only A streams (A on the CPU, B on Vulkan): the side whose values arrive all together
+/// at the end of its run goes first, so they are not held beside the other's.
 class NumericComparison {
 public:
     NumericComparison(const Model& a, const Model& b, const CompareOptions& options, ComparisonReport& report)
         : options_(options), report_(report), runA_(a, options.backendA, options.deviceA, options.feeds, options.threads),
-          runB_(b, options.backendB, options.deviceB, feedsForB(a.graph, b.graph, options.feeds), options.threads) {
+          runB_(b, options.backendB, options.deviceB, feedsForB(a.graph, b.graph, options.feeds), options.threads),
+          aFirst_(!runA_.streams() || runB_.streams()) {
         for (size_t m = 0; m < report.matching.matches.size(); ++m)
             for (const auto& [va, vb] : report.matching.matches[m].values)
                 pairs_.push_back({m, a.graph.value(va).name, b.graph.value(vb).name, false, std::nullopt, {}});
@@ -62,8 +65,8 @@ public:
     void run() {
         do {
             ++report_.rounds;
-            std::map<std::string, Captured> captured = captureA();
-            compareB(captured);
+            std::map<std::string, Captured> captured = captureFirst();
+            compareSecond(captured);
         } while (std::any_of(pairs_.begin(), pairs_.end(), [](const TensorPair& p) { return !p.done; }));
         report_.peakBytes = peak_;
     }
@@ -78,6 +81,14 @@ private:
         int partners = 0;
     };
 
+    const std::string& nameOn(const TensorPair& p, bool first) const { return first == aFirst_ ? p.nameA : p.nameB; }
+    TappedRun& runOf(bool first) { return first == aFirst_ ? runA_ : runB_; }
+    std::string labelOf(bool first) const { return first == aFirst_ ? "A" : "B"; }
+    void keepOutputs(bool first, std::vector<Tensor> outputs) {
+        outputsHeld_ += bytesOf(outputs);
+        (first == aFirst_ ? outputsA_ : outputsB_) = std::move(outputs);
+    }
+
     void step(const std::string& stage) {
         const size_t done = size_t(std::count_if(pairs_.begin(), pairs_.end(), [](const TensorPair& p) { return p.done; }));
         if (options_.progress && !options_.progress(stage + ", round " + std::to_string(report_.rounds),
@@ -85,55 +96,54 @@ private:
             throw CompareCancelled();
     }
 
-    /// Captured A values (held_) plus graph outputs kept for the final comparison.
+    /// Captured values (held_) plus graph outputs kept for the final comparison.
     void holdMore(uint64_t bytes) {
         held_ += bytes;
         peak_ = std::max(peak_, held_ + outputsHeld_);
     }
 
-    /// The A values to ask for this round: all pending ones when A streams (the sink keeps what
-    /// fits), else as many as their planned sizes fit in the budget.
-    std::set<std::string> wantedFromA() const {
+    /// The values the first side is asked for this round: all pending ones when it streams (the
+    /// sink keeps what fits), else as many as their planned sizes fit in the budget.
+    std::set<std::string> wantedFromFirst() {
+        const TappedRun& run = runOf(true);
         std::set<std::string> wanted;
         uint64_t planned = 0;
         for (const TensorPair& p : pairs_) {
-            if (p.done || wanted.count(p.nameA)) continue;
-            if (!runA_.streams() && options_.memoryBudget && !wanted.empty()) {
-                auto it = runA_.valueBytes().find(p.nameA);
-                const uint64_t bytes = it == runA_.valueBytes().end() ? 0 : it->second;
+            const std::string& name = nameOn(p, true);
+            if (p.done || wanted.count(name)) continue;
+            if (!run.streams() && options_.memoryBudget && !wanted.empty()) {
+                auto it = run.valueBytes().find(name);
+                const uint64_t bytes = it == run.valueBytes().end() ? 0 : it->second;
                 if (planned + bytes > options_.memoryBudget) continue;
                 planned += bytes;
             }
-            wanted.insert(p.nameA);
+            wanted.insert(name);
         }
         return wanted;
     }
 
-    std::map<std::string, Captured> captureA() {
-        step("run A");
-        const std::set<std::string> wanted = wantedFromA();
+    std::map<std::string, Captured> captureFirst() {
+        step("run " + labelOf(true));
+        const std::set<std::string> wanted = wantedFromFirst();
         std::map<std::string, Captured> captured;
         std::set<std::string> seen;
-        const bool streaming = runA_.streams();
+        const bool streaming = runOf(true).streams();
         const TappedRun::Sink sink = [&](const std::string& name, const Tensor& tensor) {
             seen.insert(name);
             if (streaming && options_.memoryBudget && held_ > 0 && held_ + tensor.byteSize() > options_.memoryBudget) return;
             captured[name].tensor = streaming ? deepCopy(tensor) : tensor;  // a read-back is the run's own copy
             holdMore(tensor.byteSize());
         };
-        uint64_t readBack = 0;
-        std::vector<Tensor> outputs = runA_.run(wanted, sink, &readBack);
+        std::vector<Tensor> outputs = runOf(true).run(wanted, sink);
         peak_ = std::max(peak_, held_ + outputsHeld_ + bytesOf(outputs));  // a read-back is in held_
-        if (report_.rounds == 1) {
-            outputsA_ = std::move(outputs);
-            outputsHeld_ += bytesOf(outputsA_);
-        }
+        if (report_.rounds == 1) keepOutputs(true, std::move(outputs));
         for (TensorPair& p : pairs_) {
-            if (p.done || !wanted.count(p.nameA)) continue;
-            if (!seen.count(p.nameA)) {
+            const std::string& name = nameOn(p, true);
+            if (p.done || !wanted.count(name)) continue;
+            if (!seen.count(name)) {
                 p.done = true;
-                p.note = "A does not compute " + p.nameA + " (a constant after preparation)";
-            } else if (auto it = captured.find(p.nameA); it != captured.end()) {
+                p.note = labelOf(true) + " does not compute " + name + " (a constant after preparation)";
+            } else if (auto it = captured.find(name); it != captured.end()) {
                 ++it->second.partners;
             }
         }
@@ -147,45 +157,44 @@ private:
         captured.erase(it);
     }
 
-    void compareB(std::map<std::string, Captured>& captured) {
-        step("run B");
-        std::multimap<std::string, size_t> active;  // B value name -> pair
+    void compareSecond(std::map<std::string, Captured>& captured) {
+        step("run " + labelOf(false));
+        std::multimap<std::string, size_t> active;  // second side's value name -> pair
         std::set<std::string> wanted;
         for (size_t i = 0; i < pairs_.size(); ++i)
-            if (!pairs_[i].done && captured.count(pairs_[i].nameA)) {
-                active.emplace(pairs_[i].nameB, i);
-                wanted.insert(pairs_[i].nameB);
+            if (!pairs_[i].done && captured.count(nameOn(pairs_[i], true))) {
+                active.emplace(nameOn(pairs_[i], false), i);
+                wanted.insert(nameOn(pairs_[i], false));
             }
         const TappedRun::Sink sink = [&](const std::string& name, const Tensor& tensor) {
             auto [first, last] = active.equal_range(name);
             for (auto it = first; it != last; ++it) {
                 TensorPair& p = pairs_[it->second];
                 if (p.done) continue;
-                p.error = measureError(captured.at(p.nameA).tensor, tensor);
+                const Tensor& kept = captured.at(nameOn(p, true)).tensor;
+                p.error = aFirst_ ? measureError(kept, tensor) : measureError(tensor, kept);
                 p.done = true;
-                release(captured, p.nameA);
+                release(captured, nameOn(p, true));
             }
         };
         uint64_t readBack = 0;
         const uint64_t before = held_;
-        std::vector<Tensor> outputs = runB_.run(wanted, sink, &readBack);
+        std::vector<Tensor> outputs = runOf(false).run(wanted, sink, &readBack);
         peak_ = std::max(peak_, before + outputsHeld_ + readBack + bytesOf(outputs));
-        if (report_.rounds == 1) {
-            outputsB_ = std::move(outputs);
-            outputsHeld_ += bytesOf(outputsB_);
-        }
+        if (report_.rounds == 1) keepOutputs(false, std::move(outputs));
         for (const auto& [name, index] : active) {
             TensorPair& p = pairs_[index];
             if (p.done) continue;
             p.done = true;
-            p.note = "B does not compute " + p.nameB + " (a constant after preparation)";
-            release(captured, p.nameA);
+            p.note = labelOf(false) + " does not compute " + name + " (a constant after preparation)";
+            release(captured, nameOn(p, true));
         }
     }
 
     const CompareOptions& options_;
     ComparisonReport& report_;
     TappedRun runA_, runB_;
+    bool aFirst_;
     std::vector<TensorPair> pairs_;
     std::vector<Tensor> outputsA_, outputsB_;
     uint64_t held_ = 0, outputsHeld_ = 0, peak_ = 0;

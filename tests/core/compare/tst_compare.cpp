@@ -339,6 +339,9 @@ private slots:
         }
         QVERIFY(!r.firstDivergence);
         QCOMPARE(r.outputs.size(), size_t(1));
+        // Vulkan's values come back together at the end of its run, so B runs first and the CPU's
+        // are compared as they are computed: the comparison never holds both sides' tensors.
+        QVERIFY2(r.peakBytes < r.intermediateBytes, (std::to_string(r.peakBytes) + " " + std::to_string(r.intermediateBytes)).c_str());
     }
 
     void bisectNamesTheBrokenPass() {

@@ -306,7 +306,7 @@ std::string problemWithArguments(const QCommandLineParser& parser) {
 int runBisect(const QCommandLineParser& parser, const Inputs& in, const CompareOptions& options) {
     const BisectReport r = bisectPasses(in.a, makePipeline(parser.value("passes-b").toStdString()), options);
     if (parser.isSet("json")) {
-        std::cout << QJsonDocument(bisectJson(r, in.a, in.a)).toJson(QJsonDocument::Indented).toStdString();
+        std::cout << QJsonDocument(bisectJson(r, in.a, r.model)).toJson(QJsonDocument::Indented).toStdString();
     } else {
         for (const BisectStep& s : r.steps) {
             const std::string verdict = !s.compared ? std::string("unchanged")

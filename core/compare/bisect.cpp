@@ -82,10 +82,12 @@ BisectReport bisectPasses(const Model& a, const std::vector<std::unique_ptr<Pass
         if (step.diverged) {
             report.divergentStep = report.steps.size() - 1;
             describeDivergence(a, b, result, report);
+            report.model = std::move(b);
             return report;
         }
     }
     report.sentence = "no pass diverges beyond the tolerance";
+    report.model = std::move(b);
     return report;
 }
 

@@ -106,7 +106,8 @@ struct BisectReport {
     /// The rewrite of the divergent pass that made (or changed) the first divergent node.
     std::optional<Rewrite> rewrite;
     std::vector<std::string> nodesA, nodesB;  ///< the nodes involved, by display name
-    ComparisonReport comparison;  ///< A against the model after the divergent (else the last) pass
+    ComparisonReport comparison;  ///< A against `model`
+    Model model;                  ///< A after the passes up to the divergent one (else all of them)
     std::string sentence;         ///< "pass 'x' diverges ... in the rewrite '...'" or "no pass diverges"
 };
 

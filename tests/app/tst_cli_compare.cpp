@@ -133,6 +133,22 @@ private slots:
         QCOMPARE(json["sentence"].toString(), QString("no pass diverges beyond the tolerance"));
     }
 
+    void bisectNamesTheLossyPass() {
+        const auto r = runGraphlens({"compare", kSample, "--passes-b", "eliminate-noops,quantize-int8-weights,fold-batchnorm",
+                                     "--bisect", "--json"});
+        QCOMPARE(r.status, 3);
+        const QJsonObject json = jsonOf(r);
+        QCOMPARE(json["steps"].toArray().size(), 2);  // stops at the divergent pass
+        QCOMPARE(json["steps"][0]["diverges"].toBool(), false);
+        QCOMPARE(json["pass"].toString(), QString("quantize-int8-weights"));
+        QVERIFY(json["sentence"].toString().startsWith("pass 'quantize-int8-weights' diverges beyond the tolerance first at node '"));
+        QVERIFY(json["rewrite"].toString().contains("int8"));
+        // Names in the comparison come from the quantized model: its DequantizeLinear nodes.
+        const QStringList onlyB = strings(json["comparison"]["only_b"]);
+        QVERIFY(!onlyB.isEmpty());
+        for (const QString& name : onlyB) QVERIFY2(name.contains("DequantizeLinear"), qPrintable(name));
+    }
+
     void heatmapIsWritten() {
         const auto r = runGraphlens({"compare", kSample, "--passes-b", "default", "--heatmap", path("error.png")});
         QCOMPARE(r.status, 0);

@@ -361,6 +361,7 @@ private slots:
         QCOMPARE(r.rewrite->sentence, std::string("scaled the weight of /block1/conv2/Conv by 1.1"));
         QCOMPARE(r.nodesB, std::vector<std::string>{"/block1/conv2/Conv"});
         QCOMPARE(r.nodesA, std::vector<std::string>{"/block1/conv2/Conv"});
+        QVERIFY(r.model.graph.findValue("perturbed"));  // the model after the broken pass
         QVERIFY(r.sentence.find("pass 'test-perturb-conv-weight'") == 0);
         // Without the broken pass the pipeline is clean.
         passes.erase(passes.begin() + 1);

@@ -10,40 +10,58 @@ namespace graphlens {
 
 double relativeErrorFloor(double maxAbs) { return std::max(1e-2 * maxAbs, 1e-30); }
 
-TensorError measureError(const Tensor& a, const Tensor& b) {
+namespace {
+
+/// The error of y against x, element by element; `at` reads element i of a side as a double.
+template <typename ReadA, typename ReadB>
+TensorError measure(size_t count, const ReadA& x, const ReadB& y) {
     TensorError error;
-    if (a.dtype() == DType::String || b.dtype() == DType::String) {
-        error.problem = "string tensors are not compared";
-        return error;
-    }
-    if (a.numel() != b.numel()) {
-        error.problem = "shape " + Shape::ofSizes(b.dims()).toString() + " against " + Shape::ofSizes(a.dims()).toString();
-        return error;
-    }
-    const std::vector<double> x = a.toDoubles(), y = b.toDoubles();
     double largest = 0;
-    for (double v : x)
-        if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
+    for (size_t i = 0; i < count; ++i)
+        if (const double v = x(i); std::isfinite(v)) largest = std::max(largest, std::abs(v));
     const double floor = relativeErrorFloor(largest);
     double dot = 0, normA = 0, normB = 0;
-    for (size_t i = 0; i < x.size(); ++i) {
-        if (std::isnan(x[i]) || std::isnan(y[i])) {
-            if (std::isnan(x[i]) != std::isnan(y[i]) && error.problem.empty())
-                error.problem = "element " + std::to_string(i) + " is " + std::to_string(y[i]) + " against " + std::to_string(x[i]);
+    for (size_t i = 0; i < count; ++i) {
+        const double xi = x(i), yi = y(i);
+        if (std::isnan(xi) || std::isnan(yi)) {
+            if (std::isnan(xi) != std::isnan(yi) && error.problem.empty())
+                error.problem = "element " + std::to_string(i) + " is " + std::to_string(yi) + " against " + std::to_string(xi);
             continue;
         }
-        if (x[i] != y[i]) {  // equal infinities match
-            const double diff = std::abs(y[i] - x[i]);
+        if (xi != yi) {  // equal infinities match
+            const double diff = std::abs(yi - xi);
             error.maxAbsError = std::max(error.maxAbsError, diff);
-            error.maxRelError = std::max(error.maxRelError, diff / std::max(std::abs(x[i]), floor));
+            error.maxRelError = std::max(error.maxRelError, diff / std::max(std::abs(xi), floor));
         }
-        dot += x[i] * y[i];
-        normA += x[i] * x[i];
-        normB += y[i] * y[i];
+        dot += xi * yi;
+        normA += xi * xi;
+        normB += yi * yi;
     }
     if (normA == 0 || normB == 0) error.cosine = normA == normB ? 1 : 0;
     else error.cosine = std::clamp(dot / (std::sqrt(normA) * std::sqrt(normB)), -1.0, 1.0);
     return error;
+}
+
+} // namespace
+
+TensorError measureError(const Tensor& a, const Tensor& b) {
+    if (a.dtype() == DType::String || b.dtype() == DType::String) {
+        TensorError error;
+        error.problem = "string tensors are not compared";
+        return error;
+    }
+    if (a.numel() != b.numel()) {
+        TensorError error;
+        error.problem = "shape " + Shape::ofSizes(b.dims()).toString() + " against " + Shape::ofSizes(a.dims()).toString();
+        return error;
+    }
+    const size_t count = size_t(a.numel());
+    if (a.dtype() == DType::Float && b.dtype() == DType::Float) {  // the common case, without a copy
+        const auto x = a.span<float>(), y = b.span<float>();
+        return measure(count, [&](size_t i) { return double(x[i]); }, [&](size_t i) { return double(y[i]); });
+    }
+    const std::vector<double> x = a.toDoubles(), y = b.toDoubles();
+    return measure(count, [&](size_t i) { return x[i]; }, [&](size_t i) { return y[i]; });
 }
 
 } // namespace graphlens

@@ -122,6 +122,15 @@ private slots:
         const QJsonObject json = jsonOf(r);
         QCOMPARE(json["matched"].toInt(), 7);
         for (const QJsonValue& n : json["nodes"].toArray()) QCOMPARE(n["method"].toString(), QString("provenance"));
+        // Passes applied to the saved B here: their provenance composed with the file's.
+        r = runGraphlens({"compare", kSample, path("optimized.onnx"), "--passes-b", "quantize-int8-weights", "--json"});
+        QCOMPARE(r.status, 3);  // int8 weights move results beyond 1e-3
+        const QJsonObject quantized = jsonOf(r);
+        QCOMPARE(quantized["matched"].toInt(), 7);
+        for (const QJsonValue& n : quantized["nodes"].toArray()) QCOMPARE(n["method"].toString(), QString("provenance"));
+        const QStringList onlyB = strings(quantized["only_b"]);
+        QCOMPARE(onlyB.size(), 3);
+        for (const QString& name : onlyB) QVERIFY2(name.endsWith("_DequantizeLinear"), qPrintable(name));
     }
 
     void bisectNamesNoPassOnACleanPipeline() {

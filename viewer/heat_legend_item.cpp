@@ -20,6 +20,7 @@ QColor qColor(Rgb c) { return QColor(c.r, c.g, c.b); }
 QString siLabel(double value, const QString& unit) {
     static const std::pair<double, const char*> kPrefixes[] = {
         {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "µ"}};
+    if (unit.isEmpty()) return QString::number(value, 'g', 3);  // a ratio (relative error): 1e-05, 0.01
     if (value == 0) return "0 " + unit;
     std::pair<double, const char*> chosen{1e-9, "n"};
     for (const auto& prefix : kPrefixes)

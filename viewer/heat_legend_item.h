@@ -32,7 +32,8 @@ private:
     qreal barWidth_;
 };
 
-/// "2.5 ms", "64 kB", "1.2 GB": `value` in `unit` with an SI prefix, three significant digits.
+/// "2.5 ms", "64 kB", "1.2 GB": `value` in `unit` with an SI prefix, three significant digits;
+/// without a unit, the plain number ("0.001", "1e-05").
 QString siLabel(double value, const QString& unit);
 
 } // namespace graphlens

@@ -28,6 +28,8 @@ constexpr std::array kCommands{
             "bench MODEL [--runs N] [--warmup W] [--threads T] [--passes ...] [--json]   min/median/max latency"},
     Command{"profile", runProfile,
             "profile MODEL [--runs N] [--warmup W] [--passes ...] [--trace FILE.json] [--csv FILE] [--json]   per-node times"},
+    Command{"compare", runCompare,
+            "compare A [B] [--backend-a cpu|vulkan] [--backend-b cpu|vulkan] [--passes-b ...] [--bisect] [--json] [--heatmap OUT.svg|png]   node-by-node diff"},
     Command{"render", runRender,
             "render MODEL -o FILE.svg|png [--passes ...] [--collapse-depth N] [--heatmap time|memory [--profile FILE]]   draw the graph"},
     Command{"conformance", runConformance,
@@ -52,7 +54,7 @@ bool isCommand(const QString& word) {
     return false;
 }
 
-bool commandNeedsGui(const QString& word) { return word == "render"; }
+bool commandNeedsGui(const QString& word) { return word == "render" || word == "compare"; }
 
 int fail(const std::string& message) {
     // Names from a file may hold control characters; the error stays one line.

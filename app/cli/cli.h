@@ -54,5 +54,6 @@ int runProfile(const QStringList& args);
 int runPasses(const QStringList& args);
 int runRender(const QStringList& args);
 int runDevices(const QStringList& args);
+int runCompare(const QStringList& args);
 
 } // namespace graphlens::cli

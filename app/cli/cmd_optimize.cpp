@@ -5,6 +5,7 @@
 #include "app/cli/model_inputs.h"
 #include "app/cli/model_report.h"
 #include "app/cli/pass_options.h"
+#include "core/compare/provenance_map.h"
 #include "core/onnx/exporter.h"
 #include "core/onnx/onnx_error.h"
 #include "core/passes/pass_registry.h"
@@ -104,6 +105,7 @@ int runOptimize(const QStringList& args) {
     if (!parser.isSet("output")) return fail("optimize needs an output file: -o OUT");
     auto model = loadOrReport(positional[0]);
     if (!model) return 1;
+    const Graph original = model->graph;  // a snapshot, for the provenance the output records
     PipelineReport report;
     try {
         const auto passes = makePipeline(parser.value("passes").toStdString());
@@ -118,6 +120,7 @@ int runOptimize(const QStringList& args) {
     if (report.failure.empty()) {
         try {
             lowerFusedOps(*model, parser.isSet("portable") ? Lowering::StandardOnly : Lowering::ForOnnxRuntime);
+            recordProvenance(*model, original);  // `graphlens compare` matches the nodes through it
             saveModel(*model, parser.value("output").toStdString());
         } catch (const std::exception& e) {
             return fail(e.what());

@@ -40,19 +40,9 @@ std::string paintHeatmap(GraphScene& scene, const Model& model, const QCommandLi
     std::vector<double> all;
     for (const auto& [node, value] : values) all.push_back(value);
     const HeatScale scale = HeatScale::spanning(all, parser.value("scale") == "log" ? HeatScaleKind::Log : HeatScaleKind::Linear);
-    std::unordered_map<NodeId, QColor> fills;
-    for (const auto& [node, value] : values) {
-        const Rgb c = scale.color(value);
-        fills[node] = QColor(c.r, c.g, c.b);
-    }
-    scene.setNodeFills(std::move(fills));
     const bool time = parser.value("heatmap") == "time";  // values in ms, the legend in seconds
-    const HeatScale legendScale = time ? HeatScale(scale.low() / 1e3, scale.high() / 1e3, scale.kind()) : scale;
-    auto* legend = new HeatLegendItem(legendScale, time ? "median time per node" : "bytes written per node",
-                                      time ? "s" : "B", scene.style().labelFont, scene.style().text);
-    scene.addItem(legend);
-    legend->setPos(scene.sceneRect().left() + 20, scene.sceneRect().top() - legend->boundingRect().height());
-    scene.setSceneRect(scene.sceneRect().united(legend->sceneBoundingRect().adjusted(-20, -20, 20, 0)));
+    paintNodeHeat(scene, values, scale, time ? "median time per node" : "bytes written per node", time ? "s" : "B",
+                  time ? 1e-3 : 1);
     return ", " + std::to_string(values.size()) + " nodes colored by " + parser.value("heatmap").toStdString();
 }
 

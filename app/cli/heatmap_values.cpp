@@ -5,6 +5,8 @@
 #include "app/cli/model_inputs.h"
 #include "profiler/ort_profile.h"
 #include "profiler/profile_session.h"
+#include "viewer/graph_scene.h"
+#include "viewer/heat_legend_item.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -78,6 +80,21 @@ std::string heatmapProblem(const QCommandLineParser& parser) {
     if (scale != "linear" && scale != "log") return "--scale must be linear or log";
     if (parser.isSet("profile") && kind != "time") return "--profile needs --heatmap time";
     return {};
+}
+
+void paintNodeHeat(GraphScene& scene, const std::unordered_map<NodeId, double>& values, const HeatScale& scale,
+                   const QString& title, const QString& unit, double legendFactor) {
+    std::unordered_map<NodeId, QColor> fills;
+    for (const auto& [node, value] : values) {
+        const Rgb c = scale.color(value);
+        fills[node] = QColor(c.r, c.g, c.b);
+    }
+    scene.setNodeFills(std::move(fills));
+    const HeatScale legendScale(scale.low() * legendFactor, scale.high() * legendFactor, scale.kind());
+    auto* legend = new HeatLegendItem(legendScale, title, unit, scene.style().labelFont, scene.style().text);
+    scene.addItem(legend);
+    legend->setPos(scene.sceneRect().left() + 20, scene.sceneRect().top() - legend->boundingRect().height());
+    scene.setSceneRect(scene.sceneRect().united(legend->sceneBoundingRect().adjusted(-20, -20, 20, 0)));
 }
 
 std::unordered_map<NodeId, double> heatmapValues(const Model& model, const QCommandLineParser& parser) {

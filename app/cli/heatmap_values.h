@@ -1,14 +1,20 @@
 // The per-node values `graphlens render --heatmap` paints: median time from a profile (an ONNX
 // Runtime profile, `graphlens profile --json` output, or a session run on the spot) or the bytes
-// each node writes.
+// each node writes; and the painting itself, which `graphlens compare --heatmap` shares for the
+// relative error per node.
 #pragma once
 
 #include "core/graph/model.h"
+#include "profiler/heat_scale.h"
 
 #include <QCommandLineParser>
 
 #include <string>
 #include <unordered_map>
+
+namespace graphlens {
+class GraphScene;
+}
 
 namespace graphlens::cli {
 
@@ -22,5 +28,11 @@ std::string heatmapProblem(const QCommandLineParser& parser);
 /// options checked by heatmapProblem. Throws std::runtime_error with one sentence (unreadable
 /// profile, failed run).
 std::unordered_map<NodeId, double> heatmapValues(const Model& model, const QCommandLineParser& parser);
+
+/// Fills each node of `scene` with its value's color on `scale` and puts a legend (`title`,
+/// ticks in `unit` with SI prefixes; plain numbers when `unit` is empty) above the graph.
+/// `legendFactor` converts values to the legend's unit (ms -> s: 1e-3).
+void paintNodeHeat(GraphScene& scene, const std::unordered_map<NodeId, double>& values, const HeatScale& scale,
+                   const QString& title, const QString& unit, double legendFactor = 1);
 
 } // namespace graphlens::cli

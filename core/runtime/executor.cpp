@@ -1,5 +1,6 @@
 // GraphExecutor: feeds, topological execution, early freeing, sub-graphs, observer events.
 #include "core/runtime/executor.h"
+#include "core/runtime/value_observer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -257,7 +258,12 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
         bytesWritten += outputs[i].byteSize();
         values[size_t(out.id)] = std::move(outputs[i]);
     }
-    if (observer) observer->nodeFinished({n.id, begin, end, bytesRead, bytesWritten, 0});
+    if (observer) {
+        observer->nodeFinished({n.id, begin, end, bytesRead, bytesWritten, 0});
+        if (auto* watcher = dynamic_cast<ValueObserver*>(observer))
+            for (ValueId out : n.outputs())
+                if (out != kNoId && !values[size_t(out)].empty()) watcher->valueProduced(graph_, n, out, values[size_t(out)]);
+    }
 }
 
 std::string joinOpNames(const std::vector<OpKey>& ops) {

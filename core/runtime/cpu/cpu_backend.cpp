@@ -2,6 +2,7 @@
 // accepts, the reference kernel with the reason for the rest, and one activation arena laid out
 // by the memory planner. Threads are OpenMP's, shared with oneDNN.
 #include "core/runtime/backend.h"
+#include "core/runtime/value_observer.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
@@ -63,7 +64,8 @@ private:
 
 class CpuPlan final : public Plan {
 public:
-    CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly = false);
+    /// `plainLayouts`: every activation stays in the plain layout, so a ValueObserver can read it.
+    CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly = false, bool plainLayouts = false);
 
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds, ExecutionObserver* observer) override {
         omp_set_num_threads(threads_);
@@ -97,7 +99,7 @@ private:
     std::vector<std::string> preparation_;
 };
 
-CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly)
+CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly, bool plainLayouts)
     : threads_(options.threadCount()), flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)),
       openShapes_(std::move(prepared.openShapes)), preparation_(std::move(prepared.steps)) {
     const int64_t opset = prepared.model.opsetVersion();
@@ -115,7 +117,7 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
     }
     if (memoryCheckOnly) return;
     claimNodes(opset, options.referenceOnly);
-    planArena(options.referenceOnly ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(opset));
+    planArena(options.referenceOnly || plainLayouts ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(opset));
     refreshKernelNames();  // a kernel kept in a blocked layout names it
 }
 
@@ -269,6 +271,10 @@ std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(
 
 void checkCpuPlanFits(const Model& model, const CompileOptions& options) {
     CpuPlan(prepareModel(model, options.inputShapes), options, true);
+}
+
+std::unique_ptr<Plan> compileObservableCpuPlan(const Model& model, const CompileOptions& options) {
+    return std::make_unique<CpuPlan>(prepareModel(model, options.inputShapes), options, false, true);
 }
 
 std::string cpuBackendMachine() {

@@ -176,6 +176,12 @@ void registerMathOps(ConverterTable& t) {
         const ValueId q = c.add("Floor", {c.add("Div", {in[0], in[1]})});
         return std::pair{std::string("Sub"), std::vector<ValueId>{in[0], c.add("Mul", {q, in[1]})}};
     });
+    // atan2(y, x) = 2 atan(y / (sqrt(x^2 + y^2) + x)), the half-angle form (exact but at x < 0, y = 0)
+    composite(t, "Atan2", 2, [](NodeConverter& c, const std::vector<ValueId>& in) {
+        const ValueId r = c.add("Sqrt", {c.add("Add", {c.add("Mul", {in[1], in[1]}), c.add("Mul", {in[0], in[0]})})});
+        const ValueId half = c.add("Atan", {c.add("Div", {in[0], c.add("Add", {r, in[1]})})});
+        return std::pair{std::string("Mul"), std::vector<ValueId>{half, c.constantValue(Tensor::scalar(2.f), "two")}};
+    });
     reduction(t, "Mean", "ReduceMean");
     reduction(t, "Sum", "ReduceSum");
     reduction(t, "Max", "ReduceMax");

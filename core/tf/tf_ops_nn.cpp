@@ -187,15 +187,15 @@ void convertPool(NodeConverter& c, const std::string& onnxOp) {
 
 /// ONNX Resize's sizes [N, C, h, w]: from the input's inferred shape, or computed in the graph.
 ValueId resizeSizes(NodeConverter& c, ValueId x) {
-    const std::vector<int64_t> hw = c.constInts(1);
-    if (hw.size() != 2) c.fail("needs a size of two values");
-    if (c.rankOf(x)) {
+    const std::vector<int64_t> hw = c.constant(1) ? c.constInts(1) : std::vector<int64_t>{};
+    if (c.constant(1) && hw.size() != 2) c.fail("needs a size of two values");
+    if (c.constant(1) && c.rankOf(x)) {
         const Shape& s = c.graph().value(x).shape;
         if (s[0].isStatic() && s[1].isStatic()) return c.int64Constant({s[0].size(), s[1].size(), hw[0], hw[1]}, "sizes");
     }
     const ValueId shape = c.add("Shape", {x});
     const ValueId nc = c.add("Slice", {shape, c.int64Constant({0}, "nc_start"), c.int64Constant({2}, "nc_end")});
-    return c.add("Concat", {nc, c.int64Constant(hw, "hw")}, {{"axis", int64_t(0)}});
+    return c.add("Concat", {nc, c.constant(1) ? c.int64Constant(hw, "hw") : c.int64Input(1)}, {{"axis", int64_t(0)}});
 }
 
 void convertResize(NodeConverter& c, bool bilinear) {
@@ -230,17 +230,29 @@ void convertDepthToSpace(NodeConverter& c, const std::string& onnxOp) {
 
 /// The transposed convolution TF writes as the gradient of a convolution: its output size is an
 /// input, so the pads are computed from the inferred input size the way TF pads the forward conv.
+/// Output sizes computed in the graph (a Pack of the input's shape) are taken to be what Keras's
+/// Conv2DTranspose computes: in * stride for SAME, (in - 1) * stride + (k - 1) * dilation + 1 for VALID.
 void convertConvBackpropInput(NodeConverter& c) {
-    const std::vector<int64_t> outSize = c.constInts(0);
     const Tensor* f = c.constant(1);
-    if (!f || f->rank() != 4 || outSize.size() != 4) c.fail("needs constant output sizes and a constant 4-D filter");
+    if (!f || f->rank() != 4) c.fail("needs a constant 4-D filter");
     const ValueId x = c.isNchwFormat() ? c.input(2) : c.input(2, Layout::NCHW);
     if (!c.rankOf(x) || !c.graph().value(x).shape.isStatic()) c.fail("has an input whose shape is not known at import");
     const Shape& in = c.graph().value(x).shape;
     const auto [sh, sw] = spatialPair(c, "strides", 1);
     const auto [dh, dw] = spatialPair(c, "dilations", 1);
-    const int64_t oh = c.isNchwFormat() ? outSize[2] : outSize[1], ow = c.isNchwFormat() ? outSize[3] : outSize[2];
     const int64_t kh = f->dims()[0], kw = f->dims()[1];
+    const bool samePadding = c.attrString("padding", "VALID") == "SAME";
+    std::vector<int64_t> outSize;
+    if (c.constant(0)) {
+        outSize = c.constInts(0);
+        if (outSize.size() != 4) c.fail("needs 4 output sizes");
+    } else {
+        const int64_t ih = in[2].size(), iw = in[3].size();
+        const int64_t oh0 = samePadding ? ih * sh : (ih - 1) * sh + (kh - 1) * dh + 1;
+        const int64_t ow0 = samePadding ? iw * sw : (iw - 1) * sw + (kw - 1) * dw + 1;
+        outSize = c.isNchwFormat() ? std::vector<int64_t>{0, 0, oh0, ow0} : std::vector<int64_t>{0, oh0, ow0, 0};
+    }
+    const int64_t oh = c.isNchwFormat() ? outSize[2] : outSize[1], ow = c.isNchwFormat() ? outSize[3] : outSize[2];
     std::vector<int64_t> pads{0, 0, 0, 0};
     const std::string padding = c.attrString("padding", "VALID");
     auto same = [](int64_t out, int64_t stride, int64_t k, int64_t d) {

@@ -148,6 +148,12 @@ void convertStridedSlice(NodeConverter& c) {
 }
 
 void convertSlice(NodeConverter& c) {
+    if (!c.constant(1) || !c.constant(2)) {  // computed in the graph: ends = size < 0 ? max : begin + size
+        const ValueId begin = c.int64Input(1), size = c.int64Input(2);
+        const ValueId negative = c.add("Less", {size, c.int64Constant({0}, "zero", true)});
+        const ValueId ends = c.add("Where", {negative, c.int64Constant({INT64_MAX}, "max", true), c.add("Add", {begin, size})});
+        return c.produce("Slice", {c.input(0), begin, ends});
+    }
     const std::vector<int64_t> begin = c.constInts(1), size = c.constInts(2);
     std::vector<int64_t> ends, axes;
     for (size_t i = 0; i < begin.size(); ++i) {
@@ -160,6 +166,12 @@ void convertSlice(NodeConverter& c) {
 
 /// Pad, PadV2 and MirrorPad: TF's [rank, 2] paddings become ONNX's [begins..., ends...].
 void convertPad(NodeConverter& c, const std::string& mode) {
+    if (!c.constant(1)) {  // computed paddings [rank, 2] -> [2, rank] -> flat
+        const ValueId t = c.add("Transpose", {c.int64Input(1)}, {{"perm", std::vector<int64_t>{1, 0}}});
+        std::vector<ValueId> in{c.input(0), c.add("Reshape", {t, c.int64Constant({-1}, "flat")})};
+        if (mode == "constant" && c.inputCount() > 2) in.push_back(c.input(2));
+        return c.produce("Pad", in, {{"mode", mode}});
+    }
     std::vector<int64_t> p = c.constInts(1);
     const size_t rank = p.size() / 2;
     const bool nchw = c.hasNchw(0) && rank == 4;

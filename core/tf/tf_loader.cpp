@@ -55,7 +55,12 @@ Model loadTfjsModel(const fs::path& path) {
     google::protobuf::util::JsonParseOptions options;
     options.ignore_unknown_fields = true;
     if (auto status = google::protobuf::util::JsonStringToMessage(json, &model, options); !status.ok())
-        throw TfImportError(label + " is not a valid TF.js model.json: " + std::string(status.message()));
+    {
+        std::string why(status.message());
+        why.resize(std::min(why.find('\n'), why.size()));
+        while (!why.empty() && (why.back() == '.' || why.back() == ' ')) why.pop_back();
+        throw TfImportError(label + " is not a valid TF.js model.json: " + why);
+    }
     if (model.format() == "layers-model")
         throw TfImportError(label + " is a TF.js layers model (Keras), which GraphLens does not open yet; convert it to a graph model");
     if (model.model_topology().node_size() == 0)

@@ -264,6 +264,17 @@ Model GraphDefImporter::run() {
     if (outputs.empty()) throw TfImportError(source_.fileLabel + " has no node that could be an output");
     state_.graphOutputs.insert(outputs.begin(), outputs.end());
     state_.inferShapes = [](Graph& g) { inferShapes(g, nullptr); };
+    for (const NodeDef& n : def_.node())
+        for (const std::string& in : n.input())
+            if (!in.empty() && in[0] != '^') state_.consumers[nodeOf(in)].push_back(&n);
+    state_.constValueOf = [this](const std::string& name) -> std::optional<Tensor> {
+        auto node = byName_.find(name);
+        if (node == byName_.end() || node->second->op() != "Const") return std::nullopt;
+        if (auto w = source_.weights.find(name); w != source_.weights.end()) return w->second;
+        auto value = node->second->attr().find("value");
+        if (value == node->second->attr().end() || !value->second.has_tensor()) return std::nullopt;
+        return tensorFromTf(value->second.tensor(), "the Const node '" + name + "'");
+    };
     Model model;
     for (const NodeDef* node : dependencyOrder()) {
         try {

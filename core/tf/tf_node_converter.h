@@ -35,6 +35,15 @@ struct ImportState {
     std::unordered_set<std::string> nodeNames;           ///< IR node names in use
     size_t shapesInferredAt = SIZE_MAX;                  ///< node count at the last shape inference
     std::function<void(Graph&)> inferShapes;             ///< fills shapes of the graph so far
+    /// The nodes reading any output of a node, by node name.
+    std::unordered_map<std::string, std::vector<const NodeDef*>> consumers;
+    /// The value of a Const node by name, converted or not yet; nullopt for other nodes.
+    std::function<std::optional<Tensor>(const std::string&)> constValueOf;
+    /// Dilated convolutions TF writes as SpaceToBatchND -> Conv2D -> BatchToSpaceND: the
+    /// SpaceToBatchND outputs passed through (by tensor name) with their block shape and paddings,
+    /// and the convolutions that took them in.
+    std::unordered_map<std::string, std::pair<std::vector<int64_t>, std::vector<int64_t>>> atrousInputs;
+    std::unordered_set<std::string> atrousConvolutions;
 
     /// The value of `tensor` in `layout`, adding the layout Transpose the first time it is asked.
     ValueId materialize(const std::string& tensor, Layout layout);
@@ -68,6 +77,7 @@ public:
     std::vector<int64_t> constInts(size_t i) const;
     /// Input `i` as an int64 tensor, for ONNX's shape-like inputs (TF uses int32).
     ValueId int64Input(size_t i);
+    ImportState& state() { return state_; }
     /// The rank of a value, running shape inference on the graph so far when it is not known.
     std::optional<size_t> rankOf(ValueId value);
 

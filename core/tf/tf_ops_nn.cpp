@@ -139,12 +139,55 @@ ValueId convWeight(NodeConverter& c, ConvKind kind, int64_t& group) {
     return c.add("Transpose", {c.input(1)}, {{"perm", std::vector<int64_t>{3, 2, 0, 1}}});
 }
 
+/// A convolution between SpaceToBatchND and BatchToSpaceND is a dilated one: dilations are the
+/// block shape, pads the SpaceToBatchND paddings less the BatchToSpaceND crops.
+void makeAtrous(NodeConverter& c, Attributes& attrs) {
+    auto in = c.state().atrousInputs.find(c.inputTensor(0));
+    if (in == c.state().atrousInputs.end()) return;
+    const auto& [block, paddings] = in->second;
+    const auto& consumers = c.state().consumers[c.name()];
+    if (consumers.size() != 1 || consumers[0]->op() != "BatchToSpaceND" || consumers[0]->input_size() < 3)
+        c.fail("reads a SpaceToBatchND but is not followed by one BatchToSpaceND");
+    const auto crops = c.state().constValueOf(tensorName(consumers[0]->input(2)));
+    if (!crops || crops->numel() != 4) c.fail("is followed by a BatchToSpaceND whose crops are not 4 constants");
+    const std::vector<double> cr = crops->toDoubles();
+    std::vector<int64_t> pads{paddings[0] - int64_t(cr[0]), paddings[2] - int64_t(cr[2]), paddings[1] - int64_t(cr[1]),
+                              paddings[3] - int64_t(cr[3])};
+    for (int64_t p : pads)
+        if (p < 0) c.fail("is a dilated convolution whose crops exceed its paddings");
+    attrs.erase("auto_pad");
+    attrs.set("pads", pads);
+    attrs.set("dilations", block);
+    c.state().atrousConvolutions.insert(c.name());
+}
+
+/// SpaceToBatchND feeding a convolution that BatchToSpaceND reads back: passed through, the
+/// convolution becomes a dilated one (the only form of these ops GraphLens imports).
+void convertSpaceToBatch(NodeConverter& c) {
+    const std::vector<int64_t> block = c.constInts(1), paddings = c.constInts(2);
+    const auto& consumers = c.state().consumers[c.name()];
+    bool conv = !consumers.empty() && block.size() == 2 && paddings.size() == 4;
+    for (const NodeDef* n : consumers) conv = conv && (n->op() == "Conv2D" || n->op() == "DepthwiseConv2dNative");
+    if (!conv) c.fail("is not the input of a dilated convolution (SpaceToBatchND -> Conv2D -> BatchToSpaceND), the only form GraphLens imports");
+    c.state().atrousInputs[c.outputTensor(0)] = {block, paddings};
+    if (c.hasNchw(0)) return c.alias(0, c.input(0, Layout::NCHW), Layout::NCHW);
+    c.alias(0, c.input(0));
+}
+
+void convertBatchToSpace(NodeConverter& c) {
+    if (!c.state().atrousConvolutions.count(c.inputTensor(0)))
+        c.fail("does not follow a dilated convolution (SpaceToBatchND -> Conv2D -> BatchToSpaceND), the only form GraphLens imports");
+    if (c.hasNchw(0)) return c.alias(0, c.input(0, Layout::NCHW), Layout::NCHW);
+    c.alias(0, c.input(0));
+}
+
 /// Conv2D, DepthwiseConv2dNative and their fused forms with `fused_ops` after the convolution.
 void convertConv(NodeConverter& c, ConvKind kind, bool fused) {
     int64_t group = 1;
     const ValueId x = nchwData(c);
     const ValueId w = convWeight(c, kind, group);
     Attributes attrs = windowAttributes(c, true);
+    makeAtrous(c, attrs);
     if (group != 1) attrs.set("group", group);
     const Layout layout = outputLayout(c);
     Step conv{"Conv", {x, w}, attrs};
@@ -335,6 +378,8 @@ void convertBatchMatMul(NodeConverter& c) {
 } // namespace
 
 void registerNnOps(ConverterTable& t) {
+    t["SpaceToBatchND"] = convertSpaceToBatch;
+    t["BatchToSpaceND"] = convertBatchToSpace;
     t["MatMul"] = [](NodeConverter& c) { convertMatMul(c, false); };
     t["_FusedMatMul"] = [](NodeConverter& c) { convertMatMul(c, true); };
     t["BatchMatMul"] = convertBatchMatMul;

@@ -240,6 +240,19 @@ void convertNms(NodeConverter& c) {
     c.produceAt(2, "Cast", {c.add("Size", {indices})}, {{"to", int64_t(DType::Int32)}});
 }
 
+/// SparseToDense(indices [N] or [N, rank], output_shape, values [N] or scalar, default): ScatterND
+/// of the values into a tensor of the default value.
+void convertSparseToDense(NodeConverter& c) {
+    const ValueId dense = c.add("Expand", {c.input(3), c.int64Input(1)});
+    ValueId indices = c.int64Input(0);
+    const auto rank = c.rankOf(indices);
+    if (!rank) c.fail("has indices whose rank is not known at import");
+    if (*rank < 2) indices = c.add("Reshape", {indices, c.int64Constant({-1, 1}, "index_shape")});
+    const ValueId count = c.add("Slice", {c.add("Shape", {indices}), c.int64Constant({0}, "count_start"),
+                                          c.int64Constant({1}, "count_end")});
+    c.produce("ScatterND", {dense, indices, c.add("Expand", {c.input(2), count})});
+}
+
 } // namespace
 
 void registerShapeOps(ConverterTable& t) {
@@ -270,6 +283,7 @@ void registerShapeOps(ConverterTable& t) {
     t["ZerosLike"] = [](NodeConverter& c) { convertFilledLike(c, 0.f); };
     t["OnesLike"] = [](NodeConverter& c) { convertFilledLike(c, 1.f); };
     t["Where"] = convertWhere;
+    t["SparseToDense"] = convertSparseToDense;
     t["NonMaxSuppressionV3"] = convertNms;
     t["NonMaxSuppressionV4"] = convertNms;
     t["NonMaxSuppressionV5"] = convertNms;

@@ -92,6 +92,8 @@ private slots:
                               << "Abs=1 ArgMax=1 Cast=2 Div=2 Elu=1 Exp=1 Greater=1 Identity=1 Max=1 Min=1 Mod=2 Mul=1 Neg=1 PRelu=1 "
                                  "Reciprocal=1 ReduceMax=1 ReduceSum=1 Reshape=1 Sigmoid=1 Softmax=1 Sqrt=1 Sub=3 "
                                  "Sum=1 Tanh=1 TopK=1 Where=1";
+        // SpaceToBatchND -> depthwise conv -> BatchToSpaceND is one dilated Conv.
+        QTest::newRow("atrous_sparse") << "tfjs_atrous_sparse" << "Conv=1 Expand=2 ScatterND=1 Shape=1 Slice=1 Transpose=2";
         QTest::newRow("graphdef") << "pb_graphdef" << "Add=1 ConvTranspose=1 Identity=1 MatMul=3 Range=1 Reshape=1 Transpose=3";
     }
     void importsToExactOpCounts() {

@@ -254,7 +254,7 @@ void NodeConverter::produceAt(int index, const std::string& opType, std::vector<
 
 void NodeConverter::alias(int index, ValueId value, Layout layout) {
     const std::string tensor = outputTensor(index);
-    if (layout == Layout::NHWC && state_.graphOutputs.count(tensor) && !graph().isGraphInput(value)) {
+    if (layout == Layout::NHWC && state_.graphOutputs.count(tensor)) {
         const ValueId out = graph().addValue(uniqueValueName(tensor));
         addNode("Identity", {value}, {out}, {}, name(), {});
         value = out;

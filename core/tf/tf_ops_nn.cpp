@@ -244,11 +244,14 @@ ValueId resizeSizes(NodeConverter& c, ValueId x) {
 void convertResize(NodeConverter& c, bool bilinear) {
     const ValueId x = nchwData(c);
     const bool alignCorners = c.attrBool("align_corners", false), halfPixel = c.attrBool("half_pixel_centers", false);
+    // TF's nearest neighbour: round(out * scale) with align_corners, floor((out + 0.5) * scale) with
+    // half-pixel centers (ONNX: half_pixel's (out + 0.5) * scale - 0.5, rounded half up), else
+    // floor(out * scale).
     Attributes attrs{{"mode", bilinear ? "linear" : "nearest"}};
     if (alignCorners) attrs.set("coordinate_transformation_mode", "align_corners");
-    else if (halfPixel) attrs.set("coordinate_transformation_mode", bilinear ? "half_pixel" : "tf_half_pixel_for_nn");
+    else if (halfPixel) attrs.set("coordinate_transformation_mode", "half_pixel");
     else attrs.set("coordinate_transformation_mode", "asymmetric");
-    if (!bilinear) attrs.set("nearest_mode", alignCorners ? "round_prefer_ceil" : "floor");
+    if (!bilinear) attrs.set("nearest_mode", alignCorners || halfPixel ? "round_prefer_ceil" : "floor");
     c.produce("Resize", {x, kNoId, kNoId, resizeSizes(c, x)}, attrs, Layout::NCHW);
 }
 

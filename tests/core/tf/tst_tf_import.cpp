@@ -94,6 +94,8 @@ private slots:
                                  "Sum=1 Tanh=1 TopK=1 Where=1";
         // SpaceToBatchND -> depthwise conv -> BatchToSpaceND is one dilated Conv.
         QTest::newRow("atrous_sparse") << "tfjs_atrous_sparse" << "Conv=1 Expand=2 ScatterND=1 Shape=1 Slice=1 Transpose=2";
+        // NonMaxSuppressionV3/V5 on a batch of one: the box index column gathered and cast to int32.
+        QTest::newRow("nms") << "tfjs_nms" << "Cast=3 Gather=3 NonMaxSuppression=2 Reshape=6 Size=1 Unsqueeze=4";
         QTest::newRow("graphdef") << "pb_graphdef" << "Add=1 ConvTranspose=1 Identity=1 MatMul=3 Range=1 Reshape=1 Transpose=3";
     }
     void importsToExactOpCounts() {

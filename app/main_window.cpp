@@ -49,11 +49,14 @@ std::vector<NodeId> drawnOnly(const Graph& graph, std::vector<NodeId> nodes) {
     return nodes;
 }
 
-/// The local .onnx file among dropped URLs; empty when there is none.
+/// The local model file (.onnx, TF.js model.json, TensorFlow .pb) among dropped URLs; empty
+/// when there is none.
 QString droppedModel(const QMimeData* mime) {
-    for (const QUrl& url : mime->urls())
-        if (url.isLocalFile() && url.toLocalFile().endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive))
-            return url.toLocalFile();
+    for (const QUrl& url : mime->urls()) {
+        const QString file = url.toLocalFile();
+        for (const char* suffix : {".onnx", ".json", ".pb"})
+            if (url.isLocalFile() && file.endsWith(QLatin1String(suffix), Qt::CaseInsensitive)) return file;
+    }
     return {};
 }
 
@@ -274,7 +277,8 @@ void MainWindow::find() {
 
 void MainWindow::chooseAndOpen() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), QString(),
-                                                      tr("ONNX models (*.onnx);;All files (*)"));
+                                                      tr("Models (*.onnx *.json *.pb);;ONNX models (*.onnx);;TF.js graph models (*.json);;"
+                                                         "TensorFlow frozen graphs (*.pb);;All files (*)"));
     if (!path.isEmpty()) openModel(path);
 }
 

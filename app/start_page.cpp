@@ -37,7 +37,7 @@ StartPage::StartPage(QWidget* parent) : QWidget(parent) {
     open_->setObjectName("startOpenButton");
     open_->setDefault(true);
     layout->addWidget(open_, 0, Qt::AlignLeft);
-    layout->addWidget(scaledLabel(tr("or drop an .onnx file anywhere on this window"), 1.0, false, column));
+    layout->addWidget(scaledLabel(tr("or drop an .onnx, TF.js model.json or TensorFlow .pb file anywhere on this window"), 1.0, false, column));
     layout->addSpacing(12);
     recentTitle_ = scaledLabel(tr("Recent models"), 1.1, true, column);
     layout->addWidget(recentTitle_);

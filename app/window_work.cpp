@@ -3,7 +3,7 @@
 #include "app/window_work.h"
 
 #include "app/cli/model_inputs.h"
-#include "core/onnx/loader.h"
+#include "core/import/open_model.h"
 #include "core/passes/verify.h"
 
 #include "app/cli/model_report.h"
@@ -20,7 +20,7 @@
 namespace graphlens {
 
 LoadedModel loadForWindow(const QString& path) {
-    LoadedModel loaded{loadModel(path.toStdString()), {}};
+    LoadedModel loaded{graphlens::openModel(path.toStdString()), {}};
     // FLOPs on static shapes can take seconds on a deep transformer: the window counts them
     // after the first frame (summarizeInBackground) when the shapes as loaded do not suffice.
     loaded.summary = summarize(loaded.model, FlopShapes::AsLoaded);

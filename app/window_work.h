@@ -22,7 +22,7 @@ struct LoadedModel {
 };
 
 /// Loads and summarizes `path` (FLOPs on the shapes as loaded: see ModelSummary::flopsComplete).
-/// Throws what loadModel() throws.
+/// Throws what openModel() throws.
 LoadedModel loadForWindow(const QString& path);
 
 /// The status bar's line for `summary` at `step` of `steps`: "step 2/9 · 320 nodes · 14 op

@@ -139,6 +139,7 @@ void NodeInspector::showNode(const Graph& graph, NodeId id, const Graph& origina
     addRow(about, tr("op"), QString::fromStdString(node.opType));
     addRow(about, tr("domain"), node.domain.empty() ? QStringLiteral("ai.onnx") : QString::fromStdString(node.domain));
     addRow(about, tr("name"), QString::fromStdString(node.name));
+    if (!node.docString.empty()) addRow(about, tr("doc"), QString::fromStdString(node.docString));  // "tf_op: _FusedConv2D"
     if (!node.attributes.empty()) {
         QTreeWidgetItem* attributes = addSection(tr("Attributes"));
         for (const auto& [name, value] : node.attributes) addRow(attributes, QString::fromStdString(name), attributeValueText(value));

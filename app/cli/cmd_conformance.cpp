@@ -94,7 +94,7 @@ bool writeCaseList(const QString& path, const QStringList& names, const std::str
 int runConformance(const QStringList& args) {
     QCommandLineParser parser;
     parser.setApplicationDescription("Run ONNX backend test cases.");
-    parser.addPositionalArgument("DIR", "folder of cases (<case>/model.onnx + test_data_set_*)");
+    parser.addPositionalArgument("DIR", "folder of cases (<case>/model.onnx, model.json or model.pb + test_data_set_*)");
     parser.addOption({"backend", "cpu or vulkan", "BACKEND", "cpu"});
     addDeviceOption(parser);
     parser.addOption({"filter", "run only cases whose name matches REGEX", "REGEX"});
@@ -141,7 +141,9 @@ int runConformance(const QStringList& args) {
     std::map<std::string, int> skippedOps;
     for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
         if (!filter.pattern().isEmpty() && !filter.match(name).hasMatch()) continue;
-        if (!QFile::exists(dir.filePath(name + "/model.onnx"))) continue;
+        if (!QFile::exists(dir.filePath(name + "/model.onnx")) && !QFile::exists(dir.filePath(name + "/model.json")) &&
+            !QFile::exists(dir.filePath(name + "/model.pb")))
+            continue;
         const CaseResult r = runIsolated(dir.filePath(name), timeout, caseOptions);
         switch (r.verdict) {
         case CaseVerdict::Passed: ++passed; passing << name; break;

@@ -1,7 +1,7 @@
 // Running one conformance case in-process (the caller isolates it in a child process).
 #include "app/cli/conformance_case.h"
 
-#include "core/onnx/loader.h"
+#include "core/import/open_model.h"
 #include "core/onnx/tensor_file.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/backend_registry.h"
@@ -78,11 +78,18 @@ CaseResult runDataSet(const Model& model, const fs::path& set, const CaseOptions
     return {CaseVerdict::Passed, {}};
 }
 
+/// model.onnx, or a TensorFlow model (model.json, model.pb) in cases written by tests/fixtures/tf.
+fs::path caseModelFile(const std::string& caseDir) {
+    for (const char* name : {"model.onnx", "model.json", "model.pb"})
+        if (fs::exists(fs::path(caseDir) / name)) return fs::path(caseDir) / name;
+    return fs::path(caseDir) / "model.onnx";
+}
+
 } // namespace
 
 CaseResult runConformanceCase(const std::string& caseDir, const CaseOptions& options) {
     try {
-        const Model model = loadModel(fs::path(caseDir) / "model.onnx");
+        const Model model = openModel(caseModelFile(caseDir));
         const Graph& g = model.graph;
         if (usesNonTensorTypes(g)) return {CaseVerdict::Skipped, "sequence/optional/map values"};
         GraphExecutor executor(g, referenceKernels(), model.opsetVersion(), 1);

@@ -2,7 +2,7 @@
 #include "app/cli/model_report.h"
 
 #include "app/cli/cli.h"
-#include "core/onnx/loader.h"
+#include "core/import/open_model.h"
 #include "core/onnx/onnx_error.h"
 
 #include <QFileInfo>
@@ -18,7 +18,7 @@ std::optional<Model> loadOrReport(const QString& path) {
         return std::nullopt;
     }
     try {
-        return loadModel(path.toStdString());
+        return openModel(path.toStdString());
     } catch (const OnnxError& e) {
         fail("cannot load '" + shown + "': " + e.what());
     } catch (const std::bad_alloc&) {

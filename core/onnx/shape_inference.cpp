@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace graphlens {
 namespace {
@@ -102,6 +103,19 @@ void verifyAgainstSchemas(const onnx::GraphProto& graph, const std::unordered_ma
     }
 }
 
+/// Whether a Shape or Size node reads a value whose type inference did not find (the output of a
+/// custom-domain op, such as TensorFlow control flow imported opaque): libonnx 1.12's data
+/// propagation dereferences that missing type and crashes.
+bool shapeOfUntypedValue(const onnx::GraphProto& graph) {
+    std::unordered_set<std::string> typed;
+    for (const auto& v : graph.value_info()) typed.insert(v.name());
+    for (const auto& v : graph.input()) typed.insert(v.name());
+    for (const auto& t : graph.initializer()) typed.insert(t.name());
+    for (const auto& n : graph.node())
+        if ((n.op_type() == "Shape" || n.op_type() == "Size") && n.input_size() && !typed.count(n.input(0))) return true;
+    return false;
+}
+
 } // namespace
 
 void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
@@ -118,7 +132,10 @@ void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
                                             /*data_propagation=*/true);
-        // Data propagation only runs when it has a map to fill.
+        // Data propagation only runs when it has a map to fill, and only where it cannot crash.
+        onnx::ShapeInferenceOptions plain(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0, /*data_propagation=*/false);
+        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), plain);
+        if (shapeOfUntypedValue(proto.graph())) return;
         std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
         onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options, &shapeData);
     } catch (const std::exception& e) {

@@ -528,6 +528,21 @@ private slots:
         QVERIFY(!refused.isAccepted());
     }
 
+    void droppingATfjsModelOpensIt() {
+        // A TF.js GraphModel (model.json + shards) opens like an ONNX file: imported as ONNX ops.
+        MainWindow w;
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(GRAPHLENS_SOURCE_DIR "/tests/fixtures/tf/cases/tfjs_conv_chain/model.json")});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&w, &drop);
+        QVERIFY(waitForLayout(w));
+        QVERIFY(w.model());
+        QCOMPARE(w.model()->graph.nodeCount(), size_t(8));  // Conv x2, Add x2, Clip, MaxPool, ReduceMean, Transpose
+    }
+
     void badFileKeepsTheCurrentModel() {
         QTemporaryDir dir;
         const QString bad = dir.filePath("bad.onnx");

@@ -16,9 +16,6 @@
 #include <vector>
 
 namespace graphlens::fuzz {
-namespace {
-
-using Rng = std::mt19937;
 
 size_t pick(Rng& rng, size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); }
 
@@ -28,10 +25,10 @@ int64_t interestingInt(Rng& rng, int64_t current) {
     static constexpr std::array<int64_t, 14> values{0,  -1, 1,  2,  3,  -2, 4, 7, 16, 1 << 20, int64_t(1) << 31,
                                                     int64_t(1) << 40, std::numeric_limits<int64_t>::max(),
                                                     std::numeric_limits<int64_t>::min()};
-    switch (pick(rng, 4)) {
-    case 0: return current + 1;
-    case 1: return current - 1;
-    case 2: return -current;
+    switch (pick(rng, 4)) {  // wrapping arithmetic: the mutator itself must not overflow
+    case 0: return int64_t(uint64_t(current) + 1);
+    case 1: return int64_t(uint64_t(current) - 1);
+    case 2: return int64_t(0 - uint64_t(current));
     default: return values[pick(rng, values.size())];
     }
 }
@@ -42,6 +39,8 @@ float interestingFloat(Rng& rng) {
                                                   std::numeric_limits<float>::quiet_NaN()};
     return values[pick(rng, values.size())];
 }
+
+namespace {
 
 /// Names every node input may read at position `nodeIndex`: graph inputs, initializers and the
 /// outputs of earlier nodes (so the mutated graph stays in topological order).

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 
 namespace graphlens::fuzz {
@@ -27,6 +28,15 @@ constexpr uint64_t kMaxPlanBytes = uint64_t(256) << 20;
 constexpr uint64_t kMaxFeedBytes = uint64_t(4) << 20;
 /// The size symbolic input dims take.
 constexpr int64_t kSymbolicDim = 2;
+
+using Rng = std::mt19937;
+
+/// A uniform index below n (n > 0).
+size_t pick(Rng& rng, size_t n);
+/// Integers that break kernels written for the common case, or `current` nudged.
+int64_t interestingInt(Rng& rng, int64_t current);
+/// Zeros, signs, tiny, huge, infinite and NaN values.
+float interestingFloat(Rng& rng);
 
 /// Applies one structure-aware mutation to the serialized model in data[0, size) and writes the
 /// result back (at most maxSize bytes). Returns the new size, or 0 when `data` does not parse as a

@@ -31,7 +31,7 @@ else
   case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_load fuzz_plan fuzz_run fuzz_passes)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_load fuzz_plan fuzz_run fuzz_passes fuzz_tf)
 
 build="${GRAPHLENS_FUZZ_BUILD:-build-fuzz}"
 ./scripts/apt_install.sh clang libclang-rt-14-dev libomp-dev
@@ -42,9 +42,16 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 cmake --build "$build" --parallel "$(nproc)" --target "${targets[@]}"
 
-# Seeds: every fixture model, and the conformance cases (one small model per ONNX op test).
+# Seeds: every fixture model, and the conformance cases (one small model per ONNX op test); for
+# fuzz_tf, the TensorFlow fixtures written as frozen GraphDefs.
 seeds=(tests/fixtures/models/*/model.onnx resources/models/*.onnx fuzz/regressions/*/*)
 [ -d build/onnx_cases ] && seeds+=(build/onnx_cases/*/model.onnx)
+tf_seeds=(tests/fixtures/tf/cases/pb_graphdef/model.pb)
+if [[ " ${targets[*]} " == *" fuzz_tf "* ]]; then
+  /usr/bin/python3 tests/fixtures/tf/make_tf_fixtures.py --frozen "$build/tf_seeds" >/dev/null
+  tf_seeds+=("$build"/tf_seeds/*/model.pb)
+  [ -d fuzz/regressions/fuzz_tf ] && tf_seeds+=(fuzz/regressions/fuzz_tf/*)
+fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
@@ -57,7 +64,9 @@ for target in "${targets[@]}"; do
   artifacts="$build/artifacts/$target"
   mkdir -p "$corpus" "$artifacts"
   # A seed enters the corpus under a name of its own, so new seeds join an existing corpus.
-  for s in "${seeds[@]}"; do
+  target_seeds=("${seeds[@]}")
+  [ "$target" = fuzz_tf ] && target_seeds=("${tf_seeds[@]}")
+  for s in "${target_seeds[@]}"; do
     name="seed_$(echo "$s" | tr '/.' '__')"
     [ -e "$corpus/$name" ] || cp "$s" "$corpus/$name"
   done

@@ -292,6 +292,10 @@ Model GraphDefImporter::run() {
         state_.graph.addOutput(state_.materialize(tensor, Layout::NHWC));
     }
     model.graph = std::move(state_.graph);
+    // Consts only converters read (filters permuted to OIHW, sizes folded into attributes) would
+    // otherwise stay as initializers nothing reads and double the weights of an ONNX export.
+    for (ValueId v : model.graph.initializers())
+        if (model.graph.value(v).uses().empty() && !model.graph.isGraphOutput(v)) model.graph.removeValue(v);
     model.graph.name = source_.producer;
     model.opsets = {{"", 17}};
     if (usesOpaque_) model.opsets.push_back({kOpaqueDomain, 1});

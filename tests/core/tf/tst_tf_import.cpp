@@ -104,6 +104,10 @@ private slots:
         const Model model = openModel(modelOf(name.toStdString()));
         QCOMPARE(QString::fromStdString(opCounts(model.graph)), ops);
         QVERIFY(model.graph.validate().empty());
+        // Every initializer is read: a Const only a converter used (a filter permuted to OIHW) is
+        // not left behind to double the weights of an export.
+        for (ValueId v : model.graph.initializers())
+            QVERIFY2(!model.graph.value(v).uses().empty() || model.graph.isGraphOutput(v), model.graph.value(v).name.c_str());
     }
 
     void outputsEqualNumpys_data() {

@@ -1,6 +1,7 @@
 #include "fuzz/fuzz_common.h"
 
 #include "core/onnx/loader.h"
+#include "core/runtime/backend.h"
 #include "core/runtime/reference/ref_util.h"
 #include "core/runtime/resource_limits.h"
 
@@ -302,6 +303,21 @@ std::optional<std::map<std::string, Tensor>> boundedFeeds(const Graph& graph) {
         feeds[input.name] = compute == input.dtype ? std::move(t) : ref::fromFloat(t, input.dtype);
     }
     return feeds;
+}
+
+void runBothKernelSets(const Model& model, const std::map<std::string, Tensor>& feeds) {
+    for (const bool reference : {false, true}) {
+        try {
+            CompileOptions options;
+            options.threads = 1;
+            options.maxMemory = kMaxPlanBytes;
+            options.inputShapes = shapesOf(feeds);
+            options.referenceOnly = reference;
+            makeCpuBackend()->compile(model, options)->run(feeds);
+        } catch (const std::exception&) {
+            // refused or failed with a sentence
+        }
+    }
 }
 
 std::map<std::string, std::vector<int64_t>> shapesOf(const std::map<std::string, Tensor>& feeds) {

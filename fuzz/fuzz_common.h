@@ -52,6 +52,11 @@ std::optional<Model> loadedModel(const uint8_t* data, size_t size);
 /// exceed kMaxFeedBytes.
 std::optional<std::map<std::string, Tensor>> boundedFeeds(const Graph& graph);
 
+/// Compiles `model` for the CPU under kMaxPlanBytes, once with the optimized kernels and once with
+/// the reference kernels alone, and runs each on `feeds`; a refusal or failure with an exception
+/// is the expected answer to a broken model.
+void runBothKernelSets(const Model& model, const std::map<std::string, Tensor>& feeds);
+
 /// The input shapes of `feeds`, for CompileOptions::inputShapes.
 std::map<std::string, std::vector<int64_t>> shapesOf(const std::map<std::string, Tensor>& feeds);
 

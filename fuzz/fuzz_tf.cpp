@@ -11,7 +11,6 @@
 // mutations. Seeds: the TF fixtures written as frozen GraphDefs (scripts/fuzz.sh).
 #include "fuzz/fuzz_common.h"
 
-#include "core/runtime/backend.h"
 #include "core/tf/graphdef_import.h"
 
 #include <array>
@@ -213,18 +212,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const Model model = tf::importGraphDef(graph, std::move(source));
         const auto feeds = fuzz::boundedFeeds(model.graph);
         if (!feeds) return 0;
-        for (const bool reference : {false, true}) {
-            try {
-                CompileOptions options;
-                options.threads = 1;
-                options.maxMemory = fuzz::kMaxPlanBytes;
-                options.inputShapes = fuzz::shapesOf(*feeds);
-                options.referenceOnly = reference;
-                makeCpuBackend()->compile(model, options)->run(*feeds);
-            } catch (const std::exception&) {
-                // refused or failed with a sentence
-            }
-        }
+        fuzz::runBothKernelSets(model, *feeds);
     } catch (const std::exception&) {
         return 0;  // the importer refused it with a sentence
     }

@@ -17,6 +17,21 @@ namespace graphlens {
 
 namespace fs = std::filesystem;
 
+std::optional<fs::path> pathInsideFolder(const fs::path& dir, const std::string& relative) {
+    const fs::path path(relative);
+    bool escapes = relative.empty() || path.is_absolute() || path.has_root_name() || path.has_root_directory();
+    for (const fs::path& part : path) escapes = escapes || part == "..";
+    std::error_code ec;
+    const fs::path root = fs::weakly_canonical(dir, ec);
+    const fs::path target = fs::weakly_canonical(root / path, ec);
+    if (!escapes) {  // a symbolic link inside the folder can still point outside it
+        auto [rootEnd, ignored] = std::mismatch(root.begin(), root.end(), target.begin(), target.end());
+        escapes = ec || rootEnd != root.end();
+    }
+    if (escapes) return std::nullopt;
+    return target;
+}
+
 ExternalDataReader::ExternalDataReader(fs::path modelDir) : modelDir_(std::move(modelDir)) {}
 
 fs::path ExternalDataReader::resolve(const std::string& location, const std::string& label) const {
@@ -25,20 +40,11 @@ fs::path ExternalDataReader::resolve(const std::string& location, const std::str
                                 "loaded from a file");
     if (location.empty())
         throw OnnxError(label + " keeps its data in an external file but names no location");
-    const fs::path relative(location);
-    bool escapes = relative.is_absolute() || relative.has_root_name() || relative.has_root_directory();
-    for (const fs::path& part : relative) escapes = escapes || part == "..";
-    std::error_code ec;
-    const fs::path root = fs::weakly_canonical(modelDir_, ec);
-    const fs::path target = fs::weakly_canonical(root / relative, ec);
-    if (!escapes) {  // a symbolic link inside the folder can still point outside it
-        auto [rootEnd, ignored] = std::mismatch(root.begin(), root.end(), target.begin(), target.end());
-        escapes = ec || rootEnd != root.end();
-    }
-    if (escapes)
+    const auto target = pathInsideFolder(modelDir_, location);
+    if (!target)
         throw OnnxError("the external data location '" + location + "' of " + label +
                         " points outside the model's folder");
-    return target;
+    return *target;
 }
 
 std::shared_ptr<const MappedFile> ExternalDataReader::map(const fs::path& path,

@@ -10,9 +10,15 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace graphlens {
+
+/// `relative` resolved inside `dir`, or nothing when it names a place outside it: an absolute path,
+/// a `..` part, or a symbolic link inside the folder that points out. Shared by every format that
+/// keeps data in files beside the model (ONNX external data, TF.js weight shards).
+std::optional<std::filesystem::path> pathInsideFolder(const std::filesystem::path& dir, const std::string& relative);
 
 class ExternalDataReader {
 public:

@@ -2,6 +2,7 @@
 #include "core/tf/tfjs_weights.h"
 
 #include "core/graph/shape.h"
+#include "core/onnx/external_data.h"
 #include "core/tf/tf_error.h"
 
 #include <algorithm>
@@ -17,20 +18,11 @@ namespace fs = std::filesystem;
 
 /// `relative` resolved inside `dir`; throws when it names a place outside it.
 fs::path confined(const fs::path& dir, const std::string& relative, const std::string& fileLabel) {
-    const fs::path path(relative);
-    bool escapes = relative.empty() || path.is_absolute() || path.has_root_name() || path.has_root_directory();
-    for (const fs::path& part : path) escapes = escapes || part == "..";
-    std::error_code ec;
-    const fs::path root = fs::weakly_canonical(dir, ec);
-    const fs::path target = fs::weakly_canonical(root / path, ec);
-    if (!escapes) {  // a symbolic link inside the folder can still point outside it
-        auto [rootEnd, ignored] = std::mismatch(root.begin(), root.end(), target.begin(), target.end());
-        escapes = ec || rootEnd != root.end();
-    }
-    if (escapes)
+    const auto target = pathInsideFolder(dir, relative);
+    if (!target)
         throw TfImportError("the weight shard path '" + relative + "' in " + fileLabel +
                             " points outside the model's folder");
-    return target;
+    return *target;
 }
 
 std::string readShards(const TfjsWeightGroup& group, const fs::path& dir, const std::string& fileLabel) {

@@ -15,6 +15,17 @@
 
 using namespace graphlens::testing;
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GRAPHLENS_TEST_UNDER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(GRAPHLENS_TEST_UNDER_ASAN)
+constexpr bool kSanitizedBuild = true;
+#else
+constexpr bool kSanitizedBuild = false;
+#endif
+
 namespace {
 
 const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
@@ -50,7 +61,9 @@ private slots:
             QVERIFY2(median <= previous, lines[i].constData());
             previous = median;
         }
-        QVERIFY2(lines[header + 1].contains("/Conv "), lines[header + 1].constData());
+        // Under AddressSanitizer the element-wise kernels (instrumented) slow tenfold while oneDNN's
+        // convolutions (not instrumented) do not, so the order of work only shows in plain builds.
+        if (!kSanitizedBuild) QVERIFY2(lines[header + 1].contains("/Conv "), lines[header + 1].constData());
         QVERIFY(r.out.contains("sum of node medians:"));
         QVERIFY(r.out.contains("process CPU time per run:"));
         QVERIFY(r.out.contains("observer overhead:"));

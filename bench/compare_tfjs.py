@@ -140,7 +140,7 @@ def check_model(args, model, folder):
                                              "--runs", "20", *args.extra])
         row["ours_ms"] = json.loads(out)["median_ms"]
         row["tfjs_ms"] = json.loads(node(os.path.join(HERE, "tfjs_runner.mjs"), "bench", model, spec,
-                                         "--runs", "10"))["median_ms"]
+                                         "--runs", "5"))["median_ms"]
     return row
 
 

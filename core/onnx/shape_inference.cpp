@@ -103,19 +103,28 @@ void verifyAgainstSchemas(const onnx::GraphProto& graph, const std::unordered_ma
     }
 }
 
-/// Whether a Shape or Size node reads a value no schema types (the output of an op libonnx has no
-/// schema for, such as TensorFlow control flow imported opaque): libonnx 1.12's data propagation
-/// dereferences that missing type and crashes. Judged before inference, so inference runs once.
-bool shapeOfUntypedValue(const onnx::GraphProto& graph, const std::unordered_map<std::string, int>& opsets) {
-    std::unordered_set<std::string> untyped;
+/// Whether any node (of the main graph) is of an op libonnx has no schema for, such as TensorFlow
+/// control flow imported opaque: inference leaves its outputs, and what is computed from them,
+/// without types.
+bool hasOpWithoutSchema(const onnx::GraphProto& graph, const std::unordered_map<std::string, int>& opsets) {
     for (const auto& n : graph.node()) {
         const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
         const auto opset = opsets.find(domain);
-        if (opset == opsets.end() || !onnx::OpSchemaRegistry::Schema(n.op_type(), opset->second, domain))
-            for (const std::string& out : n.output()) untyped.insert(out);
+        if (opset == opsets.end() || !onnx::OpSchemaRegistry::Schema(n.op_type(), opset->second, domain)) return true;
     }
+    return false;
+}
+
+/// After inference: whether a Shape or Size node reads a value inference found no type for.
+/// libonnx 1.12's data propagation dereferences that missing type and crashes (the faceboxes and
+/// handtrack TF.js models: TensorArrayReadV3 -> Gather -> Gather -> Shape).
+bool shapeOfUntypedValue(const onnx::GraphProto& graph) {
+    std::unordered_set<std::string> typed;
+    for (const auto& v : graph.value_info()) typed.insert(v.name());
+    for (const auto& v : graph.input()) typed.insert(v.name());
+    for (const auto& t : graph.initializer()) typed.insert(t.name());
     for (const auto& n : graph.node())
-        if ((n.op_type() == "Shape" || n.op_type() == "Size") && n.input_size() && untyped.count(n.input(0))) return true;
+        if ((n.op_type() == "Shape" || n.op_type() == "Size") && n.input_size() && !typed.count(n.input(0))) return true;
     return false;
 }
 
@@ -133,12 +142,18 @@ void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
     for (const auto& o : proto.opset_import()) opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = int(o.version());
     verifyAgainstSchemas(proto.graph(), opsets);
     try {
-        // Data propagation only runs when it has a map to fill, and only where it cannot crash.
-        const bool propagate = !shapeOfUntypedValue(proto.graph(), opsets);
-        onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0, propagate);
+        // Data propagation only runs when it has a map to fill, and only where it cannot crash:
+        // with ops libonnx cannot type, a plain inference first shows which values stay untyped.
+        if (hasOpWithoutSchema(proto.graph(), opsets)) {
+            const onnx::ShapeInferenceOptions plain(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
+                                                    /*data_propagation=*/false);
+            onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), plain);
+            if (shapeOfUntypedValue(proto.graph())) return;
+        }
+        const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
+                                                  /*data_propagation=*/true);
         std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
-        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options,
-                                           propagate ? &shapeData : nullptr);
+        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options, &shapeData);
     } catch (const std::exception& e) {
         throw OnnxError(firstLine(e));
     }

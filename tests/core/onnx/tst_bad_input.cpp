@@ -256,6 +256,29 @@ private slots:
         QVERIFY2(warning != model.warnings.end(), model.warnings.empty() ? "no warning" : model.warnings.back().c_str());
     }
 
+    /// A Shape reading, through a standard op, the output of an op libonnx has no schema for (TF
+    /// control flow imported opaque, as in the faceboxes and handtrack TF.js models, whose
+    /// TensorArrayReadV3 -> Gather -> Gather -> Shape crashed libonnx's data propagation): the
+    /// model loads, its graph whole.
+    void shapeOfAValueOnlyACustomOpTypes() {
+        onnx::ModelProto m = emptyModel();
+        auto* custom = m.add_opset_import();
+        custom->set_domain("ai.graphlens.tf");
+        custom->set_version(1);
+        auto& g = *m.mutable_graph();
+        addInput(g, "x", {2, 3});
+        addNode(g, "Merge", {"x"}, {"merged"}, "merge").set_domain("ai.graphlens.tf");
+        auto& index = *g.add_initializer();
+        index.set_name("index");
+        index.set_data_type(onnx::TensorProto::INT64);
+        index.add_int64_data(0);
+        addNode(g, "Gather", {"merged", "index"}, {"row"}, "row");
+        addNode(g, "Shape", {"row"}, {"shape"}, "shape");
+        addOutput(g, "shape", {0});
+        const Model model = loadModel(write("opaque_shape.onnx", m.SerializeAsString()).toStdString());
+        QCOMPARE(int(model.graph.nodeCount()), 3);
+    }
+
     /// libonnx's ConvTranspose inference reads dim 1 of the weight unchecked (fuzzing: a 1-D weight
     /// crashed `run` and `optimize` inside libonnx); the rank the file states is checked before
     /// inference runs, and the model is refused by validation in one sentence.

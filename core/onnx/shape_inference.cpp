@@ -153,7 +153,16 @@ void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
         const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
                                                   /*data_propagation=*/true);
         std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
-        onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options, &shapeData);
+        try {
+            onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options, &shapeData);
+        } catch (const std::exception&) {
+            // libonnx 1.12's data propagation refuses some valid graphs (Concat's propagator applies
+            // the node's axis to 1-D shape data: a Pack of [1]-shaped ints along axis 1, as in
+            // MoveNet); inference without it still gives every shape it can.
+            const onnx::ShapeInferenceOptions plain(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
+                                                    /*data_propagation=*/false);
+            onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), plain);
+        }
     } catch (const std::exception& e) {
         throw OnnxError(firstLine(e));
     }

@@ -2,6 +2,7 @@
 // nothing outside the model's folder is read.
 #include "core/onnx/loader.h"
 #include "core/onnx/onnx_error.h"
+#include "core/onnx/shape_inference.h"
 #include "support/proto_fixtures.h"
 
 #include <QFile>
@@ -277,6 +278,17 @@ private slots:
         addOutput(g, "shape", {0});
         const Model model = loadModel(write("opaque_shape.onnx", m.SerializeAsString()).toStdString());
         QCOMPARE(int(model.graph.nodeCount()), 3);
+    }
+
+    /// libonnx 1.12's data propagation refuses a valid Concat of [1,1] int values along axis 1 (the
+    /// part of MoveNet's TF.js graph after its heatmap ArgMax, a Pack of three Reshapes), which
+    /// failed inference for the whole model, so every node ran on reference kernels (605 ms
+    /// instead of 39): inference without propagation still gives the Concat its shape.
+    void concatOfShapeValuesAlongAxisOne() {
+        Model model = loadModel(GRAPHLENS_SOURCE_DIR "/fuzz/regressions/fuzz_load/movenet_pack_of_shape_values.onnx");
+        inferShapesForInputs(model, {{"StatefulPartitionedCall/Reshape_2", {1, 2304, 1}}});  // as a plan does
+        const Value& stack = model.graph.value(*model.graph.findValue("StatefulPartitionedCall/stack_2"));
+        QCOMPARE(QString::fromStdString(stack.shape.toString()), QString("[1,3]"));
     }
 
     /// libonnx's ConvTranspose inference reads dim 1 of the weight unchecked (fuzzing: a 1-D weight

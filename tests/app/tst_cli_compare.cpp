@@ -3,6 +3,7 @@
 #include "core/graph/builder.h"
 #include "core/onnx/exporter.h"
 #include "core/onnx/tensor_file.h"
+#include "support/add_mul_model.h"
 #include "support/cli_process.h"
 
 #include <QFile>
@@ -21,14 +22,6 @@ namespace {
 
 const QString kSample = QStringLiteral(GRAPHLENS_SOURCE_DIR "/resources/models/sample_cnn.onnx");
 
-/// x[4] -> Add(c) -> Mul(2), nodes named "add" and "mul".
-Model addMul(float c) {
-    GraphBuilder b;
-    const ValueId x = b.input("x", DType::Float, Shape::ofSizes({4}));
-    const ValueId add = b.op("Add", {x, b.initializer("c", Tensor::floats({1}, {c}))}, {}, "add");
-    b.output(b.op("Mul", {add, b.initializer("k", Tensor::floats({1}, {2.0f}))}, {}, "mul"));
-    return b.model();
-}
 
 QJsonObject jsonOf(const testing::CliResult& r) {
     QJsonParseError error;
@@ -54,8 +47,8 @@ class TestCliCompare : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        saveModel(addMul(1.0f), path("a.onnx").toStdString());
-        saveModel(addMul(1.5f), path("b.onnx").toStdString());
+        saveModel(testing::addMulModel(1.0f), path("a.onnx").toStdString());
+        saveModel(testing::addMulModel(1.5f), path("b.onnx").toStdString());
         writeTensorFile(path("x.pb").toStdString(), Tensor::floats({4}, {1, 2, 3, 4}), "x");
     }
 

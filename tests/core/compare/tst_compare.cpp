@@ -10,6 +10,7 @@
 #include "core/passes/pass_registry.h"
 #include "core/passes/rewriter.h"
 #include "core/runtime/backend_registry.h"
+#include "support/add_mul_model.h"
 #include "support/pass_harness.h"
 
 #include <onnx/onnx_pb.h>
@@ -27,14 +28,6 @@ namespace {
 
 const std::string kSampleCnn = std::string(GRAPHLENS_SOURCE_DIR) + "/resources/models/sample_cnn.onnx";
 
-/// x[4] -> Add(c) -> Mul(2) -> y, every node named.
-Model addMul(float c) {
-    GraphBuilder b;
-    const ValueId x = b.input("x", DType::Float, Shape::ofSizes({4}));
-    const ValueId add = b.op("Add", {x, b.initializer("c", Tensor::floats({1}, {c}))}, {}, "add");
-    b.output(b.op("Mul", {add, b.initializer("k", Tensor::floats({1}, {2.0f}))}, {}, "mul"));
-    return b.model();
-}
 
 std::map<std::string, Tensor> addMulFeeds() { return {{"x", Tensor::floats({4}, {1, 2, 3, 4})}}; }
 
@@ -121,7 +114,7 @@ class TestCompare : public QObject {
 
 private slots:
     void exactErrorsOnConstructedGraphs() {
-        const Model a = addMul(1.0f), b = addMul(1.5f);
+        const Model a = testing::addMulModel(1.0f), b = testing::addMulModel(1.5f);
         CompareOptions options;
         options.feeds = addMulFeeds();
         const ComparisonReport r = compareModels(a, b, {}, options);
@@ -399,7 +392,7 @@ private slots:
         options.feeds = addMulFeeds();
         int calls = 0;
         options.progress = [&](const std::string&, double) { return ++calls < 2; };
-        QVERIFY_THROWS_EXCEPTION(CompareCancelled, compareModels(addMul(1), addMul(2), {}, options));
+        QVERIFY_THROWS_EXCEPTION(CompareCancelled, compareModels(testing::addMulModel(1), testing::addMulModel(2), {}, options));
         QCOMPARE(calls, 2);
     }
 };

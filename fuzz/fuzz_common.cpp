@@ -273,6 +273,20 @@ std::optional<Model> loadedModel(const uint8_t* data, size_t size) {
     }
 }
 
+namespace {
+
+bool isNumericInput(DType type) {
+    bool numeric = true;
+    try {
+        ref::visitNumeric(type, "fuzz input", []<typename T>() {});
+    } catch (const std::exception&) {
+        numeric = false;
+    }
+    return numeric;
+}
+
+} // namespace
+
 std::optional<std::map<std::string, Tensor>> boundedFeeds(const Graph& graph) {
     std::map<std::string, Tensor> feeds;
     uint64_t total = 0;
@@ -290,6 +304,7 @@ std::optional<std::map<std::string, Tensor>> boundedFeeds(const Graph& graph) {
         const DType compute = input.dtype == DType::Float16 || input.dtype == DType::BFloat16 ? DType::Float : input.dtype;
         Tensor t = Tensor::allocate(compute, dims);
         const int64_t n = t.numel();
+        if (!isNumericInput(compute)) return {};  // float8, strings and the like: no feed is made for them
         ref::visitNumeric(compute, "fuzz input", [&]<typename T>() {
             T* p = ref::mutableDataOf<T>(t);
             for (int64_t i = 0; i < n; ++i) {

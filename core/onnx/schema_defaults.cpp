@@ -49,6 +49,15 @@ std::optional<Attribute> schemaDefault(const OpKey& op, int64_t opset, std::stri
     return fromProto(it->second.default_value);
 }
 
+std::optional<std::string> missingRequiredAttribute(const OpKey& op, int64_t opset, const Attributes& attributes) {
+    registerContribSchemas();
+    const onnx::OpSchema* schema = opset > 0 ? onnx::OpSchemaRegistry::Schema(op.op, int(opset), op.domain) : nullptr;
+    if (!schema) return std::nullopt;
+    for (const auto& entry : schema->attributes())
+        if (entry.second.required && !attributes.has(entry.first)) return entry.first;
+    return std::nullopt;
+}
+
 float floatAttributeOrDefault(const Attributes& attributes, const OpKey& op, int64_t opset, std::string_view name) {
     return valueOrDefault<float>(attributes, op, opset, name);
 }

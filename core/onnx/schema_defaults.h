@@ -18,6 +18,10 @@ namespace graphlens {
 /// their lists are returned.
 std::optional<Attribute> schemaDefault(const OpKey& op, int64_t opset, std::string_view name);
 
+/// The first attribute the schema of `op` at `opset` requires that `attributes` lacks; nullopt
+/// when none is missing or there is no such schema.
+std::optional<std::string> missingRequiredAttribute(const OpKey& op, int64_t opset, const Attributes& attributes);
+
 /// Attribute `name` as the node gives it, else the schema default at `opset`, else the newest
 /// schema's (for ops models use before ONNX took them in, as ONNX Runtime allows). Throws
 /// std::invalid_argument when none exists: the caller asked for an attribute without a default.

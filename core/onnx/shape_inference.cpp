@@ -41,37 +41,83 @@ std::string schemaViolation(const onnx::NodeProto& node, const onnx::OpSchema& s
     return {};
 }
 
-/// Ranks of the values whose shape the file states: graph inputs, initializers, value_info and
-/// Constant nodes' tensors (of `graph` and the graphs enclosing it).
-using KnownRanks = std::unordered_map<std::string, int>;
+/// The rank and the largest dim of each value whose shape the file states: graph inputs,
+/// initializers, value_info and Constant nodes' tensors (of `graph` and the graphs enclosing it).
+struct StatedShape {
+    int rank = 0;
+    int64_t largest = 0;
+};
+using KnownRanks = std::unordered_map<std::string, StatedShape>;
+
+template <typename Dims>
+StatedShape stated(const Dims& dims) {
+    StatedShape s{int(dims.size()), 0};
+    for (const auto& d : dims) s.largest = std::max(s.largest, int64_t(d));
+    return s;
+}
 
 void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
     auto typed = [&ranks](const onnx::ValueInfoProto& v) {
-        if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
-            ranks[v.name()] = v.type().tensor_type().shape().dim_size();
+        if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+        std::vector<int64_t> dims;
+        for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : 0);
+        ranks[v.name()] = stated(dims);
     };
     for (const auto& v : graph.input()) typed(v);
     for (const auto& v : graph.value_info()) typed(v);
-    for (const auto& t : graph.initializer()) ranks[t.name()] = t.dims_size();
+    for (const auto& t : graph.initializer()) ranks[t.name()] = stated(t.dims());
     for (const auto& node : graph.node())
         if (node.op_type() == "Constant" && node.output_size() == 1)
             for (const auto& a : node.attribute())
-                if (a.name() == "value" && a.has_t()) ranks[node.output(0)] = a.t().dims_size();
+                if (a.name() == "value" && a.has_t()) ranks[node.output(0)] = stated(a.t().dims());
 }
 
-/// What in `node` breaks a rank libonnx's inference function for it indexes without checking,
-/// judged on the ranks the file states; empty when nothing does.
-std::string rankViolation(const onnx::NodeProto& node, const KnownRanks& ranks) {
+/// What in `node` breaks an assumption libonnx's inference function for it makes without checking:
+/// a rank it indexes (judged on the ranks the file states), a value it divides by; empty when
+/// nothing does.
+std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks) {
     struct MinRank { const char* op; int input; int rank; };
     // ConvTranspose's inference reads dims 0 and 1 of the weight (fuzzing: a 1-D weight crashed it).
-    static constexpr MinRank rules[] = {{"ConvTranspose", 0, 3}, {"ConvTranspose", 1, 3}};
+    // STFT's reads dims 0 to 2 of the signal (fuzzing: a 1-D signal).
+    static constexpr MinRank rules[] = {{"ConvTranspose", 0, 3}, {"ConvTranspose", 1, 3}, {"STFT", 0, 3}};
     for (const MinRank& rule : rules) {
         if (node.op_type() != rule.op || node.input_size() <= rule.input) continue;
         const auto known = ranks.find(node.input(rule.input));
-        if (known != ranks.end() && known->second < rule.rank)
+        if (known != ranks.end() && known->second.rank < rule.rank)
             return "its input " + std::to_string(rule.input) + " ('" + node.input(rule.input) + "') has rank " +
-                   std::to_string(known->second) + ", below the " + std::to_string(rule.rank) + " it needs";
+                   std::to_string(known->second.rank) + ", below the " + std::to_string(rule.rank) + " it needs";
     }
+    // Window ops' inference divides by strides, dilations and group (fuzzing: a stride of 0 from a
+    // TensorFlow Conv2D stopped the process with SIGFPE inside libonnx).
+    for (const onnx::AttributeProto& a : node.attribute()) {
+        const std::string& name = a.name();
+        if (name == "strides" || name == "dilations" || name == "kernel_shape") {
+            for (int i = 0; i < a.ints_size(); ++i)
+                if (a.ints(i) <= 0)
+                    return "its " + name + " has " + std::to_string(a.ints(i)) + " at index " + std::to_string(i) +
+                           ", where only positive values make sense";
+        } else if (name == "group" && a.i() <= 0) {
+            return "its group is " + std::to_string(a.i()) + ", where only positive values make sense";
+        }
+    }
+    // Transpose's reads the input dim each perm entry names (fuzzing: a 4-value perm of a 1-D tensor).
+    if (node.op_type() == "Transpose" && node.input_size() > 0) {
+        const auto known = ranks.find(node.input(0));
+        for (const onnx::AttributeProto& a : node.attribute())
+            if (a.name() == "perm" && known != ranks.end() && a.ints_size() != known->second.rank)
+                return "its perm has " + std::to_string(a.ints_size()) + " values but its input ('" + node.input(0) +
+                       "') has rank " + std::to_string(known->second.rank);
+    }
+    // SAME padding's inference steps through the input a stride at a time (fuzzing: a dim of 2^40
+    // kept `info` busy for hours).
+    constexpr int64_t kMaxWindowedDim = int64_t(1) << 31;
+    const bool samePadding = std::any_of(node.attribute().begin(), node.attribute().end(), [](const onnx::AttributeProto& a) {
+        return a.name() == "auto_pad" && a.s().rfind("SAME", 0) == 0;
+    });
+    if (samePadding && node.input_size() > 0)
+        if (const auto known = ranks.find(node.input(0)); known != ranks.end() && known->second.largest > kMaxWindowedDim)
+            return "its input ('" + node.input(0) + "') has a dim of " + std::to_string(known->second.largest) +
+                   ", beyond the " + std::to_string(kMaxWindowedDim) + " a padded window can slide over";
     return {};
 }
 
@@ -88,7 +134,7 @@ void verifyAgainstSchemas(const onnx::GraphProto& graph, const std::unordered_ma
             const int version = opset == opsets.end() ? 0 : opset->second;
             if (const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), version, domain)) {
                 std::string problem = schemaViolation(node, *schema);
-                if (problem.empty()) problem = rankViolation(node, ranks);
+                if (problem.empty()) problem = inferenceHazard(node, ranks);
                 if (!problem.empty()) {
                     const std::string name = node.name().empty() ? node.op_type() : "'" + node.name() + "' (" + node.op_type() + ")";
                     throw OnnxError("the node " + name + " does not match its ONNX schema, so shape inference did not run: " +

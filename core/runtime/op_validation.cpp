@@ -3,6 +3,7 @@
 #include "core/runtime/op_validation.h"
 
 #include "core/graph/op_key.h"
+#include "core/onnx/schema_defaults.h"
 #include "core/runtime/resource_limits.h"
 
 #include <algorithm>
@@ -382,6 +383,11 @@ void checkTile(const NodeCheck& c) {
 void checkNode(const Graph& g, const Node& n, int64_t opset) {
     const NodeCheck c(g, n, opset);
     const std::string& type = n.opType;
+    // Kernels read a required attribute's absence as some default (fuzzing: a Concat without its
+    // axis wrote past its output).
+    if (isDefaultDomain(n.domain))
+        if (const auto missing = missingRequiredAttribute(OpKey::of(n), opset, n.attributes))
+            c.fail("the required attribute '" + *missing + "' is missing");
     if (auto it = windowOps().find(type); it != windowOps().end()) checkWindow(c, it->second);
     if (auto it = axisOps().find(type); it != axisOps().end()) checkAxis(c, it->second);
     if (type == "Transpose") checkTranspose(c);
@@ -457,7 +463,7 @@ std::optional<std::vector<int64_t>> materializedDims(const Graph& g, const Node&
             return std::nullopt;
         const double count = std::ceil(((*limit)[0] - (*start)[0]) / (*delta)[0]);
         if (!(count < 9.2e18)) return std::vector<int64_t>{-1};
-        return std::vector<int64_t>{std::max<int64_t>(0, int64_t(count))};
+        return std::vector<int64_t>{count > 0 ? int64_t(count) : 0};
     }
     return std::nullopt;
 }

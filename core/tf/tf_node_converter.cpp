@@ -5,6 +5,7 @@
 #include "core/tf/tf_error.h"
 #include "core/tf/tf_tensor.h"
 
+#include <cmath>
 #include <mutex>
 
 namespace graphlens::tf {
@@ -62,7 +63,18 @@ const std::string& NodeConverter::inputTensor(size_t i) const {
     return inputs_[i];
 }
 
-ValueId NodeConverter::input(size_t i, Layout layout) { return state_.materialize(inputTensor(i), layout); }
+ValueId NodeConverter::input(size_t i, Layout layout) {
+    const std::string& tensor = inputTensor(i);
+    if (layout == Layout::NCHW && !hasNchw(i)) {
+        // Only the 4-D NHWC tensors of images and feature maps turn channels-first (fuzzing: a
+        // ResizeBilinear of a 1-D constant made a Transpose that crashed libonnx's inference).
+        const Shape& shape = graph().value(state_.slots.at(tensor).nhwc).shape;
+        if (shape.rankKnown() && shape.rank() != 4)
+            fail("needs a 4-D input, but its input " + std::to_string(i) + " ('" + tensor + "') has rank " +
+                 std::to_string(shape.rank()));
+    }
+    return state_.materialize(tensor, layout);
+}
 
 bool NodeConverter::hasNchw(size_t i) const {
     return i < inputs_.size() && state_.slots.at(inputs_[i]).nchw != kNoId;
@@ -112,7 +124,12 @@ std::vector<int64_t> NodeConverter::constInts(size_t i) const {
     const Tensor* t = constant(i);
     if (!t) fail("needs input " + std::to_string(i) + " ('" + inputTensor(i) + "') to be a constant");
     std::vector<int64_t> out;
-    for (double d : t->toDoubles()) out.push_back(int64_t(d));
+    for (double d : t->toDoubles()) {
+        if (!(d > -9.2e18 && d < 9.2e18))  // NaN, infinities and values no int64 holds
+            fail("needs input " + std::to_string(i) + " ('" + inputTensor(i) + "') to hold integers, but it holds " +
+                 (std::isnan(d) ? std::string("NaN") : std::to_string(d)));
+        out.push_back(int64_t(d));
+    }
     return out;
 }
 

@@ -7,6 +7,8 @@
 
 #include "core/tf/tf_tensor.h"
 
+#include <climits>
+#include <cmath>
 #include <cstring>
 
 namespace graphlens::tf {
@@ -151,6 +153,8 @@ void makeAtrous(NodeConverter& c, Attributes& attrs) {
     const auto crops = c.state().constValueOf(tensorName(consumers[0]->input(2)));
     if (!crops || crops->numel() != 4) c.fail("is followed by a BatchToSpaceND whose crops are not 4 constants");
     const std::vector<double> cr = crops->toDoubles();
+    for (double d : cr)
+        if (!(std::abs(d) <= double(INT32_MAX))) c.fail("is followed by a BatchToSpaceND whose crops are not sizes");
     std::vector<int64_t> pads{paddings[0] - int64_t(cr[0]), paddings[2] - int64_t(cr[2]), paddings[1] - int64_t(cr[1]),
                               paddings[3] - int64_t(cr[3])};
     for (int64_t p : pads)

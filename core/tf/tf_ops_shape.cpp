@@ -41,6 +41,15 @@ void convertShapeOf(NodeConverter& c, const std::string& onnxOp) {
     c.produce("Cast", {shape}, {{"to", int64_t(*dtypeFromTf(type))}});
 }
 
+/// The count attribute `name` of an op with that many outputs (Unpack's num, Split's num_split).
+int64_t outputCount(const NodeConverter& c, const char* name) {
+    constexpr int64_t kMaxOutputs = 1 << 16;
+    const int64_t num = c.attrInt(name, 1);
+    if (num < 1 || num > kMaxOutputs)
+        c.fail("has " + std::string(name) + " " + std::to_string(num) + "; it must be between 1 and " + std::to_string(kMaxOutputs));
+    return num;
+}
+
 void convertPack(NodeConverter& c) {
     const int64_t axis = c.attrInt("axis", 0);
     const ValueId axes = c.int64Constant({axis}, "axes");
@@ -51,7 +60,7 @@ void convertPack(NodeConverter& c) {
 }
 
 void convertUnpack(NodeConverter& c) {
-    const int64_t num = c.attrInt("num", 1), axis = c.attrInt("axis", 0);
+    const int64_t num = outputCount(c, "num"), axis = c.attrInt("axis", 0);
     std::vector<ValueId> parts;
     if (num == 1) parts = {c.input(0)};
     else c.add("Split", {c.input(0)}, {{"axis", axis}}, int(num), &parts);
@@ -72,7 +81,7 @@ void convertConcat(NodeConverter& c) {
 }
 
 void convertSplit(NodeConverter& c) {  // Split(axis, value): the axis comes first
-    const int64_t axis = c.constInts(0).at(0), num = c.attrInt("num_split", 1);
+    const int64_t axis = c.constInts(0).at(0), num = outputCount(c, "num_split");
     if (num == 1) return c.alias(0, c.input(1));
     c.produce("Split", {c.input(1)}, {{"axis", axis}}, Layout::NHWC, int(num));
 }

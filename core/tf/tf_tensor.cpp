@@ -104,6 +104,14 @@ Tensor tensorFromTf(const TensorProto& proto, const std::string& label) {
     if (!type) throw TfImportError(label + " has the unsupported type " + tfTypeName(proto.dtype()));
     std::vector<int64_t> dims = staticSizes(proto.tensor_shape(), label);
     const int64_t numel = *checkedElementCount(dims);
+    // A TensorProto may give fewer values than its shape holds (the last one repeats): a few bytes
+    // of file can ask for any size (fuzzing: a Const of 8 GiB). No frozen graph has a constant
+    // beyond protobuf's own 2 GiB limit on the file.
+    constexpr uint64_t kMaxConstantBytes = uint64_t(2) << 30;
+    const uint64_t bytes = *type == DType::String ? uint64_t(numel) * sizeof(std::string) : dtypeStorageBytes(*type, uint64_t(numel));
+    if (bytes > kMaxConstantBytes)
+        throw TfImportError(label + " would take " + std::to_string(bytes >> 20) + " MiB, more than the " +
+                            std::to_string(kMaxConstantBytes >> 20) + " MiB a constant may");
     if (*type == DType::String) {
         std::vector<std::string> values(proto.string_val().begin(), proto.string_val().end());
         if (int64_t(values.size()) > numel)

@@ -295,12 +295,17 @@ std::unique_ptr<PreparedKernel> prepareConcat(const NodeDescriptor& info) {
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= out[size_t(d)];
     std::vector<size_t> blocks;
+    int64_t along = 0;
     for (size_t i = 0; i < info.inputDims.size(); ++i) {
         if (!info.hasInput(i) || info.inputTypes[i] != type || int64_t(info.inputDims[i].size()) != rank) return nullptr;
+        for (int64_t d = 0; d < rank; ++d)
+            if (d != axis && info.inputDims[i][size_t(d)] != out[size_t(d)]) return nullptr;
+        along += info.inputDims[i][size_t(axis)];
         int64_t block = 1;
         for (int64_t d = axis; d < rank; ++d) block *= info.inputDims[i][size_t(d)];
         blocks.push_back(size_t(block) * size_t(bits / 8));
     }
+    if (along != out[size_t(axis)]) return nullptr;  // the block copies would not fill the output exactly
     return std::make_unique<ConcatKernel>(outer, std::move(blocks));
 }
 

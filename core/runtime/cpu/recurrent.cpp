@@ -1,0 +1,291 @@
+// Optimized CPU kernels for LSTM, GRU and RNN on float tensors, every attribute the reference
+// kernel takes (rnn_spec.h): per direction, one GEMM projects the inputs of all timesteps at once
+// (X W^T + the biases that do not depend on the state), then each step is one GEMM of the states
+// of the whole batch by R^T (two for GRU without linear_before_reset, whose candidate gate needs
+// the reset gate first) followed by vectorized gate loops. The GEMMs are oneDNN's sgemm on W and R
+// as ONNX stores them ([gates * hidden, k], read transposed), so nothing is repacked; the gate
+// order stays ONNX's (iofc, zrh). Rows past their sequence length keep their state and write
+// zeros to Y, as the reference does.
+#include "core/runtime/cpu/cpu_kernel.h"
+
+#include "core/runtime/cpu/vector_math.h"
+#include "core/runtime/reference/rnn_spec.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace graphlens {
+namespace {
+
+using rnn::Activation;
+using rnn::ActivationKind;
+using rnn::RnnKind;
+using rnn::RnnSpec;
+
+/// x[i] = f(x[i]) for n values, one loop per activation kind so each vectorizes.
+GRAPHLENS_VECTOR_CLONES
+void activateInPlace(ActivationKind kind, float alpha, float beta, float* x, int64_t n) {
+    switch (kind) {
+    case ActivationKind::Sigmoid:
+        for (int64_t i = 0; i < n; ++i) x[i] = 1.f / (1.f + vectorExp(-x[i]));
+        break;
+    case ActivationKind::Tanh:
+        for (int64_t i = 0; i < n; ++i) {
+            // tanh(x) = sign(x) (1 - e^{-2|x|}) / (1 + e^{-2|x|}); no cancellation near 0 beyond float's.
+            const float e = vectorExp(-2.f * std::fabs(x[i]));
+            x[i] = std::copysign((1.f - e) / (1.f + e), x[i]);
+        }
+        break;
+    case ActivationKind::Relu:
+        for (int64_t i = 0; i < n; ++i) x[i] = std::max(x[i], 0.f);
+        break;
+    case ActivationKind::Affine:
+        for (int64_t i = 0; i < n; ++i) x[i] = alpha * x[i] + beta;
+        break;
+    case ActivationKind::LeakyRelu:
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] >= 0.f ? x[i] : alpha * x[i];
+        break;
+    case ActivationKind::ThresholdedRelu:
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] > alpha ? x[i] : 0.f;
+        break;
+    case ActivationKind::HardSigmoid:
+        for (int64_t i = 0; i < n; ++i) x[i] = std::min(std::max(alpha * x[i] + beta, 0.f), 1.f);
+        break;
+    case ActivationKind::Softsign:
+        for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.f + std::fabs(x[i]));
+        break;
+    default:  // ScaledTanh, Elu, Softplus: rare, through the reference formula
+        for (int64_t i = 0; i < n; ++i) x[i] = float(rnn::apply({kind, alpha, beta}, double(x[i])));
+        break;
+    }
+}
+
+void activateInPlace(const Activation& a, float* x, int64_t n) {
+    activateInPlace(a.kind, float(a.alpha), float(a.beta), x, n);
+}
+
+/// x = clamp(x, -c, c) when c > 0.
+GRAPHLENS_VECTOR_CLONES
+void clipInPlace(float c, float* x, int64_t n) {
+    if (c <= 0.f) return;
+    for (int64_t i = 0; i < n; ++i) x[i] = std::min(std::max(x[i], -c), c);
+}
+
+/// y = a + b.
+GRAPHLENS_VECTOR_CLONES
+void addRows(const float* a, const float* b, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+/// C [m, n] = A [m, k] x B^T (B stored [n, k], row stride ldb) + beta C.
+void gemmTransB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                float* c, int64_t ldc) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        if (beta == 0.f)
+            for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.f);
+        return;
+    }
+    dnnl_sgemm('N', 'T', m, n, k, 1.f, a, lda, b, ldb, beta, c, ldc);
+}
+
+class RecurrentKernel final : public PreparedKernel {
+public:
+    explicit RecurrentKernel(RnnSpec spec) : s_(std::move(spec)) {}
+    std::string name() const override {
+        return s_.kind == RnnKind::Lstm ? "cpu:lstm" : s_.kind == RnnKind::Gru ? "cpu:gru" : "cpu:rnn";
+    }
+
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        const int64_t H = s_.hidden, G = s_.gates, I = s_.inputSize, T = s_.seqLength, N = s_.batch, GH = G * H;
+        const float* x = in[0]->span<float>().data();
+        const float* w = in[1]->span<float>().data();
+        const float* r = in[2]->span<float>().data();
+        const float* b = has(in, 3) ? in[3]->span<float>().data() : nullptr;
+        lengths_.assign(size_t(N), T);
+        if (has(in, 4)) {
+            const Tensor& l = *in[4];
+            for (int64_t n = 0; n < N; ++n) {
+                const int64_t v = l.dtype() == DType::Int64 ? l.span<int64_t>()[size_t(n)] : int64_t(l.span<int32_t>()[size_t(n)]);
+                if (v < 0 || v > T)
+                    throw KernelError("sequence_lens[" + std::to_string(n) + "] is " + std::to_string(v) + "; it must be in [0, " +
+                                      std::to_string(T) + "]");
+                lengths_[size_t(n)] = v;
+            }
+        }
+        const int64_t maxLength = *std::max_element(lengths_.begin(), lengths_.end());
+        const float* h0 = has(in, 5) ? in[5]->span<float>().data() : nullptr;
+        const bool lstm = s_.kind == RnnKind::Lstm;
+        const float* c0 = lstm && has(in, 6) ? in[6]->span<float>().data() : nullptr;
+        const float* p = lstm && has(in, 7) ? in[7]->span<float>().data() : nullptr;
+        float* y = out.size() > 0 && !out[0].empty() ? out[0].mutableSpan<float>().data() : nullptr;
+        float* yh = out.size() > 1 && !out[1].empty() ? out[1].mutableSpan<float>().data() : nullptr;
+        float* yc = lstm && out.size() > 2 && !out[2].empty() ? out[2].mutableSpan<float>().data() : nullptr;
+        const bool shorter = std::any_of(lengths_.begin(), lengths_.end(), [&](int64_t l) { return l < T; });
+        if (y && shorter) std::fill(y, y + T * s_.dirs * N * H, 0.f);  // steps past a row's length stay zero
+
+        projected_.resize(size_t(T * N * GH));
+        hr_.resize(size_t(N * GH));
+        h_.resize(size_t(N * H));
+        c_.resize(size_t(N * H));
+        scratch_.resize(size_t(N * H));
+        const bool lbr = s_.linearBeforeReset;
+        for (int64_t d = 0; d < s_.dirs; ++d) {
+            const bool reverse = s_.direction == "reverse" || (s_.direction == "bidirectional" && d == 1);
+            const float* W = w + d * GH * I;
+            const float* R = r + d * GH * H;
+            // Bias folded into the projection: Wb + Rb, except GRU's candidate Rb with linear_before_reset.
+            bias_.assign(size_t(GH), 0.f);
+            rbH_.assign(size_t(H), 0.f);
+            if (b) {
+                const float* wb = b + d * 2 * GH;
+                const float* rb = wb + GH;
+                for (int64_t k = 0; k < GH; ++k) bias_[size_t(k)] = wb[k] + (lbr && k >= 2 * H ? 0.f : rb[k]);
+                if (lbr) std::copy(rb + 2 * H, rb + 3 * H, rbH_.begin());
+            }
+            // X rows are (t, n) for layout 0 and (n, t) for layout 1: projected_ keeps X's row order.
+            for (int64_t row = 0; row < T * N; ++row) std::memcpy(&projected_[size_t(row * GH)], bias_.data(), size_t(GH) * 4);
+            gemmTransB(T * N, GH, I, x, I, W, I, 1.f, projected_.data(), GH);
+            for (int64_t n = 0; n < N; ++n)
+                for (int64_t j = 0; j < H; ++j) {
+                    h_[size_t(n * H + j)] = h0 ? h0[stateAt(d, n) + j] : 0.f;
+                    c_[size_t(n * H + j)] = c0 ? c0[stateAt(d, n) + j] : 0.f;
+                }
+            const float* P = p ? p + d * 3 * H : nullptr;
+            const auto& act = s_.activations[size_t(d)];
+            for (int64_t step = 0; step < maxLength; ++step) {
+                if (s_.kind == RnnKind::Gru && !lbr) gemmTransB(N, 2 * H, H, h_.data(), H, R, H, 0.f, hr_.data(), GH);
+                else gemmTransB(N, GH, H, h_.data(), H, R, H, 0.f, hr_.data(), GH);
+                for (int64_t n = 0; n < N; ++n) {
+                    const int64_t len = lengths_[size_t(n)];
+                    if (step >= len) continue;
+                    const int64_t t = reverse ? len - 1 - step : step;
+                    const float* xw = &projected_[size_t(xRow(t, n) * GH)];
+                    float* g = &hr_[size_t(n * GH)];
+                    float* h = &h_[size_t(n * H)];
+                    float* c = &c_[size_t(n * H)];
+                    if (s_.kind == RnnKind::Lstm) lstmStep(xw, g, h, c, P, act);
+                    else if (s_.kind == RnnKind::Gru) gruStep(xw, g, h, R, act);
+                    else {
+                        addRows(xw, g, g, H);
+                        clipInPlace(float(s_.clip), g, H);
+                        activateInPlace(act[0], g, H);
+                        std::memcpy(h, g, size_t(H) * 4);
+                    }
+                    if (y) std::memcpy(y + yAt(t, d, n), h, size_t(H) * 4);
+                }
+            }
+            for (int64_t n = 0; n < N; ++n) {
+                if (yh) std::memcpy(yh + stateAt(d, n), &h_[size_t(n * H)], size_t(H) * 4);
+                if (yc) std::memcpy(yc + stateAt(d, n), &c_[size_t(n * H)], size_t(H) * 4);
+            }
+        }
+    }
+
+private:
+    static bool has(const std::vector<const Tensor*>& in, size_t i) { return i < in.size() && in[i] && !in[i]->empty(); }
+    int64_t xRow(int64_t t, int64_t n) const { return s_.layout == 0 ? t * s_.batch + n : n * s_.seqLength + t; }
+    int64_t yAt(int64_t t, int64_t d, int64_t n) const {
+        return s_.layout == 0 ? ((t * s_.dirs + d) * s_.batch + n) * s_.hidden : ((n * s_.seqLength + t) * s_.dirs + d) * s_.hidden;
+    }
+    int64_t stateAt(int64_t d, int64_t n) const {
+        return s_.layout == 0 ? (d * s_.batch + n) * s_.hidden : (n * s_.dirs + d) * s_.hidden;
+    }
+
+    /// gates g (h R^T on entry; iofc) -> new h and c.
+    void lstmStep(const float* xw, float* g, float* h, float* c, const float* P, const std::vector<Activation>& act) {
+        const int64_t H = s_.hidden;
+        const float clip = float(s_.clip);
+        float* gi = g;
+        float* go = g + H;
+        float* gf = g + 2 * H;
+        float* gc = g + 3 * H;
+        addRows(xw, g, g, 4 * H);
+        if (P)
+            for (int64_t j = 0; j < H; ++j) {
+                gi[j] += P[j] * c[j];
+                gf[j] += P[2 * H + j] * c[j];
+            }
+        clipInPlace(clip, gi, H);
+        activateInPlace(act[0], gi, H);
+        if (s_.inputForget) {
+            for (int64_t j = 0; j < H; ++j) gf[j] = 1.f - gi[j];
+        } else {
+            clipInPlace(clip, gf, H);
+            activateInPlace(act[0], gf, H);
+        }
+        clipInPlace(clip, gc, H);
+        activateInPlace(act[1], gc, H);
+        for (int64_t j = 0; j < H; ++j) c[j] = gf[j] * c[j] + gi[j] * gc[j];
+        if (P)
+            for (int64_t j = 0; j < H; ++j) go[j] += P[H + j] * c[j];
+        clipInPlace(clip, go, H);
+        activateInPlace(act[0], go, H);
+        float* hc = scratch_.data();
+        std::memcpy(hc, c, size_t(H) * 4);
+        activateInPlace(act[2], hc, H);
+        for (int64_t j = 0; j < H; ++j) h[j] = go[j] * hc[j];
+    }
+
+    /// gates g (h R^T on entry: z, r, and the candidate's h Rh^T with linear_before_reset) -> new h.
+    void gruStep(const float* xw, float* g, float* h, const float* R, const std::vector<Activation>& act) {
+        const int64_t H = s_.hidden;
+        const float clip = float(s_.clip);
+        float* z = g;
+        float* rg = g + H;
+        float* cand = g + 2 * H;
+        addRows(xw, g, g, 2 * H);
+        clipInPlace(clip, g, 2 * H);
+        activateInPlace(act[0], g, 2 * H);
+        if (s_.linearBeforeReset) {
+            for (int64_t j = 0; j < H; ++j) cand[j] = xw[2 * H + j] + rg[j] * (cand[j] + rbH_[size_t(j)]);
+        } else {
+            float* rh = scratch_.data();
+            for (int64_t j = 0; j < H; ++j) rh[j] = rg[j] * h[j];
+            gemmTransB(1, H, H, rh, H, R + 2 * H * H, H, 0.f, cand, H);
+            addRows(xw + 2 * H, cand, cand, H);
+        }
+        clipInPlace(clip, cand, H);
+        activateInPlace(act[1], cand, H);
+        for (int64_t j = 0; j < H; ++j) h[j] = (1.f - z[j]) * cand[j] + z[j] * h[j];
+    }
+
+    RnnSpec s_;
+    std::vector<int64_t> lengths_;
+    std::vector<float> projected_, hr_, h_, c_, scratch_, bias_, rbH_;
+};
+
+std::unique_ptr<PreparedKernel> prepareRecurrent(const NodeDescriptor& info, RnnKind kind) {
+    if (info.inputTypes.size() < 3) return nullptr;
+    for (size_t i = 0; i < info.inputTypes.size(); ++i)
+        if (info.hasInput(i) && i != 4 && info.inputTypes[i] != DType::Float) return nullptr;
+    if (info.hasInput(4) && info.inputTypes[4] != DType::Int32 && info.inputTypes[4] != DType::Int64) return nullptr;
+    try {
+        RnnSpec spec = rnn::specOf(kind, info.attributes(), info.opset, info.inputDims[0], info.inputDims[1], info.inputDims[2],
+                                   [&](size_t i) -> std::optional<std::vector<int64_t>> {
+                                       if (!info.hasInput(i)) return std::nullopt;
+                                       return info.inputDims[i];
+                                   });
+        if (spec.seqLength == 0 || spec.batch == 0) return nullptr;
+        return std::make_unique<RecurrentKernel>(std::move(spec));
+    } catch (const KernelError&) {
+        return nullptr;  // the reference kernel says what is wrong when it runs
+    }
+}
+
+std::unique_ptr<PreparedKernel> prepareLstm(const NodeDescriptor& info) { return prepareRecurrent(info, RnnKind::Lstm); }
+std::unique_ptr<PreparedKernel> prepareGru(const NodeDescriptor& info) { return prepareRecurrent(info, RnnKind::Gru); }
+std::unique_ptr<PreparedKernel> prepareRnn(const NodeDescriptor& info) { return prepareRecurrent(info, RnnKind::Rnn); }
+
+} // namespace
+
+void registerCpuRecurrentKernels(CpuKernelRegistry& registry) {
+    registry.add("LSTM", prepareLstm);
+    registry.add("GRU", prepareGru);
+    registry.add("RNN", prepareRnn);
+}
+
+} // namespace graphlens

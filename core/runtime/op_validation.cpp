@@ -398,8 +398,8 @@ void checkRecurrent(const NodeCheck& c, rnn::RnnKind kind) {
     };
     for (size_t k : {size_t(1), size_t(2), size_t(3)})
         if (auto d = c.dim(k, 0); d && *d != s.dirs)
-            c.fail(std::string(k == 1 ? "W" : k == 2 ? "R" : "B") + " holds " + std::to_string(*d) + " directions but direction is " +
-                   s.direction);
+            c.fail(std::string(k == 1 ? "W" : k == 2 ? "R" : "B") + "'s first dim is " + std::to_string(*d) + " but direction " +
+                   s.direction + " needs " + std::to_string(s.dirs));
     std::optional<int64_t> hidden = c.has("hidden_size") ? std::optional<int64_t>(s.hidden) : std::nullopt;
     auto agree = [&](std::optional<int64_t> h, const std::string& what) {
         if (!h) return;

@@ -1,11 +1,11 @@
 // Optimized CPU kernels for LSTM, GRU and RNN on float tensors, every attribute the reference
-// kernel takes (rnn_spec.h): per direction, one GEMM projects the inputs of all timesteps at once
-// (X W^T + the biases that do not depend on the state), then each step is one GEMM of the states
-// of the whole batch by R^T (two for GRU without linear_before_reset, whose candidate gate needs
-// the reset gate first) followed by vectorized gate loops. The GEMMs are oneDNN's sgemm on W and R
-// as ONNX stores them ([gates * hidden, k], read transposed), so nothing is repacked; the gate
-// order stays ONNX's (iofc, zrh). Rows past their sequence length keep their state and write
-// zeros to Y, as the reference does.
+// kernel takes (rnn_spec.h). One oneDNN sgemm projects the inputs of all timesteps for both
+// directions at once (X W^T + the biases that do not depend on the state). Then each direction
+// runs its steps on one thread (bidirectional: the two directions side by side, so no thread waits
+// for another at each step): the state rows times R^T, packed once at plan time when R is a
+// constant ([hidden, gates * hidden], so each multiply-add runs over a contiguous row; sgemm when
+// the batch has more than 4 rows), then vectorized gate loops. The gate order stays ONNX's (iofc,
+// zrh). Rows past their sequence length keep their state and write zeros to Y, as the reference does.
 #include "core/runtime/cpu/cpu_kernel.h"
 
 #include "core/runtime/cpu/vector_math.h"
@@ -92,18 +92,42 @@ void gemmTransB(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, co
     dnnl_sgemm('N', 'T', m, n, k, 1.f, a, lda, b, ldb, beta, c, ldc);
 }
 
+/// out [n] = sum_k h[k] * rt[k * ld .. + n): a state row times R^T packed [hidden, gates * hidden],
+/// each step of k one vectorized multiply-add over a contiguous row of R^T.
+GRAPHLENS_VECTOR_CLONES
+void packedProduct(const float* h, const float* rt, int64_t k, int64_t n, int64_t ld, float* out) {
+    for (int64_t j = 0; j < n; ++j) out[j] = 0.f;
+    for (int64_t kk = 0; kk < k; ++kk) {
+        const float hv = h[kk];
+        const float* row = rt + kk * ld;
+        for (int64_t j = 0; j < n; ++j) out[j] += hv * row[j];
+    }
+}
+
+/// The states of one direction while it runs.
+struct DirectionState {
+    std::vector<float> hr, h, c, scratch;
+};
+
 class RecurrentKernel final : public PreparedKernel {
 public:
-    explicit RecurrentKernel(RnnSpec spec) : s_(std::move(spec)) {}
+    RecurrentKernel(RnnSpec spec, const Tensor* constantR, int threads)
+        : s_(std::move(spec)), parallelDirections_(threads > 1 && s_.dirs == 2) {
+        if (constantR) {
+            pack(constantR->span<float>().data());
+            packedConstant_ = true;
+        }
+    }
     std::string name() const override {
         return s_.kind == RnnKind::Lstm ? "cpu:lstm" : s_.kind == RnnKind::Gru ? "cpu:gru" : "cpu:rnn";
     }
 
     void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
         const int64_t H = s_.hidden, G = s_.gates, I = s_.inputSize, T = s_.seqLength, N = s_.batch, GH = G * H;
+        const int64_t D = s_.dirs;
         const float* x = in[0]->span<float>().data();
         const float* w = in[1]->span<float>().data();
-        const float* r = in[2]->span<float>().data();
+        if (!packedConstant_) pack(in[2]->span<float>().data());
         const float* b = has(in, 3) ? in[3]->span<float>().data() : nullptr;
         lengths_.assign(size_t(N), T);
         if (has(in, 4)) {
@@ -116,76 +140,45 @@ public:
                 lengths_[size_t(n)] = v;
             }
         }
-        const int64_t maxLength = *std::max_element(lengths_.begin(), lengths_.end());
-        const float* h0 = has(in, 5) ? in[5]->span<float>().data() : nullptr;
+        io_.h0 = has(in, 5) ? in[5]->span<float>().data() : nullptr;
         const bool lstm = s_.kind == RnnKind::Lstm;
-        const float* c0 = lstm && has(in, 6) ? in[6]->span<float>().data() : nullptr;
-        const float* p = lstm && has(in, 7) ? in[7]->span<float>().data() : nullptr;
-        float* y = out.size() > 0 && !out[0].empty() ? out[0].mutableSpan<float>().data() : nullptr;
-        float* yh = out.size() > 1 && !out[1].empty() ? out[1].mutableSpan<float>().data() : nullptr;
-        float* yc = lstm && out.size() > 2 && !out[2].empty() ? out[2].mutableSpan<float>().data() : nullptr;
+        io_.c0 = lstm && has(in, 6) ? in[6]->span<float>().data() : nullptr;
+        io_.p = lstm && has(in, 7) ? in[7]->span<float>().data() : nullptr;
+        io_.y = out.size() > 0 && !out[0].empty() ? out[0].mutableSpan<float>().data() : nullptr;
+        io_.yh = out.size() > 1 && !out[1].empty() ? out[1].mutableSpan<float>().data() : nullptr;
+        io_.yc = lstm && out.size() > 2 && !out[2].empty() ? out[2].mutableSpan<float>().data() : nullptr;
         const bool shorter = std::any_of(lengths_.begin(), lengths_.end(), [&](int64_t l) { return l < T; });
-        if (y && shorter) std::fill(y, y + T * s_.dirs * N * H, 0.f);  // steps past a row's length stay zero
+        if (io_.y && shorter) std::fill(io_.y, io_.y + T * D * N * H, 0.f);  // steps past a row's length stay zero
 
-        projected_.resize(size_t(T * N * GH));
-        hr_.resize(size_t(N * GH));
-        h_.resize(size_t(N * H));
-        c_.resize(size_t(N * H));
-        scratch_.resize(size_t(N * H));
+        // Biases folded into the projection: Wb + Rb, except GRU's candidate Rb with linear_before_reset.
         const bool lbr = s_.linearBeforeReset;
-        for (int64_t d = 0; d < s_.dirs; ++d) {
-            const bool reverse = s_.direction == "reverse" || (s_.direction == "bidirectional" && d == 1);
-            const float* W = w + d * GH * I;
-            const float* R = r + d * GH * H;
-            // Bias folded into the projection: Wb + Rb, except GRU's candidate Rb with linear_before_reset.
-            bias_.assign(size_t(GH), 0.f);
-            rbH_.assign(size_t(H), 0.f);
-            if (b) {
+        bias_.assign(size_t(D * GH), 0.f);
+        rbH_.assign(size_t(D * H), 0.f);
+        if (b)
+            for (int64_t d = 0; d < D; ++d) {
                 const float* wb = b + d * 2 * GH;
                 const float* rb = wb + GH;
-                for (int64_t k = 0; k < GH; ++k) bias_[size_t(k)] = wb[k] + (lbr && k >= 2 * H ? 0.f : rb[k]);
-                if (lbr) std::copy(rb + 2 * H, rb + 3 * H, rbH_.begin());
+                for (int64_t k = 0; k < GH; ++k) bias_[size_t(d * GH + k)] = wb[k] + (lbr && k >= 2 * H ? 0.f : rb[k]);
+                if (lbr) std::copy(rb + 2 * H, rb + 3 * H, rbH_.begin() + d * H);
             }
-            // X rows are (t, n) for layout 0 and (n, t) for layout 1: projected_ keeps X's row order.
-            for (int64_t row = 0; row < T * N; ++row) std::memcpy(&projected_[size_t(row * GH)], bias_.data(), size_t(GH) * 4);
-            gemmTransB(T * N, GH, I, x, I, W, I, 1.f, projected_.data(), GH);
-            for (int64_t n = 0; n < N; ++n)
-                for (int64_t j = 0; j < H; ++j) {
-                    h_[size_t(n * H + j)] = h0 ? h0[stateAt(d, n) + j] : 0.f;
-                    c_[size_t(n * H + j)] = c0 ? c0[stateAt(d, n) + j] : 0.f;
-                }
-            const float* P = p ? p + d * 3 * H : nullptr;
-            const auto& act = s_.activations[size_t(d)];
-            for (int64_t step = 0; step < maxLength; ++step) {
-                if (s_.kind == RnnKind::Gru && !lbr) gemmTransB(N, 2 * H, H, h_.data(), H, R, H, 0.f, hr_.data(), GH);
-                else gemmTransB(N, GH, H, h_.data(), H, R, H, 0.f, hr_.data(), GH);
-                for (int64_t n = 0; n < N; ++n) {
-                    const int64_t len = lengths_[size_t(n)];
-                    if (step >= len) continue;
-                    const int64_t t = reverse ? len - 1 - step : step;
-                    const float* xw = &projected_[size_t(xRow(t, n) * GH)];
-                    float* g = &hr_[size_t(n * GH)];
-                    float* h = &h_[size_t(n * H)];
-                    float* c = &c_[size_t(n * H)];
-                    if (s_.kind == RnnKind::Lstm) lstmStep(xw, g, h, c, P, act);
-                    else if (s_.kind == RnnKind::Gru) gruStep(xw, g, h, R, act);
-                    else {
-                        addRows(xw, g, g, H);
-                        clipInPlace(float(s_.clip), g, H);
-                        activateInPlace(act[0], g, H);
-                        std::memcpy(h, g, size_t(H) * 4);
-                    }
-                    if (y) std::memcpy(y + yAt(t, d, n), h, size_t(H) * 4);
-                }
-            }
-            for (int64_t n = 0; n < N; ++n) {
-                if (yh) std::memcpy(yh + stateAt(d, n), &h_[size_t(n * H)], size_t(H) * 4);
-                if (yc) std::memcpy(yc + stateAt(d, n), &c_[size_t(n * H)], size_t(H) * 4);
-            }
-        }
+        // One GEMM projects every timestep for both directions: rows in X's order ((t, n) for layout
+        // 0, (n, t) for layout 1), columns [direction][gate][hidden] (W is [dirs * gates * hidden, input]).
+        projected_.resize(size_t(T * N * D * GH));
+        for (int64_t row = 0; row < T * N; ++row) std::memcpy(&projected_[size_t(row * D * GH)], bias_.data(), size_t(D * GH) * 4);
+        gemmTransB(T * N, D * GH, I, x, I, w, I, 1.f, projected_.data(), D * GH);
+
+        states_.resize(size_t(D));
+        // The directions are independent: one thread each, and no thread meets another per step.
+#pragma omp parallel for num_threads(2) schedule(static) if (parallelDirections_)
+        for (int64_t d = 0; d < D; ++d) runDirection(d);
     }
 
 private:
+    struct Io {
+        const float *h0 = nullptr, *c0 = nullptr, *p = nullptr;
+        float *y = nullptr, *yh = nullptr, *yc = nullptr;
+    };
+
     static bool has(const std::vector<const Tensor*>& in, size_t i) { return i < in.size() && in[i] && !in[i]->empty(); }
     int64_t xRow(int64_t t, int64_t n) const { return s_.layout == 0 ? t * s_.batch + n : n * s_.seqLength + t; }
     int64_t yAt(int64_t t, int64_t d, int64_t n) const {
@@ -195,8 +188,70 @@ private:
         return s_.layout == 0 ? (d * s_.batch + n) * s_.hidden : (n * s_.dirs + d) * s_.hidden;
     }
 
+    /// R [dirs, gates * hidden, hidden] -> R^T per direction [hidden, gates * hidden].
+    void pack(const float* r) {
+        const int64_t H = s_.hidden, GH = s_.gates * H;
+        rt_.resize(size_t(s_.dirs * GH * H));
+        for (int64_t d = 0; d < s_.dirs; ++d)
+            for (int64_t j = 0; j < GH; ++j)
+                for (int64_t k = 0; k < H; ++k) rt_[size_t(d * GH * H + k * GH + j)] = r[d * GH * H + j * H + k];
+    }
+
+    /// hr [rows, cols of ld] = h [rows, hidden] x R^T's columns [0, cols).
+    void recurrentProduct(int64_t rows, int64_t cols, const float* h, const float* rt, float* hr) const {
+        const int64_t H = s_.hidden, GH = s_.gates * H;
+        if (rows > 4) return void(dnnl_sgemm('N', 'N', rows, cols, H, 1.f, h, H, rt, GH, 0.f, hr, GH));
+        for (int64_t i = 0; i < rows; ++i) packedProduct(h + i * H, rt, H, cols, GH, hr + i * GH);
+    }
+
+    void runDirection(int64_t d) {
+        const int64_t H = s_.hidden, GH = s_.gates * H, N = s_.batch, D = s_.dirs;
+        const bool reverse = s_.direction == "reverse" || (s_.direction == "bidirectional" && d == 1);
+        const bool lbr = s_.linearBeforeReset;
+        const float* rt = rt_.data() + d * GH * H;
+        DirectionState& st = states_[size_t(d)];
+        st.hr.resize(size_t(N * GH));
+        st.h.resize(size_t(N * H));
+        st.c.resize(size_t(N * H));
+        st.scratch.resize(size_t(H));
+        for (int64_t n = 0; n < N; ++n)
+            for (int64_t j = 0; j < H; ++j) {
+                st.h[size_t(n * H + j)] = io_.h0 ? io_.h0[stateAt(d, n) + j] : 0.f;
+                st.c[size_t(n * H + j)] = io_.c0 ? io_.c0[stateAt(d, n) + j] : 0.f;
+            }
+        const float* P = io_.p ? io_.p + d * 3 * H : nullptr;
+        const auto& act = s_.activations[size_t(d)];
+        const int64_t maxLength = *std::max_element(lengths_.begin(), lengths_.end());
+        for (int64_t step = 0; step < maxLength; ++step) {
+            recurrentProduct(N, s_.kind == RnnKind::Gru && !lbr ? 2 * H : GH, st.h.data(), rt, st.hr.data());
+            for (int64_t n = 0; n < N; ++n) {
+                const int64_t len = lengths_[size_t(n)];
+                if (step >= len) continue;
+                const int64_t t = reverse ? len - 1 - step : step;
+                const float* xw = &projected_[size_t((xRow(t, n) * D + d) * GH)];
+                float* g = &st.hr[size_t(n * GH)];
+                float* h = &st.h[size_t(n * H)];
+                float* c = &st.c[size_t(n * H)];
+                if (s_.kind == RnnKind::Lstm) lstmStep(xw, g, h, c, P, act, st.scratch.data());
+                else if (s_.kind == RnnKind::Gru) gruStep(xw, g, h, rt, &rbH_[size_t(d * H)], act, st.scratch.data());
+                else {
+                    addRows(xw, g, g, H);
+                    clipInPlace(float(s_.clip), g, H);
+                    activateInPlace(act[0], g, H);
+                    std::memcpy(h, g, size_t(H) * 4);
+                }
+                if (io_.y) std::memcpy(io_.y + yAt(t, d, n), h, size_t(H) * 4);
+            }
+        }
+        for (int64_t n = 0; n < N; ++n) {
+            if (io_.yh) std::memcpy(io_.yh + stateAt(d, n), &st.h[size_t(n * H)], size_t(H) * 4);
+            if (io_.yc) std::memcpy(io_.yc + stateAt(d, n), &st.c[size_t(n * H)], size_t(H) * 4);
+        }
+    }
+
     /// gates g (h R^T on entry; iofc) -> new h and c.
-    void lstmStep(const float* xw, float* g, float* h, float* c, const float* P, const std::vector<Activation>& act) {
+    void lstmStep(const float* xw, float* g, float* h, float* c, const float* P, const std::vector<Activation>& act,
+                  float* scratch) const {
         const int64_t H = s_.hidden;
         const float clip = float(s_.clip);
         float* gi = g;
@@ -224,15 +279,15 @@ private:
             for (int64_t j = 0; j < H; ++j) go[j] += P[H + j] * c[j];
         clipInPlace(clip, go, H);
         activateInPlace(act[0], go, H);
-        float* hc = scratch_.data();
-        std::memcpy(hc, c, size_t(H) * 4);
-        activateInPlace(act[2], hc, H);
-        for (int64_t j = 0; j < H; ++j) h[j] = go[j] * hc[j];
+        std::memcpy(scratch, c, size_t(H) * 4);
+        activateInPlace(act[2], scratch, H);
+        for (int64_t j = 0; j < H; ++j) h[j] = go[j] * scratch[j];
     }
 
     /// gates g (h R^T on entry: z, r, and the candidate's h Rh^T with linear_before_reset) -> new h.
-    void gruStep(const float* xw, float* g, float* h, const float* R, const std::vector<Activation>& act) {
-        const int64_t H = s_.hidden;
+    void gruStep(const float* xw, float* g, float* h, const float* rt, const float* rbH, const std::vector<Activation>& act,
+                 float* scratch) const {
+        const int64_t H = s_.hidden, GH = s_.gates * H;
         const float clip = float(s_.clip);
         float* z = g;
         float* rg = g + H;
@@ -241,11 +296,10 @@ private:
         clipInPlace(clip, g, 2 * H);
         activateInPlace(act[0], g, 2 * H);
         if (s_.linearBeforeReset) {
-            for (int64_t j = 0; j < H; ++j) cand[j] = xw[2 * H + j] + rg[j] * (cand[j] + rbH_[size_t(j)]);
+            for (int64_t j = 0; j < H; ++j) cand[j] = xw[2 * H + j] + rg[j] * (cand[j] + rbH[j]);
         } else {
-            float* rh = scratch_.data();
-            for (int64_t j = 0; j < H; ++j) rh[j] = rg[j] * h[j];
-            gemmTransB(1, H, H, rh, H, R + 2 * H * H, H, 0.f, cand, H);
+            for (int64_t j = 0; j < H; ++j) scratch[j] = rg[j] * h[j];
+            packedProduct(scratch, rt + 2 * H, H, H, GH, cand);
             addRows(xw + 2 * H, cand, cand, H);
         }
         clipInPlace(clip, cand, H);
@@ -254,8 +308,12 @@ private:
     }
 
     RnnSpec s_;
+    bool parallelDirections_;
+    bool packedConstant_ = false;
+    Io io_;
     std::vector<int64_t> lengths_;
-    std::vector<float> projected_, hr_, h_, c_, scratch_, bias_, rbH_;
+    std::vector<float> projected_, bias_, rbH_, rt_;
+    std::vector<DirectionState> states_;
 };
 
 std::unique_ptr<PreparedKernel> prepareRecurrent(const NodeDescriptor& info, RnnKind kind) {
@@ -270,7 +328,8 @@ std::unique_ptr<PreparedKernel> prepareRecurrent(const NodeDescriptor& info, Rnn
                                        return info.inputDims[i];
                                    });
         if (spec.seqLength == 0 || spec.batch == 0) return nullptr;
-        return std::make_unique<RecurrentKernel>(std::move(spec));
+        return std::make_unique<RecurrentKernel>(std::move(spec), info.constants.size() > 2 ? info.constants[2] : nullptr,
+                                                 info.threads);
     } catch (const KernelError&) {
         return nullptr;  // the reference kernel says what is wrong when it runs
     }

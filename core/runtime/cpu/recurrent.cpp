@@ -111,11 +111,18 @@ struct DirectionState {
 
 class RecurrentKernel final : public PreparedKernel {
 public:
-    RecurrentKernel(RnnSpec spec, const Tensor* constantR, int threads)
-        : s_(std::move(spec)), parallelDirections_(threads > 1 && s_.dirs == 2) {
+    RecurrentKernel(RnnSpec spec, const Tensor* constantW, const Tensor* constantR, int threads)
+        : s_(std::move(spec)),
+          // Two threads only where each direction has work enough (here 2^20 multiply-adds in the
+          // recurrence) to pay for starting them; a busy machine delays a parallel region's start.
+          parallelDirections_(threads > 1 && s_.dirs == 2 && s_.seqLength * s_.batch * s_.gates * s_.hidden * s_.hidden >= (1 << 20)) {
         if (constantR) {
             pack(constantR->span<float>().data());
             packedConstant_ = true;
+        }
+        if (constantW && smallProjection()) {
+            packW(constantW->span<float>().data());
+            packedW_ = true;
         }
     }
     std::string name() const override {
@@ -164,8 +171,18 @@ public:
         // One GEMM projects every timestep for both directions: rows in X's order ((t, n) for layout
         // 0, (n, t) for layout 1), columns [direction][gate][hidden] (W is [dirs * gates * hidden, input]).
         projected_.resize(size_t(T * N * D * GH));
-        for (int64_t row = 0; row < T * N; ++row) std::memcpy(&projected_[size_t(row * D * GH)], bias_.data(), size_t(D * GH) * 4);
-        gemmTransB(T * N, D * GH, I, x, I, w, I, 1.f, projected_.data(), D * GH);
+        if (smallProjection()) {
+            // Below the size where sgemm starts its threads for little work: W^T rows, one thread.
+            if (!packedW_) packW(w);
+            for (int64_t row = 0; row < T * N; ++row) {
+                float* dst = &projected_[size_t(row * D * GH)];
+                packedProduct(x + row * I, wt_.data(), I, D * GH, D * GH, dst);
+                addRows(dst, bias_.data(), dst, D * GH);
+            }
+        } else {
+            for (int64_t row = 0; row < T * N; ++row) std::memcpy(&projected_[size_t(row * D * GH)], bias_.data(), size_t(D * GH) * 4);
+            gemmTransB(T * N, D * GH, I, x, I, w, I, 1.f, projected_.data(), D * GH);
+        }
 
         states_.resize(size_t(D));
         // The directions are independent: one thread each, and no thread meets another per step.
@@ -195,6 +212,17 @@ private:
         for (int64_t d = 0; d < s_.dirs; ++d)
             for (int64_t j = 0; j < GH; ++j)
                 for (int64_t k = 0; k < H; ++k) rt_[size_t(d * GH * H + k * GH + j)] = r[d * GH * H + j * H + k];
+    }
+
+    bool smallProjection() const {
+        return s_.seqLength * s_.batch * s_.dirs * s_.gates * s_.hidden * s_.inputSize < (1 << 20);
+    }
+    /// W [dirs * gates * hidden, input] -> W^T [input, dirs * gates * hidden].
+    void packW(const float* w) {
+        const int64_t rows = s_.dirs * s_.gates * s_.hidden, I = s_.inputSize;
+        wt_.resize(size_t(rows * I));
+        for (int64_t j = 0; j < rows; ++j)
+            for (int64_t i = 0; i < I; ++i) wt_[size_t(i * rows + j)] = w[j * I + i];
     }
 
     /// hr [rows, cols of ld] = h [rows, hidden] x R^T's columns [0, cols).
@@ -310,9 +338,10 @@ private:
     RnnSpec s_;
     bool parallelDirections_;
     bool packedConstant_ = false;
+    bool packedW_ = false;
     Io io_;
     std::vector<int64_t> lengths_;
-    std::vector<float> projected_, bias_, rbH_, rt_;
+    std::vector<float> projected_, bias_, rbH_, rt_, wt_;
     std::vector<DirectionState> states_;
 };
 
@@ -328,7 +357,8 @@ std::unique_ptr<PreparedKernel> prepareRecurrent(const NodeDescriptor& info, Rnn
                                        return info.inputDims[i];
                                    });
         if (spec.seqLength == 0 || spec.batch == 0) return nullptr;
-        return std::make_unique<RecurrentKernel>(std::move(spec), info.constants.size() > 2 ? info.constants[2] : nullptr,
+        return std::make_unique<RecurrentKernel>(std::move(spec), info.constants.size() > 1 ? info.constants[1] : nullptr,
+                                                 info.constants.size() > 2 ? info.constants[2] : nullptr,
                                                  info.threads);
     } catch (const KernelError&) {
         return nullptr;  // the reference kernel says what is wrong when it runs

@@ -6,6 +6,12 @@
 // constant ([hidden, gates * hidden], so each multiply-add runs over a contiguous row; sgemm when
 // the batch has more than 4 rows), then vectorized gate loops. The gate order stays ONNX's (iofc,
 // zrh). Rows past their sequence length keep their state and write zeros to Y, as the reference does.
+//
+// oneDNN's RNN primitives (lstm / gru / lbr_gru forward inference, one unidirectional primitive per
+// direction, weights reordered at plan time) were tried for the nodes they express and measured on
+// a bidirectional LSTM and GRU of sequence 64, hidden 256, batch 1 (AVX-512 machine, busy): 10.7 /
+// 2.8 ms against this loop's 7.6 / 1.9 ms on one thread, 48 / 58 ms against 4.2 / 7.2 ms on two
+// (they synchronize their threads at every step). So this loop runs every recurrent node.
 #include "core/runtime/cpu/cpu_kernel.h"
 
 #include "core/runtime/cpu/vector_math.h"

@@ -63,6 +63,8 @@ const KernelRegistry& referenceKernels() {
         registerReductionKernels(r);
         registerNeuralNetKernels(r);
         registerControlFlowKernels(r);
+        registerSignalKernels(r);
+        registerTextKernels(r);
         return r;
     }();
     return registry;

@@ -4,6 +4,7 @@
 
 #include "core/graph/op_key.h"
 #include "core/onnx/schema_defaults.h"
+#include "core/runtime/reference/rnn_spec.h"
 #include "core/runtime/resource_limits.h"
 
 #include <algorithm>
@@ -380,6 +381,42 @@ void checkTile(const NodeCheck& c) {
     }
 }
 
+void checkRecurrent(const NodeCheck& c, rnn::RnnKind kind) {
+    rnn::RnnSpec s;
+    if (std::string problem = rnn::readAttributes(kind, c.node().attributes, c.opset(), s); !problem.empty()) c.fail(problem);
+    c.exactRank(0, 3, "input X");
+    c.exactRank(1, 3, "input W");
+    c.exactRank(2, 3, "input R");
+    // W [dirs, gates * hidden, input], R [dirs, gates * hidden, hidden], B [dirs, 2 * gates * hidden].
+    const int64_t G = s.gates;
+    auto hiddenFrom = [&](size_t k, int64_t axis, int64_t factor) -> std::optional<int64_t> {
+        auto d = c.dim(k, axis);
+        if (!d) return std::nullopt;
+        if (*d % factor != 0)
+            c.fail(std::string(k == 1 ? "W" : k == 2 ? "R" : "B") + "'s dim " + std::to_string(axis) + " is " + std::to_string(*d) +
+                   ", not a multiple of " + std::to_string(factor) + " (the gates of " + rnn::kindName(kind) + ")");
+        return *d / factor;
+    };
+    for (size_t k : {size_t(1), size_t(2), size_t(3)})
+        if (auto d = c.dim(k, 0); d && *d != s.dirs)
+            c.fail(std::string(k == 1 ? "W" : k == 2 ? "R" : "B") + "'s first dim is " + std::to_string(*d) + " but direction " +
+                   s.direction + " needs " + std::to_string(s.dirs));
+    std::optional<int64_t> hidden = c.has("hidden_size") ? std::optional<int64_t>(s.hidden) : std::nullopt;
+    auto agree = [&](std::optional<int64_t> h, const std::string& what) {
+        if (!h) return;
+        if (hidden && *h != *hidden)
+            c.fail(what + " gives a hidden size of " + std::to_string(*h) + " but " +
+                   (c.has("hidden_size") ? "hidden_size is " : "W gives ") + std::to_string(*hidden));
+        hidden = h;
+    };
+    agree(hiddenFrom(1, 1, G), "W");
+    agree(hiddenFrom(2, 1, G), "R");
+    agree(c.dim(2, 2), "R's last dim");
+    agree(hiddenFrom(3, 1, 2 * G), "B");
+    if (auto wi = c.dim(1, 2), xi = c.dim(0, 2); wi && xi && *wi != *xi)
+        c.fail("W takes inputs of size " + std::to_string(*wi) + " but X's last dim is " + std::to_string(*xi));
+}
+
 void checkNode(const Graph& g, const Node& n, int64_t opset) {
     const NodeCheck c(g, n, opset);
     const std::string& type = n.opType;
@@ -403,6 +440,9 @@ void checkNode(const Graph& g, const Node& n, int64_t opset) {
     else if (type == "Slice") checkSlice(c);
     else if (type == "Range") checkRange(c);
     else if (type == "Tile") checkTile(c);
+    else if (type == "LSTM") checkRecurrent(c, rnn::RnnKind::Lstm);
+    else if (type == "GRU") checkRecurrent(c, rnn::RnnKind::Gru);
+    else if (type == "RNN") checkRecurrent(c, rnn::RnnKind::Rnn);
     else if (type == "Gemm") {
         c.exactRank(0, 2, "input A");
         c.exactRank(1, 2, "input B");

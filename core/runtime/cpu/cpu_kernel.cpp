@@ -39,6 +39,7 @@ const CpuKernelRegistry& cpuKernels() {
         registerCpuGatherKernels(r);
         registerCpuExpandKernels(r);
         registerCpuGeluKernels(r);
+        registerCpuRecurrentKernels(r);
         return r;
     }();
     return registry;

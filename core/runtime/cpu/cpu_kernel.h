@@ -59,5 +59,6 @@ void registerCpuReductionKernels(CpuKernelRegistry& registry);    ///< Reduce* o
 void registerCpuGatherKernels(CpuKernelRegistry& registry);       ///< Gather
 void registerCpuExpandKernels(CpuKernelRegistry& registry);       ///< Expand, Tile
 void registerCpuGeluKernels(CpuKernelRegistry& registry);         ///< com.microsoft Gelu, BiasGelu, FastGelu, QuickGelu
+void registerCpuRecurrentKernels(CpuKernelRegistry& registry);    ///< LSTM, GRU, RNN
 
 } // namespace graphlens

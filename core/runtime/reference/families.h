@@ -15,5 +15,9 @@ void registerReductionKernels(KernelRegistry& registry);
 void registerNeuralNetKernels(KernelRegistry& registry);
 /// Constant, Identity, If, Loop, ...
 void registerControlFlowKernels(KernelRegistry& registry);
+/// Windows, DFT, STFT, MelWeightMatrix; the ai.onnx.preview.training optimizers.
+void registerSignalKernels(KernelRegistry& registry);
+/// StringNormalizer, TfIdfVectorizer.
+void registerTextKernels(KernelRegistry& registry);
 
 } // namespace graphlens

@@ -219,6 +219,9 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("RoiAlign", nn::roiAlign);
     registry.add("NonMaxSuppression", nn::nonMaxSuppression);
     registry.add("GridSample", nn::gridSample);
+    registry.add("LSTM", nn::lstm);
+    registry.add("GRU", nn::gru);
+    registry.add("RNN", nn::rnn);
     registry.add("FusedConv", nn::fusedConv, "com.microsoft");
     registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
     registry.add("FusedMatMul", nn::fusedMatMul, "com.microsoft");

@@ -99,5 +99,8 @@ void gridSample(KernelContext& ctx);
 void fusedConv(KernelContext& ctx);        // neural_net_fused.cpp (com.microsoft)
 void fusedGemm(KernelContext& ctx);
 void fusedMatMul(KernelContext& ctx);      // neural_net_matmul.cpp (com.microsoft)
+void lstm(KernelContext& ctx);             // neural_net_rnn.cpp
+void gru(KernelContext& ctx);
+void rnn(KernelContext& ctx);
 
 } // namespace graphlens::nn

@@ -220,6 +220,16 @@ inline const std::vector<Case>& kCases() {
             {"BatchNormalization", {f32({3, 5, 11}), konst(f32({5})), konst(f32({5})), konst(f32({5})), konst(f32({5}, 0.5, 2))}, {{"epsilon", 1e-3}}},
             {"InstanceNormalization", {f32({2, 5, 9, 11}), konst(f32({5})), konst(f32({5}))}},
             {"InstanceNormalization", {f32({1, 32, 64}), f32({32}), f32({32})}, {{"epsilon", 1e-3}}},
+            // recurrent (tst_recurrent covers every attribute combination)
+            Case{"LSTM", {f32({5, 3, 4}), konst(f32({2, 24, 4})), konst(f32({2, 24, 6})), konst(f32({2, 48})), ints(I32, {3}, 1, 5),
+                          f32({2, 3, 6}), f32({2, 3, 6}), konst(f32({2, 18}))},
+                 {{"hidden_size", 6}, {"direction", "bidirectional"}}}.outputs(3).opset(14),
+            Case{"GRU", {f32({3, 6, 5}), konst(f32({1, 21, 5})), konst(f32({1, 21, 7})), konst(f32({1, 42}))},
+                 {{"hidden_size", 7}, {"linear_before_reset", 1}, {"layout", 1}}}.outputs(2).opset(14),
+            Case{"GRU", {f32({6, 2, 5}), konst(f32({1, 21, 5})), konst(f32({1, 21, 7}))}, {{"hidden_size", 7}, {"direction", "reverse"}}}
+                .outputs(2).opset(14),
+            Case{"RNN", {f32({6, 2, 5}), konst(f32({1, 8, 5})), konst(f32({1, 8, 8})), konst(f32({1, 16}))}, {{"hidden_size", 8}}}
+                .outputs(2).opset(14),
             {"LayerNormalization", {f32({3, 7, 48}), konst(f32({48})), konst(f32({48}))}},
             {"LayerNormalization", {f32({2, 5, 33}), konst(f32({33}))}, {{"epsilon", 1e-3}}},
             {"com.microsoft:SkipLayerNormalization", {f32({2, 5, 32}), f32({2, 5, 32}), konst(f32({32})), konst(f32({32})), konst(f32({32}))}},

@@ -74,6 +74,17 @@ Model splitModel(std::vector<int64_t> sizes) {
     return b.model(17);
 }
 
+/// x [5, 2, 3] -> LSTM/GRU/RNN 'rnn1' with W [dirs, gates * 4, 3], R [dirs, gates * rHidden, rHidden] and `attrs`.
+Model recurrentModel(const std::string& op, const Attributes& attrs, int64_t dirs = 1, int64_t rHidden = 4) {
+    const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+    GraphBuilder b;
+    const ValueId x = b.input("x", DType::Float, Shape{5, 2, 3});
+    const ValueId w = b.initializer("w", floats({dirs, gates * 4, 3}));
+    const ValueId r = b.initializer("r", floats({dirs, gates * rHidden, rHidden}));
+    for (ValueId out : b.ops(op, {x, w, r}, 2, attrs, "rnn1")) b.output(out);
+    return b.model(14);
+}
+
 struct BadCase {
     const char* name;
     std::function<Model()> model;
@@ -125,6 +136,20 @@ std::vector<BadCase> badCases() {
          "node 'split1' (Split): the split sizes sum to 4 but axis 1 has size 6"},
         {"split negative size", [] { return splitModel({7, -1}); },
          "node 'split1' (Split): split[1] is -1; split sizes must not be negative"},
+        {"lstm hidden_size 0", [] { return recurrentModel("LSTM", A{{"hidden_size", int64_t(0)}}); },
+         "node 'rnn1' (LSTM): hidden_size is 0; it must be positive"},
+        {"gru bad direction", [] { return recurrentModel("GRU", A{{"hidden_size", int64_t(4)}, {"direction", "sideways"}}); },
+         "node 'rnn1' (GRU): direction is 'sideways'; it must be forward, reverse or bidirectional"},
+        {"rnn bad layout", [] { return recurrentModel("RNN", A{{"hidden_size", int64_t(4)}, {"layout", int64_t(2)}}); },
+         "node 'rnn1' (RNN): layout is 2; it must be 0 or 1"},
+        {"lstm hidden_size not W's", [] { return recurrentModel("LSTM", A{{"hidden_size", int64_t(5)}}); },
+         "node 'rnn1' (LSTM): W gives a hidden size of 4 but hidden_size is 5"},
+        {"lstm W and R disagree", [] { return recurrentModel("LSTM", A{}, 1, 2); },
+         "node 'rnn1' (LSTM): R gives a hidden size of 2 but W gives 4"},
+        {"bidirectional gru with one direction of weights", [] { return recurrentModel("GRU", A{{"direction", "bidirectional"}}); },
+         "node 'rnn1' (GRU): W's first dim is 1 but direction bidirectional needs 2"},
+        {"lstm unknown activation", [] { return recurrentModel("LSTM", A{{"activations", std::vector<std::string>{"Sigmoid", "Tanh", "Swish"}}}); },
+         "node 'rnn1' (LSTM): activations names 'Swish', which is not an activation LSTM, GRU and RNN know"},
         {"depthtospace blocksize 0", [] { return unaryModel("DepthToSpace", Shape{1, 8, 2, 2}, A{{"blocksize", int64_t(0)}}); },
          "node 'node1' (DepthToSpace): blocksize is 0; blocksize must be positive"},
     };

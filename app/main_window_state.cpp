@@ -33,7 +33,7 @@ namespace graphlens {
 namespace {
 
 /// Bumped when the docks change so much that a layout saved before would not fit.
-constexpr int kLayoutVersion = 2;
+constexpr int kLayoutVersion = 3;  // 3: the Comparison dock
 
 } // namespace
 

@@ -16,12 +16,27 @@
 namespace graphlens {
 namespace {
 
-QTableWidgetItem* errorItem(double value, const QString& text) {
-    auto* item = new QTableWidgetItem;
-    item->setData(Qt::DisplayRole, std::isfinite(value) ? QVariant(value) : QVariant(text));
-    if (std::isfinite(value)) item->setText(QString::number(value, 'g', 3));
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
+/// A number shown with three significant digits that sorts by its value.
+class ErrorItem : public QTableWidgetItem {
+public:
+    /// `value` NaN: not measured, `text` says why; sorts as `unmeasured`.
+    ErrorItem(double value, const QString& text, double unmeasured)
+        : QTableWidgetItem(std::isfinite(value) ? QString::number(value, 'g', 3) : text), value_(std::isfinite(value) ? value : unmeasured) {
+        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    bool operator<(const QTableWidgetItem& other) const override {
+        const auto* e = dynamic_cast<const ErrorItem*>(&other);
+        return e ? value_ < e->value_ : QTableWidgetItem::operator<(other);
+    }
+
+private:
+    double value_;
+};
+
+/// Sorting down by error: pairs that could not be compared (a NaN on one side) first, as the
+/// worst, and nodes the comparison did not measure last.
+QTableWidgetItem* errorItem(double value, const QString& text, bool measured) {
+    return new ErrorItem(value, text, measured ? INFINITY : -1.0);
 }
 
 QString idleText() {
@@ -59,15 +74,15 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setSectionResizeMode(kDiffNodeColumn, QHeaderView::Stretch);
     table_->horizontalHeader()->setSortIndicator(kDiffRelColumn, Qt::DescendingOrder);  // the worst first
 
-    auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {file_, backends_, steps_}) buttons->addWidget(b);
-    buttons->addStretch();
-    auto* heat = new QHBoxLayout;
-    heat->addWidget(overlay_);
-    heat->addWidget(legend_, 1);
+    // One row for the buttons and the overlay with its legend: height is scarce below the graphs.
+    auto* controls = new QHBoxLayout;
+    for (QPushButton* b : {file_, backends_, steps_}) controls->addWidget(b, 0, Qt::AlignTop);
+    controls->addSpacing(16);
+    controls->addWidget(overlay_, 0, Qt::AlignTop);
+    controls->addWidget(legend_);
+    controls->addStretch();
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(buttons);
-    layout->addLayout(heat);
+    layout->addLayout(controls);
     layout->addWidget(summary_);
     layout->addWidget(table_, 1);
 
@@ -112,9 +127,9 @@ void ComparisonPanel::fillTable() {
         table_->setItem(row, kDiffOpColumn, new QTableWidgetItem(QString::fromStdString(e.op)));
         const QString missing = e.compared ? QString::fromStdString(e.error.problem) : QString::fromStdString(e.note);
         const bool numbers = e.compared && e.error.comparable();
-        table_->setItem(row, kDiffRelColumn, errorItem(numbers ? e.error.maxRelError : NAN, missing));
-        table_->setItem(row, kDiffAbsColumn, errorItem(numbers ? e.error.maxAbsError : NAN, QString()));
-        table_->setItem(row, kDiffCosineColumn, errorItem(numbers ? e.error.cosine : NAN, QString()));
+        table_->setItem(row, kDiffRelColumn, errorItem(numbers ? e.error.maxRelError : NAN, missing, e.compared));
+        table_->setItem(row, kDiffAbsColumn, errorItem(numbers ? e.error.maxAbsError : NAN, QString(), e.compared));
+        table_->setItem(row, kDiffCosineColumn, errorItem(numbers ? e.error.cosine : NAN, QString(), e.compared));
         if (e.compared) table_->item(row, kDiffRelColumn)->setBackground(errorColor(numbers ? e.error.maxRelError : INFINITY));
         if (e.compared) {
             const QColor fill = errorColor(numbers ? e.error.maxRelError : INFINITY);

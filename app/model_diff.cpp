@@ -35,6 +35,14 @@ std::map<std::string, Tensor> feedsOfB(const Graph& a, const Graph& b, const std
 
 } // namespace
 
+QStringList symbolicDimsAsOne(const Graph& graph) {
+    QStringList specs;
+    for (ValueId v : graph.inputs())
+        for (const Dim& d : graph.value(v).shape.dims())
+            if (d.isSymbolic() && !specs.contains(QString::fromStdString(d.symbol()) + "=1")) specs << QString::fromStdString(d.symbol()) + "=1";
+    return specs;
+}
+
 HeatScale errorScale() { return HeatScale(kLowestError, 1.0, HeatScaleKind::Log); }
 
 QColor errorColor(double maxRelError) {
@@ -101,6 +109,7 @@ QString diffSummary(const ModelDiff& diff) {
     if (!diff.sentence.isEmpty()) lines << diff.sentence;
     lines << QObject::tr("A: %1 (%2 nodes) · B: %3 (%4 nodes)")
                  .arg(diff.nameA).arg(diff.a->graph.nodeCount()).arg(diff.nameB).arg(diff.b->graph.nodeCount());
+    if (!diff.symbolicDims.isEmpty()) lines << QObject::tr("inputs: seeded random values, %1").arg(diff.symbolicDims.join(", "));
     lines << QObject::tr("matched %1 · only in A %2 · only in B %3 · changed %4")
                  .arg(r.matching.matches.size()).arg(r.matching.onlyA.size()).arg(r.matching.onlyB.size()).arg(r.changed.size());
     if (r.numeric) {
@@ -124,7 +133,7 @@ CompareOptions diffOptions(const DiffRequest& request) {
     options.backendA = request.backendA;
     options.backendB = request.backendB;
     options.deviceB = request.deviceB;
-    options.feeds = cli::makeFeeds(request.a->graph, {}, {}, 0);
+    options.feeds = cli::makeFeeds(request.a->graph, {}, symbolicDimsAsOne(request.a->graph), 0);
     return options;
 }
 
@@ -169,6 +178,7 @@ ModelDiff computeDiff(const DiffRequest& request, const TaskRunner::Control& con
     diff.b = request.b;
     diff.nameA = request.nameA;
     diff.nameB = request.nameB;
+    diff.symbolicDims = symbolicDimsAsOne(request.a->graph);
     diff.report = compareModels(*request.a, *request.b, request.provenance, options);
     control.report(90, 100, QObject::tr("statistics of both sides"));
     if (control.cancelled()) throw CompareCancelled();

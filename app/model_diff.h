@@ -14,6 +14,7 @@
 
 #include <QColor>
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <memory>
@@ -56,6 +57,7 @@ struct ModelDiff {
     /// By match index (ComparisonReport::matching.matches): both sides' statistics.
     std::map<size_t, TensorPairStats> stats;
     QString sentence;  ///< a bisection's verdict; empty for other kinds
+    QStringList symbolicDims;  ///< the sizes given to symbolic input dims ("batch=1")
     std::string passId;  ///< the divergent pass of a bisection; empty when none diverged
     std::vector<NodeId> involvedA, involvedB;  ///< a bisection's nodes (by id on each side)
 };
@@ -93,6 +95,9 @@ QString diffSummary(const ModelDiff& diff);
 /// makes them) with its progress reported to `control` (whose cancel stops it: CompareCancelled),
 /// then the statistics of every compared pair. Throws what compareModels throws.
 ModelDiff computeDiff(const DiffRequest& request, const TaskRunner::Control& control);
+
+/// "NAME=1" for each symbolic dimension of `graph`'s inputs: the sizes the window's comparisons run with.
+QStringList symbolicDimsAsOne(const Graph& graph);
 
 /// The comparison options computeDiff uses for `request` (tolerance 1e-3, seeded feeds).
 CompareOptions diffOptions(const DiffRequest& request);

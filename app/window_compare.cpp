@@ -160,6 +160,7 @@ bool MainWindow::bisectPipeline(bool quiet) {
                 diff->nameB = tr("after %1").arg(QString::fromStdString(diff->passId));
             }
             diff->nameA = nameA;
+            diff->symbolicDims = symbolicDimsAsOne(original->graph);
             diff->b = std::make_shared<const Model>(std::move(r.model));
             diff->report = std::move(r.comparison);
             diff->involvedA = nodesNamed(diff->a->graph, r.nodesA);
@@ -224,6 +225,13 @@ void MainWindow::showDiff(std::shared_ptr<const ModelDiff> diff) {
         searchPanel_->setGraphs(a, b);
     }
     updateFills();
+    // The first divergence selected on B (inspected, its partners highlighted on A); a
+    // bisection keeps its involved nodes highlighted and only brings the first into view.
+    if (after_->graph() == &diff_->b->graph) {
+        if (diff_->kind == DiffKind::Bisect && !diff_->involvedB.empty()) after_->centerNode(diff_->involvedB.front());
+        else if (diff_->kind != DiffKind::Bisect && diff_->report.firstDivergence)
+            focusCounterparts(after_, diff_->report.matching.matches[diff_->report.nodes[*diff_->report.firstDivergence].match].b);
+    }
     emit comparisonShown();
 }
 

@@ -181,7 +181,7 @@ void NodeInspector::addComparison(const TensorComparison& c) {
     }
     auto* row = new QTreeWidgetItem(section);
     row->setFirstColumnSpanned(true);
-    auto* view = new TensorPairView(c.a, c.b, c.sideA, c.sideB);
+    auto* view = new TensorPairView(c.a, c.b, tr("A"), tr("B"));  // the rows above name the sides
     row->setSizeHint(0, view->sizeHint());
     setItemWidget(row, 0, view);
     section->setExpanded(true);

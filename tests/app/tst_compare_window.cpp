@@ -142,6 +142,11 @@ private slots:
         // Exactly the Add changed (its constant), on both sides.
         QCOMPARE(w.diffMarks().changedA, std::vector<NodeId>{nodeNamed(a, "add")});
         QCOMPARE(w.diffMarks().changedB, std::vector<NodeId>{nodeNamed(b, "add")});
+        // The first divergence, the Add, is selected on B and its partner highlighted on A.
+        QCOMPARE(w.afterScene()->selectedNode(), nodeNamed(b, "add"));
+        QCOMPARE(w.beforePane()->highlighted(), std::vector<NodeId>{nodeNamed(a, "add")});
+        QVERIFY(w.inspector()->section("Comparison"));
+        w.afterScene()->selectNode(kNoId);
         QCOMPARE(w.beforeScene()->nodeMark(nodeNamed(a, "add")), NodeMark::Changed);
         QCOMPARE(w.afterScene()->nodeMark(nodeNamed(b, "add")), NodeMark::Changed);
         QCOMPARE(w.beforeScene()->nodeMark(nodeNamed(a, "mul")), NodeMark::Normal);

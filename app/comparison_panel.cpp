@@ -55,6 +55,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     steps_ = new QPushButton(tr("Left vs current step"), this);
     steps_->setToolTip(tr("The left side's graph (A) against the current step (B): float against quantized after "
                           "quantize-int8-weights, or what the passes so far changed numerically"));
+    quantized_ = new QPushButton(tr("Float vs int8"), this);
+    quantized_->setToolTip(tr("The current step (A) against itself after quantize-int8-weights (B): the per-node "
+                              "error int8 weights bring, with each DequantizeLinear's scales in the inspector"));
     overlay_ = new QCheckBox(tr("Error overlay"), this);
     overlay_->setChecked(true);
     overlay_->setToolTip(tr("Paint each compared node by its max relative error (log scale); grey: not compared"));
@@ -76,7 +79,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
 
     // One row for the buttons and the overlay with its legend: height is scarce below the graphs.
     auto* controls = new QHBoxLayout;
-    for (QPushButton* b : {file_, backends_, steps_}) controls->addWidget(b, 0, Qt::AlignTop);
+    for (QPushButton* b : {file_, backends_, steps_, quantized_}) controls->addWidget(b, 0, Qt::AlignTop);
     controls->addSpacing(16);
     controls->addWidget(overlay_, 0, Qt::AlignTop);
     controls->addWidget(legend_);
@@ -89,6 +92,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     connect(file_, &QPushButton::clicked, this, &ComparisonPanel::fileCompareRequested);
     connect(backends_, &QPushButton::clicked, this, &ComparisonPanel::backendCompareRequested);
     connect(steps_, &QPushButton::clicked, this, &ComparisonPanel::stepCompareRequested);
+    connect(quantized_, &QPushButton::clicked, this, &ComparisonPanel::quantizedCompareRequested);
     connect(overlay_, &QCheckBox::toggled, this, &ComparisonPanel::errorOverlayChanged);
     connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
         if (const QTableWidgetItem* item = table_->item(row, kDiffNodeColumn)) emit nodeActivated(NodeId(item->data(Qt::UserRole).toLongLong()));

@@ -1,6 +1,6 @@
 // The Comparison dock: starts the window's comparisons (another file against the model shown,
 // the current step on the CPU against a Vulkan device, the left side's snapshot against the
-// current step: float against quantized after quantize-int8-weights), shows the summary of the
+// current step, the current step against its quantize-int8-weights form), shows the summary of the
 // one shown (matched, only A, only B, changed, first divergence, the outputs' errors), the Error
 // overlay's switch and legend, and one row per compared node (B's name, op, max rel, max abs,
 // cosine); a row focuses its node on the B side.
@@ -42,6 +42,7 @@ public:
     QPushButton* fileButton() const { return file_; }
     QPushButton* backendsButton() const { return backends_; }
     QPushButton* stepsButton() const { return steps_; }
+    QPushButton* quantizedButton() const { return quantized_; }
     QLabel* summaryLabel() const { return summary_; }
     HeatLegendWidget* legend() const { return legend_; }
     QTableWidget* table() const { return table_; }
@@ -50,6 +51,7 @@ signals:
     void fileCompareRequested();
     void backendCompareRequested();
     void stepCompareRequested();
+    void quantizedCompareRequested();
     void errorOverlayChanged(bool on);
     /// A row was clicked: focus B node `node`.
     void nodeActivated(graphlens::NodeId node);
@@ -60,6 +62,7 @@ private:
     QPushButton* file_ = nullptr;
     QPushButton* backends_ = nullptr;
     QPushButton* steps_ = nullptr;
+    QPushButton* quantized_ = nullptr;
     QCheckBox* overlay_ = nullptr;
     HeatLegendWidget* legend_ = nullptr;
     QLabel* summary_ = nullptr;

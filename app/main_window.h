@@ -131,6 +131,9 @@ public:
     /// The left side's snapshot (A) against the current step (B), matched through provenance:
     /// float against quantized after quantize-int8-weights.
     bool compareSteps(bool quiet = false);
+    /// The current step (A) against a copy run through quantize-int8-weights (B), shown as A vs B:
+    /// the quantization error lens.
+    bool compareQuantized(bool quiet = false);
     /// The Bisect button: applies the enabled pipeline entries to the loaded model one at a time
     /// (bisectPasses) and shows the first divergent step against the loaded model, its pass
     /// selected in the pipeline and its nodes highlighted; bisectFinished() follows.

@@ -29,7 +29,8 @@ namespace graphlens {
 enum class DiffKind {
     Models,    ///< the model shown against another file (File > Compare with...)
     Backends,  ///< the current step on the CPU against a Vulkan device
-    Steps,     ///< the left side's snapshot against the current step (float against quantized)
+    Steps,     ///< the left side's snapshot against the current step
+    Quantized, ///< the current step against itself after quantize-int8-weights (float against int8)
     Bisect,    ///< the model as loaded against the first pipeline step that diverges
 };
 

@@ -9,6 +9,7 @@
 #include "app/profile_panel.h"
 #include "core/compare/node_matching.h"
 #include "core/import/open_model.h"
+#include "core/passes/pass_manager.h"
 #include "core/passes/pass_registry.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
@@ -58,6 +59,7 @@ void MainWindow::buildComparisonDock() {
     connect(comparison_, &ComparisonPanel::fileCompareRequested, this, &MainWindow::chooseAndCompare);
     connect(comparison_, &ComparisonPanel::backendCompareRequested, this, [this] { compareBackends(); });
     connect(comparison_, &ComparisonPanel::stepCompareRequested, this, [this] { compareSteps(); });
+    connect(comparison_, &ComparisonPanel::quantizedCompareRequested, this, [this] { compareQuantized(); });
     connect(comparison_, &ComparisonPanel::errorOverlayChanged, this, &MainWindow::updateFills);
     connect(comparison_, &ComparisonPanel::nodeActivated, this, [this](NodeId node) {
         if (diff_ && after_->graph() == &diff_->b->graph) focusCounterparts(after_, node);
@@ -122,6 +124,19 @@ bool MainWindow::compareSteps(bool quiet) {
     const QString nameA = stepName(leftStep_), nameB = stepName(stepper().step());
     return runDiff(tr("Comparing %1 with %2").arg(nameA, nameB), quiet, [a, b, nameA, nameB] {
         DiffRequest request = diffRequest(DiffKind::Steps, a, b, nameA, nameB);
+        request.provenance = provenanceBetween(a->graph, b->graph);
+        return request;
+    });
+}
+
+bool MainWindow::compareQuantized(bool quiet) {
+    std::shared_ptr<const Model> a = stepper().sharedCurrent();
+    const QString nameA = stepName(stepper().step());
+    return runDiff(tr("Comparing float with int8 weights"), quiet, [a, nameA] {
+        auto b = std::make_shared<Model>(*a);
+        PassContext context = contextFor(*b);
+        runPipeline(*b, makePipeline("quantize-int8-weights"), context, {});
+        DiffRequest request = diffRequest(DiffKind::Quantized, a, b, nameA, tr("%1, int8 weights").arg(nameA));
         request.provenance = provenanceBetween(a->graph, b->graph);
         return request;
     });
@@ -206,7 +221,7 @@ void MainWindow::showDiff(std::shared_ptr<const ModelDiff> diff) {
     QDockWidget* dock = findChild<QDockWidget*>(kComparisonDock);
     dock->show();
     dock->raise();
-    if (diff_->kind == DiffKind::Models || diff_->kind == DiffKind::Bisect) {
+    if (diff_->kind == DiffKind::Models || diff_->kind == DiffKind::Quantized || diff_->kind == DiffKind::Bisect) {
         // The split becomes A against B: each side its own model, matched through the diff.
         diffShown_ = true;
         const std::shared_ptr<const Graph> a(diff_, &diff_->a->graph), b(diff_, &diff_->b->graph);

@@ -11,6 +11,7 @@
 #include "core/onnx/exporter.h"
 #include "core/passes/pass_registry.h"
 #include "core/passes/rewriter.h"
+#include "core/runtime/backend_registry.h"
 #include "support/add_mul_model.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
@@ -263,6 +264,69 @@ private slots:
         QVERIFY(q);
         QCOMPARE(q->scaleMin, double(0.05f));
         QVERIFY(quantParamsAround(testing::addMulModel(1).graph, *testing::addMulModel(1).graph.findNode("add")).empty());
+    }
+
+    void floatAgainstInt8PaintsTheQuantizationErrorAndShowsTheScales() {
+        MainWindow w;
+        QVERIFY(open(w, kSample));
+        QSignalSpy shown(&w, &MainWindow::comparisonShown);
+        w.comparisonPanel()->quantizedButton()->click();
+        QVERIFY(shown.wait(60000));
+        QVERIFY(waitIdle(w));
+        const ModelDiff& diff = *w.diff();
+        QCOMPARE(diff.kind, DiffKind::Quantized);
+        QVERIFY(w.diffShown());
+        const Graph& b = *w.afterPane()->graph();
+        QCOMPARE(&b, &diff.b->graph);
+        // The DequantizeLinear nodes of the int8 weights are B's only new nodes, marked and grey.
+        size_t dequantize = 0;
+        for (NodeId n : b.nodeIds()) dequantize += b.node(n).opType == "DequantizeLinear";
+        QVERIFY(dequantize > 0);
+        QCOMPARE(w.diffMarks().onlyB.size(), dequantize);
+        const bool dark = w.afterScene()->style().dark;
+        for (NodeId n : w.diffMarks().onlyB) {
+            QCOMPARE(b.node(n).opType, std::string("DequantizeLinear"));
+            QCOMPARE(w.afterScene()->nodeMark(n), NodeMark::Added);
+            QCOMPARE(w.afterScene()->nodeFill(n), std::optional<QColor>(neutralErrorFill(dark)));
+        }
+        // Every compared node wears the color of its own error; int8 weights move some past 1e-3.
+        size_t painted = 0;
+        for (const NodeError& e : diff.report.nodes) {
+            if (!e.compared) continue;
+            const NodeId node = diff.report.matching.matches[e.match].b;
+            QCOMPARE(w.afterScene()->nodeFill(node), std::optional<QColor>(errorColor(e.error.maxRelError)));
+            ++painted;
+        }
+        QCOMPARE(painted, diff.report.matching.matches.size());  // every matched node measured
+        QVERIFY(diff.report.firstDivergence);
+        // The inspector of a weight's DequantizeLinear: per output channel int8 scales.
+        w.afterScene()->selectNode(w.diffMarks().onlyB.front());
+        const QTreeWidgetItem* quant = w.inspector()->section("Quantization");
+        QVERIFY(quant);
+        QVERIFY(childRow(quant, "granularity")->text(1).startsWith("per-channel ("));
+        QVERIFY(childRow(quant, "zero point")->text(1).endsWith("(int8)"));
+    }
+
+    void cpuAgainstVulkanPaintsTheCurrentStep() {
+        if (listVulkanDevices().devices.empty()) QSKIP("no Vulkan device");
+        MainWindow w;
+        QVERIFY(open(w, save(dir_, "av.onnx", testing::addMulModel(1.0f))));
+        QSignalSpy shown(&w, &MainWindow::comparisonShown);
+        QVERIFY(w.compareBackends(true));
+        QVERIFY(shown.wait(60000));
+        const ModelDiff& diff = *w.diff();
+        QCOMPARE(diff.kind, DiffKind::Backends);
+        QVERIFY(!w.diffShown());  // the panes keep the steps: both sides are the current step
+        QCOMPARE(diff.report.nodes.size(), size_t(2));
+        QCOMPARE(diff.report.outputs.size(), size_t(1));
+        QVERIFY(diff.report.outputs[0].error.maxRelError < 1e-6);  // an add and a multiply: exact or nearly
+        const Graph& g = *w.afterPane()->graph();
+        for (const NodeError& e : diff.report.nodes) {
+            QVERIFY(e.compared);
+            const NodeId node = diff.report.matching.matches[e.match].b;
+            QVERIFY(g.hasNode(node));
+            QCOMPARE(w.afterScene()->nodeFill(node), std::optional<QColor>(errorColor(e.error.maxRelError)));
+        }
     }
 
     void bisectButtonNamesTheBrokenPass() {

@@ -21,13 +21,16 @@
 
 #include <QLabel>
 #include <QPushButton>
+#include <QSemaphore>
 #include <QSettings>
+#include <QStatusBar>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 
 using namespace graphlens;
@@ -237,6 +240,32 @@ private slots:
         QCOMPARE(w.diff()->kind, DiffKind::Steps);
         QCOMPARE(w.diff()->report.nodes.size(), size_t(2));
         for (const NodeError& e : w.diff()->report.nodes) QCOMPARE(e.error.maxRelError, 0.0);
+    }
+
+    void cancellingAComparisonKeepsTheModelShown() {
+        MainWindow w;
+        QVERIFY(open(w, save(dir_, "a4.onnx", testing::addMulModel(1.0f))));
+        const Graph* shownBefore = w.afterPane()->graph();
+        QSemaphore paused, resume;
+        std::atomic<bool> held{false};
+        w.tasks()->setReportHook([&](int) {  // holds the comparison at its first report
+            if (held.exchange(true)) return;
+            paused.release();
+            resume.acquire();
+        });
+        QSignalSpy shown(&w, &MainWindow::comparisonShown);
+        QVERIFY(w.compareWithFile(save(dir_, "b4.onnx", testing::addMulModel(1.5f)), true));
+        QVERIFY(QTest::qWaitFor([&] { return paused.available() > 0; }, 20000));
+        QVERIFY(w.busy());
+        w.cancelWork();  // the status bar's Cancel
+        resume.release();
+        QVERIFY(QTest::qWaitFor([&w] { return !w.busy(); }, 20000));
+        QTest::qWait(50);
+        QCOMPARE(shown.count(), 0);
+        QVERIFY(!w.diff() && !w.diffShown());
+        QCOMPARE(w.afterPane()->graph(), shownBefore);
+        QCOMPARE(w.statusBar()->currentMessage(), QString("Comparison cancelled."));
+        w.tasks()->setReportHook({});
     }
 
     void inspectorShowsScaleAndZeroPointOfDequantizeLinear() {

@@ -65,6 +65,12 @@ void MainWindow::buildComparisonDock() {
         if (diff_ && after_->graph() == &diff_->b->graph) focusCounterparts(after_, node);
     });
     connect(passPanel_, &PassPanel::bisectRequested, this, [this] { bisectPipeline(); });
+    // The Profile dock's Heatmap box offers Error beside time and memory: it switches this overlay on.
+    connect(profilePanel_, &ProfilePanel::errorOverlayChosen, this, [this] {
+        comparison_->setErrorOverlay(true);
+        updateFills();
+        if (!diff_) statusBar()->showMessage(tr("No comparison yet: File > Compare with..., or a button of the Comparison dock."), 10000);
+    });
 }
 
 void MainWindow::chooseAndCompare() {

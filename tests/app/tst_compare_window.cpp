@@ -6,6 +6,7 @@
 #include "app/cli/model_inputs.h"
 #include "app/comparison_panel.h"
 #include "app/main_window.h"
+#include "app/profile_panel.h"
 #include "core/compare/node_matching.h"
 #include "core/graph/builder.h"
 #include "core/onnx/exporter.h"
@@ -15,6 +16,7 @@
 #include "support/add_mul_model.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
+#include "viewer/heat_legend_widget.h"
 #include "viewer/node_inspector.h"
 #include "viewer/quant_params.h"
 #include "viewer/tensor_pair_view.h"
@@ -212,6 +214,14 @@ private slots:
         // The same computation on both sides: no error at all, the coolest color.
         QCOMPARE(w.diffMarks().errorB.at(nodeNamed(b, "mul")), 0.0);
         QCOMPARE(w.afterScene()->nodeFill(nodeNamed(b, "mul")), std::optional<QColor>(errorColor(0)));
+        // The Profile dock's Heatmap box has Error beside Time and Memory: it brings the overlay back.
+        w.comparisonPanel()->setErrorOverlay(false);
+        QCOMPARE(w.afterScene()->nodeFill(relu), std::nullopt);
+        w.profilePanel()->setOverlay(HeatOverlay::Error);
+        QVERIFY(w.comparisonPanel()->errorOverlay());
+        QCOMPARE(w.afterScene()->nodeFill(relu), std::optional<QColor>(neutralErrorFill(w.afterScene()->style().dark)));
+        QCOMPARE(w.profilePanel()->legend()->scale()->low(), 1e-7);
+        QCOMPARE(w.profilePanel()->legend()->scale()->high(), 1.0);
     }
 
     void failuresReachTheErrorAndKeepTheModel() {

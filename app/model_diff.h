@@ -60,6 +60,7 @@ struct ModelDiff {
     QString sentence;  ///< a bisection's verdict; empty for other kinds
     QStringList symbolicDims;  ///< the sizes given to symbolic input dims ("batch=1")
     std::string passId;  ///< the divergent pass of a bisection; empty when none diverged
+    QStringList bisectSteps;  ///< a bisection's passes: "fold-batchnorm · 53 rewrites · max rel error 2.1e-06"
     std::vector<NodeId> involvedA, involvedB;  ///< a bisection's nodes (by id on each side)
 };
 

@@ -176,6 +176,13 @@ bool MainWindow::bisectPipeline(bool quiet) {
             diff->kind = DiffKind::Bisect;
             diff->a = original;
             diff->sentence = QString::fromStdString(r.sentence);
+            for (const BisectStep& s : r.steps)
+                diff->bisectSteps << (s.compared ? tr("%1 · %2 rewrites · max rel error %3%4")
+                                                       .arg(QString::fromStdString(s.passId))
+                                                       .arg(s.rewrites)
+                                                       .arg(s.maxRelError, 0, 'g', 3)
+                                                       .arg(s.diverged ? tr(" · diverges") : QString())
+                                                 : tr("%1 · no change").arg(QString::fromStdString(s.passId)));
             if (r.divergentStep) {
                 diff->passId = r.steps[*r.divergentStep].passId;
                 diff->nameB = tr("after %1").arg(QString::fromStdString(diff->passId));
@@ -201,7 +208,10 @@ bool MainWindow::bisectPipeline(bool quiet) {
 void MainWindow::showBisect(std::shared_ptr<const ModelDiff> diff) {
     const QString pass = QString::fromStdString(diff->passId);
     if (pass.isEmpty()) {
-        comparison_->showMessage(diff->sentence);
+        comparison_->showMessage(diff->sentence + "\n" + diff->bisectSteps.join("\n"));
+        QDockWidget* dock = findChild<QDockWidget*>(kComparisonDock);
+        dock->show();
+        dock->raise();
         statusBar()->showMessage(diff->sentence, 10000);
     } else {
         showDiff(diff);

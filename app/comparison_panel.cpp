@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 
 #include <cmath>
@@ -86,7 +87,14 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     controls->addStretch();
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
-    layout->addWidget(summary_);
+    // The summary scrolls past a few lines, so a long one never takes the graphs' height.
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(summary_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMaximumHeight(7 * summary_->fontMetrics().lineSpacing());
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(scroll);
     layout->addWidget(table_, 1);
 
     connect(file_, &QPushButton::clicked, this, &ComparisonPanel::fileCompareRequested);

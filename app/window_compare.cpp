@@ -176,13 +176,17 @@ bool MainWindow::bisectPipeline(bool quiet) {
             diff->kind = DiffKind::Bisect;
             diff->a = original;
             diff->sentence = QString::fromStdString(r.sentence);
-            for (const BisectStep& s : r.steps)
-                diff->bisectSteps << (s.compared ? tr("%1 · %2 rewrites · max rel error %3%4")
-                                                       .arg(QString::fromStdString(s.passId))
-                                                       .arg(s.rewrites)
-                                                       .arg(s.maxRelError, 0, 'g', 3)
-                                                       .arg(s.diverged ? tr(" · diverges") : QString())
-                                                 : tr("%1 · no change").arg(QString::fromStdString(s.passId)));
+            QStringList unchanged;
+            for (const BisectStep& s : r.steps) {
+                if (!s.compared) unchanged << QString::fromStdString(s.passId);
+                else
+                    diff->bisectSteps << tr("%1 · %2 rewrites · max rel error %3%4")
+                                             .arg(QString::fromStdString(s.passId))
+                                             .arg(s.rewrites)
+                                             .arg(s.maxRelError, 0, 'g', 3)
+                                             .arg(s.diverged ? tr(" · diverges") : QString());
+            }
+            if (!unchanged.isEmpty()) diff->bisectSteps << tr("no change: %1").arg(unchanged.join(", "));
             if (r.divergentStep) {
                 diff->passId = r.steps[*r.divergentStep].passId;
                 diff->nameB = tr("after %1").arg(QString::fromStdString(diff->passId));

@@ -258,6 +258,8 @@ void MainWindow::showDiff(std::shared_ptr<const ModelDiff> diff) {
         before_->setHighlighted(diff_->involvedA);
         after_->setHighlighted(diff_->involvedB);
         searchPanel_->setGraphs(a, b);
+    } else if (diffShown_) {
+        showStep();  // the panes showed another comparison's models: back to the steps, the current one is B
     }
     updateFills();
     // The first divergence selected on B (inspected, its partners highlighted on A); a

@@ -338,6 +338,24 @@ private slots:
         }
         QCOMPARE(painted, diff.report.matching.matches.size());  // every matched node measured
         QVERIFY(diff.report.firstDivergence);
+        // A comparison of steps after it brings the panes back to the steps: B is the current one.
+        QSignalSpy again(&w, &MainWindow::comparisonShown);
+        QVERIFY(w.compareSteps(true));
+        QVERIFY(again.wait(60000));
+        QVERIFY(waitIdle(w));
+        QVERIFY(!w.diffShown());
+        QCOMPARE(w.afterPane()->graph(), &w.stepper().current().graph);
+        QCOMPARE(w.afterPane()->graph(), &w.diff()->b->graph);
+        QCOMPARE(w.afterScene()->nodeFill(w.afterPane()->graph()->nodeIds().front()).has_value(), true);
+    }
+
+    void int8WeightsInspectorShowsTheirScales() {
+        MainWindow w;
+        QVERIFY(open(w, kSample));
+        QSignalSpy shown(&w, &MainWindow::comparisonShown);
+        QVERIFY(w.compareQuantized(true));
+        QVERIFY(shown.wait(60000));
+        QVERIFY(waitIdle(w));
         // The inspector of a weight's DequantizeLinear: per output channel int8 scales.
         w.afterScene()->selectNode(w.diffMarks().onlyB.front());
         const QTreeWidgetItem* quant = w.inspector()->section("Quantization");

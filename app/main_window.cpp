@@ -355,6 +355,9 @@ bool MainWindow::openModel(const QString& path, bool quiet) {
 void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     model_ = std::move(loaded.model);
     modelPath_ = path;
+    diff_.reset();  // a comparison of the model before is not about this one
+    diffShown_ = false;
+    comparison_->setDiff(nullptr);
     lastError_.clear();
     recent_.add(path);
     updateActions();

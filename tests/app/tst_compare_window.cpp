@@ -250,6 +250,11 @@ private slots:
         QCOMPARE(w.diff()->kind, DiffKind::Steps);
         QCOMPARE(w.diff()->report.nodes.size(), size_t(2));
         for (const NodeError& e : w.diff()->report.nodes) QCOMPARE(e.error.maxRelError, 0.0);
+        // Opening another model forgets the comparison.
+        QVERIFY(open(w, kSample));
+        QVERIFY(!w.diff());
+        QVERIFY(w.comparisonPanel()->summaryLabel()->text().startsWith("Compare the model shown"));
+        QCOMPARE(w.afterScene()->nodeFill(w.afterPane()->graph()->nodeIds().front()), std::nullopt);
     }
 
     void cancellingAComparisonKeepsTheModelShown() {

@@ -21,7 +21,7 @@ constexpr DockPlace kPlaces[] = {
     {kPassesDock, Qt::LeftDockWidgetArea},       {kSearchDock, Qt::LeftDockWidgetArea},
     {kOutlineDock, Qt::LeftDockWidgetArea},      {kInspectorDock, Qt::RightDockWidgetArea},
     {kModelDock, Qt::RightDockWidgetArea},       {kRewriteLogDock, Qt::BottomDockWidgetArea},
-    {kProfileDock, Qt::BottomDockWidgetArea},
+    {kProfileDock, Qt::BottomDockWidgetArea},    {kComparisonDock, Qt::BottomDockWidgetArea},
 };
 
 QDockWidget* dockNamed(QMainWindow& window, const char* name) {

@@ -16,6 +16,7 @@ inline constexpr const char* kInspectorDock = "inspectorDock";
 inline constexpr const char* kModelDock = "modelDock";
 inline constexpr const char* kRewriteLogDock = "rewriteLogDock";
 inline constexpr const char* kProfileDock = "profileDock";
+inline constexpr const char* kComparisonDock = "comparisonDock";
 
 /// Puts every dock named above that `window` has in its default area, docked, shown and tabbed
 /// with the others of its area (the first of each area raised); the left and right columns run

@@ -89,6 +89,12 @@ int main(int argc, char** argv) {
     args.removeFirst();
     const bool applyAll = args.removeAll("--apply-all") > 0;
     const bool quitAfterFirstPaint = args.removeAll("--quit-after-first-paint") > 0;
+    // --compare-with B: File > Compare with... B once the model is shown.
+    QString compareWith;
+    if (const qsizetype at = args.indexOf("--compare-with"); at >= 0 && at + 1 < args.size()) {
+        compareWith = args.takeAt(at + 1);
+        args.removeAt(at);
+    }
     if (quitAfterFirstPaint) {
         if (args.isEmpty()) {
             std::cerr << "graphlens: --quit-after-first-paint needs a MODEL" << std::endl;
@@ -111,6 +117,10 @@ int main(int argc, char** argv) {
         if (applyAll)
             QObject::connect(&window, &graphlens::MainWindow::modelLoaded, &window, &graphlens::MainWindow::applyAllPasses,
                              Qt::SingleShotConnection);
+        if (!compareWith.isEmpty())
+            QObject::connect(&window, &graphlens::MainWindow::graphShown, &window, [&window, compareWith] {
+                if (!window.busy() && !window.diff()) window.compareWithFile(compareWith);
+            });
         if (!window.openModel(args.first(), /*quiet=*/quitAfterFirstPaint) && quitAfterFirstPaint) return 1;
     }
     return app.exec();

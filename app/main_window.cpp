@@ -7,6 +7,7 @@
 #include "app/backend_compare_panel.h"
 #include "app/cli/model_report.h"
 #include "app/compare_panel.h"
+#include "app/comparison_panel.h"
 #include "app/dock_layout.h"
 #include "app/profile_panel.h"
 #include "app/start_page.h"
@@ -120,6 +121,11 @@ void MainWindow::buildMenus() {
     recent->setObjectName("recentMenu");
     workActions_.push_back(recent->menuAction());
     connect(recent, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
+    QAction* compareWith = file->addAction(tr("Compare &with..."), this, &MainWindow::chooseAndCompare);
+    compareWith->setObjectName("compareWithAction");
+    compareWith->setStatusTip(tr("Open a second model (B) and compare it node by node with the one shown (A)"));
+    workActions_.push_back(compareWith);
+    modelActions_.push_back(compareWith);
     file->addSeparator();
     QAction* save = file->addAction(tr("&Save optimized model..."), QKeySequence::Save, this, [this] { chooseAndSave(false); });
     save->setObjectName("saveAction");
@@ -216,7 +222,11 @@ void MainWindow::buildDocks() {
     // Below the panes the dock is wide and low: the panel puts its controls beside its tabs there.
     profileDock->setWidget(profilePanel_);
     connect(profilePanel_, &ProfilePanel::profileRequested, this, &MainWindow::profileCurrentStep);
-    connect(profilePanel_, &ProfilePanel::nodeFillsChanged, this, [this] { after_->scene()->setNodeFills(profilePanel_->nodeFills()); });
+    connect(profilePanel_, &ProfilePanel::nodeFillsChanged, this, [this] {
+        if (!profilePanel_->nodeFills().empty() && comparison_->errorOverlay() && diff_ && after_->graph() == &diff_->b->graph)
+            comparison_->setErrorOverlay(false);  // a profile heatmap asked for takes the after side over
+        updateFills();
+    });
     connect(profilePanel_, &ProfilePanel::nodeActivated, this, [this](NodeId node) { focusCounterparts(after_, node); });
     // Before/After: the current step against the original or the previous step, folded onto the
     // loaded model; speedup on the before side when it shows the baseline.
@@ -224,7 +234,7 @@ void MainWindow::buildDocks() {
     connect(compare, &ComparePanel::compareRequested, this, [this, compare] {
         if (model_) compare->startCompare(compareSides(stepper(), compare->baseline(), leftStep_));
     });
-    connect(compare, &ComparePanel::beforeFillsChanged, this, [this, compare] { before_->scene()->setNodeFills(compare->beforeFills()); });
+    connect(compare, &ComparePanel::beforeFillsChanged, this, &MainWindow::updateFills);
     connect(compare, &ComparePanel::nodeActivated, this, [this](NodeId node) { focusCounterparts(before_, node); });
     connect(compare, &ComparePanel::afterNodeActivated, this, [this](NodeId node) { focusCounterparts(after_, node); });
     // Backends: the current step on the CPU and on the Vulkan device, side by side.
@@ -240,6 +250,7 @@ void MainWindow::buildDocks() {
     connect(passPanel_, &PassPanel::applyStarted, profilePanel_, &ProfilePanel::dropProfile);  // the after side will change
     connect(passPanel_, &PassPanel::passesApplied, this, &MainWindow::passesApplied);
     connect(passPanel_, &PassPanel::statusMessage, statusBar(), &QStatusBar::showMessage);
+    buildComparisonDock();
 }
 
 void MainWindow::buildOutlineDock() {
@@ -344,6 +355,9 @@ bool MainWindow::openModel(const QString& path, bool quiet) {
 void MainWindow::showLoaded(const QString& path, LoadedModel loaded) {
     model_ = std::move(loaded.model);
     modelPath_ = path;
+    diff_.reset();  // a comparison of the model before is not about this one
+    diffShown_ = false;
+    comparison_->setDiff(nullptr);
     lastError_.clear();
     recent_.add(path);
     updateActions();
@@ -391,6 +405,7 @@ void MainWindow::resetPasses() { passPanel_->reset(); }
 void MainWindow::showStep() {
     const StepComparison c = compareStep(stepper(), compareWith());
     leftStep_ = c.leftStep;
+    diffShown_ = false;  // the panes show the steps again; the Error overlay stays where a side still fits
     auto before = stepper().sharedGraph(c.leftStep);  // the snapshots themselves, not copies
     auto after = stepper().step() == c.leftStep ? before : stepper().sharedGraph(stepper().step());
     before_->setCaption(c.leftCaption);
@@ -405,6 +420,7 @@ void MainWindow::showStep() {
     before_->showGraph(before, c.removed, NodeMark::Removed);
     after_->showGraph(after, c.added, NodeMark::Added);
     searchPanel_->setGraphs(before, after);
+    updateFills();
     updateStatus();
 }
 
@@ -434,7 +450,9 @@ void MainWindow::nodeSelected(GraphPane* side, NodeId node) {
     other->scene()->selectNode(kNoId);  // one selection across both sides: the inspector shows it
     const std::vector<NodeId> counterparts = counterpartsOf(side, node);
     other->setHighlighted(counterparts);
-    inspector_->showNode(*side->graph(), node, model_->graph, resultsBehind(side));
+    if (diffShown_) inspector_->showNode(*side->graph(), node, *side->graph(), {});  // two models: no pass history
+    else inspector_->showNode(*side->graph(), node, model_->graph, resultsBehind(side));
+    inspectComparison(side, node);
     // Center each side on its own node, once per selection (a side laid out again selects its
     // node again without moving).
     if (focusing_ || centeredFor_[side == before_ ? 0 : 1] == node) return;
@@ -442,6 +460,7 @@ void MainWindow::nodeSelected(GraphPane* side, NodeId node) {
 }
 
 std::vector<NodeId> MainWindow::counterpartsOf(const GraphPane* side, NodeId node) const {
+    if (diffShown_) return diffCounterparts(side, node);
     const GraphPane* other = side == before_ ? after_ : before_;
     const ProvenanceIndex& otherIndex = side == before_ ? afterIndex_ : beforeIndex_;
     return drawnOnly(*other->graph(), otherIndex.nodesFrom(side->graph()->node(node).provenance));
@@ -479,7 +498,7 @@ void MainWindow::searchHitActivated(SearchSide side, NodeId node) {
 }
 
 void MainWindow::focusRewrite(size_t step, RewriteLogPanel::Entry kind, size_t index) {
-    if (!model_ || step == 0 || step > stepper().step() || kind == RewriteLogPanel::Entry::Verification) return;
+    if (!model_ || diffShown_ || step == 0 || step > stepper().step() || kind == RewriteLogPanel::Entry::Verification) return;
     const std::vector<NodeId> origins = kind == RewriteLogPanel::Entry::Rewrite ? rewriteOrigins(stepper(), step, index)
                                                                                : declineOrigins(stepper(), step, index);
     const std::vector<NodeId> left = drawnOnly(*before_->graph(), beforeIndex_.nodesFrom(origins));

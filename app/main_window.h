@@ -12,6 +12,7 @@
 // (PassPanel) applies passes on the same runner and the window shows each step it moves to.
 #pragma once
 
+#include "app/model_diff.h"
 #include "app/pass_panel.h"
 #include "app/recent_files.h"
 #include "app/rewrite_log_panel.h"
@@ -24,6 +25,8 @@
 #include <QLabel>
 #include <QMainWindow>
 
+#include <functional>
+#include <memory>
 #include <optional>
 
 class QAction;
@@ -33,6 +36,7 @@ class QStackedWidget;
 
 namespace graphlens {
 
+class ComparisonPanel;
 class GraphPane;
 class GraphScene;
 class ModelOverview;
@@ -115,6 +119,36 @@ public:
     SearchPanel* searchPanel() const { return searchPanel_; }
     ProfilePanel* profilePanel() const { return profilePanel_; }
 
+    // ---- comparisons (window_compare.cpp) ----------------------------------------------------
+    /// File > Compare with...: opens `path` as B and compares it with the current step (A) in the
+    /// background; when done the split shows A on the left and B on the right, with the nodes
+    /// only in A, only in B and changed marked and the Error overlay. comparisonShown() or
+    /// comparisonFailed() tells how it went (a failure also shows a dialog unless `quiet`; the
+    /// model shown stays). False when it did not start (no model, or work running).
+    bool compareWithFile(const QString& path, bool quiet = false);
+    /// The current step on the CPU (A) against the first Vulkan device (B).
+    bool compareBackends(bool quiet = false);
+    /// The left side's snapshot (A) against the current step (B), matched through provenance:
+    /// float against quantized after quantize-int8-weights.
+    bool compareSteps(bool quiet = false);
+    /// The current step (A) against a copy run through quantize-int8-weights (B), shown as A vs B:
+    /// the quantization error lens.
+    bool compareQuantized(bool quiet = false);
+    /// The Bisect button: applies the enabled pipeline entries to the loaded model one at a time
+    /// (bisectPasses) and shows the first divergent step against the loaded model, its pass
+    /// selected in the pipeline and its nodes highlighted; bisectFinished() follows.
+    bool bisectPipeline(bool quiet = false);
+    /// Tests: the passes a bisection runs instead of the enabled pipeline entries.
+    using PassFactory = std::function<std::vector<std::unique_ptr<Pass>>()>;
+    void setBisectPassFactory(PassFactory factory) { bisectFactory_ = std::move(factory); }
+    ComparisonPanel* comparisonPanel() const { return comparison_; }
+    /// The comparison shown in the Comparison dock; nullptr when there is none.
+    const ModelDiff* diff() const { return diff_.get(); }
+    /// True while the panes show a comparison's A and B (File > Compare with..., a bisection).
+    bool diffShown() const { return diffShown_; }
+    const DiffMarks& diffMarks() const { return diffMarks_; }
+    QString lastCompareError() const { return lastCompareError_; }
+
 signals:
     /// Both sides of the current step are laid out and in their scenes.
     void graphShown();
@@ -124,6 +158,12 @@ signals:
     void loadFailed(const QString& error);
     /// Applying passes ended (done, cancelled or failed); `steps` of them were kept.
     void passesApplied(int steps);
+    /// A comparison is in the Comparison dock (and on the panes).
+    void comparisonShown();
+    /// A comparison could not be made; `error` is lastCompareError().
+    void comparisonFailed(const QString& error);
+    /// A bisection ended: `pass` is the first divergent pass, empty when none diverged.
+    void bisectFinished(const QString& pass);
     /// saveOptimizedModel() wrote `path`.
     void modelSaved(const QString& path);
     /// saveOptimizedModel() failed; `error` says why.
@@ -157,6 +197,21 @@ private:
     void buildDocks();
     /// The Outline dock (objectName "outlineDock"): the name-scope groups, tabbed with Search.
     void buildOutlineDock();
+    /// The Comparison dock (objectName "comparisonDock") and its connections.
+    void buildComparisonDock();
+    void chooseAndCompare();
+    /// Runs `prepare` (in the worker) and computeDiff on its request as a TaskRunner task titled `title`.
+    bool runDiff(const QString& title, bool quiet, std::function<DiffRequest()> prepare);
+    void showDiff(std::shared_ptr<const ModelDiff> diff);
+    void showBisect(std::shared_ptr<const ModelDiff> diff);
+    void failDiff(const QString& title, const QString& reason, bool quiet);
+    /// The fills of both panes: the Error overlay where a pane shows a side of the comparison,
+    /// else the profile's heatmap (after) and the before/after speedup (before).
+    void updateFills();
+    /// The Comparison section of the inspector for `node` on `side`, when it is a compared node.
+    void inspectComparison(const GraphPane* side, NodeId node);
+    /// In a comparison shown on the panes: the nodes `node` is matched with on the other side.
+    std::vector<NodeId> diffCounterparts(const GraphPane* side, NodeId node) const;
     void chooseAndOpen();
     void chooseAndSave(bool standardOpsOnly);
     void chooseAndExport(bool wholeGraph);
@@ -192,6 +247,12 @@ private:
     std::vector<const PassResult*> resultsBehind(const GraphPane* side) const;
     GraphPane* focusedPane() const;
 
+    ComparisonPanel* comparison_ = nullptr;
+    std::shared_ptr<const ModelDiff> diff_;
+    DiffMarks diffMarks_;
+    bool diffShown_ = false;
+    QString lastCompareError_;
+    PassFactory bisectFactory_;
     std::optional<Model> model_;
     RecentFiles recent_;
     ModelOverview* overview_ = nullptr;

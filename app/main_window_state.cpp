@@ -3,6 +3,8 @@
 // the file actions File > Save optimized model and File > Export.
 #include "app/main_window.h"
 
+#include "app/comparison_panel.h"
+
 #include "app/dock_layout.h"
 #include "app/pass_panel.h"
 #include "app/profile_panel.h"
@@ -31,7 +33,7 @@ namespace graphlens {
 namespace {
 
 /// Bumped when the docks change so much that a layout saved before would not fit.
-constexpr int kLayoutVersion = 2;
+constexpr int kLayoutVersion = 3;  // 3: the Comparison dock
 
 } // namespace
 
@@ -80,6 +82,7 @@ void MainWindow::updateActions() {
     passPanel_->setEnabled(model_ && !working);
     searchPanel_->setEnabled(bool(model_));
     profilePanel_->setEnabled(bool(model_));
+    comparison_->setEnabled(model_ && !working);
     startPage_->setEnabled(!working);
     central_->setCurrentWidget(model_ ? static_cast<QWidget*>(split_) : startPage_);
 }

@@ -41,6 +41,12 @@ PassPanel::PassPanel(TaskRunner* tasks, QWidget* parent) : QWidget(parent), task
     compareRow->addRow(tr("Compare with:"), compareBox_);
     layout->addLayout(compareRow);
     connect(compareBox_, &QComboBox::currentIndexChanged, this, [this](int index) { emit compareWithChanged(CompareWith(index)); });
+    bisect_ = new QPushButton(tr("Bisect the pipeline"), this);
+    bisect_->setObjectName("bisectButton");
+    bisect_->setToolTip(tr("Apply the enabled passes to the loaded model one at a time, compare each result with it "
+                           "tensor by tensor, and select the first pass whose result diverges beyond 1e-3 relative error"));
+    connect(bisect_, &QPushButton::clicked, this, &PassPanel::bisectRequested);
+    layout->addWidget(bisect_);
     passList_ = new QListWidget(this);
     layout->addWidget(passList_);
     verifyBox_ = new QCheckBox(tr("Verify each step"), this);

@@ -18,6 +18,7 @@
 class QCheckBox;
 class QComboBox;
 class QListWidget;
+class QPushButton;
 
 namespace graphlens {
 
@@ -44,6 +45,8 @@ public:
     CompareWith compareWith() const;
     void setCompareWith(CompareWith with);
     QComboBox* compareBox() const { return compareBox_; }
+    /// Over the pipeline: asks the window to bisect the enabled passes (bisectRequested()).
+    QPushButton* bisectButton() const { return bisect_; }
     /// "fold-batchnorm · 53 rewrites · −53 nodes" for an applied pipeline entry, its id otherwise.
     static QString passLabel(const PassStepper& stepper, size_t pass);
 
@@ -56,6 +59,8 @@ signals:
     void passesApplied(int steps);
     /// The "Compare with" choice changed.
     void compareWithChanged(graphlens::CompareWith with);
+    /// The Bisect button was pressed.
+    void bisectRequested();
     /// A line for the status bar, shown for `timeoutMs`.
     void statusMessage(const QString& text, int timeoutMs);
 
@@ -83,6 +88,7 @@ private:
     bool hasModel_ = false;
     QListWidget* passList_ = nullptr;
     QComboBox* compareBox_ = nullptr;
+    QPushButton* bisect_ = nullptr;
     QCheckBox* verifyBox_ = nullptr;
 };
 

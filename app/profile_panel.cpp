@@ -37,6 +37,7 @@ constexpr int kNarrowTable = 480;    ///< a hotspot table narrower than this hid
 std::optional<double> overlayValue(HeatOverlay overlay, const NodeProfile& p) {
     switch (overlay) {
     case HeatOverlay::None: return std::nullopt;
+    case HeatOverlay::Error: return std::nullopt;  // not a profile figure
     case HeatOverlay::Time: return p.ms.median / 1000;
     case HeatOverlay::Memory: return double(p.outputBytes);
     case HeatOverlay::Flops: return p.flops ? std::optional<double>(double(*p.flops)) : std::nullopt;
@@ -57,6 +58,7 @@ constexpr OverlayText kOverlays[] = {
     {"Memory", "output bytes per node", "B"},
     {"FLOPs", "FLOPs per node", "FLOP"},
     {"GFLOP/s", "achieved throughput", "FLOP/s"},
+    {"Error", "max relative error per node (Comparison)", ""},
 };
 
 /// A table cell that sorts by `value` and shows it rounded to `decimals`.
@@ -308,6 +310,13 @@ std::unordered_map<NodeId, double> ProfilePanel::overlayValues() const {
 
 void ProfilePanel::updateHeatmap() {
     fills_.clear();
+    if (overlay() == HeatOverlay::Error) {
+        const OverlayText& text = kOverlays[int(HeatOverlay::Error)];
+        legend_->setScale(HeatScale(1e-7, 1.0, HeatScaleKind::Log), tr(text.title), QString());
+        emit nodeFillsChanged();
+        emit errorOverlayChosen();
+        return;
+    }
     const std::unordered_map<NodeId, double> values = overlayValues();
     if (values.empty()) {
         legend_->clear();

@@ -36,7 +36,9 @@ class MemoryChart;
 class TimelineView;
 
 /// The per-node figure a heatmap shows.
-enum class HeatOverlay { None, Time, Memory, Flops, Gflops };
+/// Error: each node's max relative error from the window's comparison (the Comparison dock
+/// holds it; this panel only announces the choice with errorOverlayChosen()).
+enum class HeatOverlay { None, Time, Memory, Flops, Gflops, Error };
 
 /// "FusedConv" for "com.microsoft:FusedConv" (a profile's op label): the op without its domain.
 QString bareOp(const std::string& op);
@@ -110,6 +112,8 @@ signals:
     void profileRequested();
     void profileReady();
     void profileFailed(const QString& reason);
+    /// The Error overlay was chosen: the window paints the comparison's errors.
+    void errorOverlayChosen();
     /// nodeFills() changed.
     void nodeFillsChanged();
     /// A hotspot row, a timeline bar or a memory column was clicked: focus `node` on the canvas.

@@ -58,6 +58,7 @@ ScreenshotRequest parseScreenshotRequest(const QStringList& args) {
         else if (arg == QLatin1String("--size")) request.size = parseSize(valueAfter(i, "--size"));
         else if (arg == QLatin1String("--apply-all")) request.applyAll = true;
         else if (arg == QLatin1String("--profile")) request.profile = true;
+        else if (arg == QLatin1String("--compare-with")) request.compareWith = valueAfter(i, "--compare-with");
         else if (arg.startsWith(QLatin1String("-"))) throw std::runtime_error("unknown option '" + arg.toStdString() + "' with --screenshot");
         else if (request.model.isEmpty()) request.model = arg;
         else throw std::runtime_error("--screenshot takes one MODEL, not also '" + arg.toStdString() + "'");
@@ -100,6 +101,18 @@ int runScreenshot(const ScreenshotRequest& request) {
     const auto grabWhenReady = [&] {
         if (written || window.layoutPending()) return;  // busy() while the passes run
         written = true;
+        if (!request.compareWith.isEmpty()) {
+            // A vs B laid out on both panes, then the picture.
+            QObject::connect(&window, &MainWindow::comparisonShown, &window, [&] {
+                QObject::connect(&window, &MainWindow::graphShown, &window, grab, Qt::SingleShotConnection);
+            });
+            QObject::connect(&window, &MainWindow::comparisonFailed, &window, [&](const QString& reason) {
+                status = cli::fail(reason.toStdString());
+                QApplication::exit(status);
+            });
+            if (!window.compareWithFile(request.compareWith, /*quiet=*/true)) status = cli::fail("cannot start the comparison");
+            return;
+        }
         if (!request.profile) return grab();
         // The step shown, profiled: its heatmap on the graph and the Profile dock in front.
         if (auto* dock = window.findChild<QDockWidget*>(QLatin1String(kProfileDock))) dock->raise();

@@ -1,7 +1,9 @@
-// `graphlens MODEL --screenshot FILE.png [--apply-all] [--profile] [--size WxH]`: opens the window
+// `graphlens MODEL --screenshot FILE.png [--apply-all] [--profile] [--compare-with B] [--size WxH]`:
+// opens the window
 // off screen at the given size (1600x1000 by default), waits for the first paint of the graph
 // (after the default passes with --apply-all; with --profile, after the Profile dock's profile of
-// that step, its time heatmap painted on the graph and the dock raised), and writes the window as
+// that step, its time heatmap painted on the graph and the dock raised; with --compare-with, after
+// the comparison with B is on the panes with its Error overlay), and writes the window as
 // a PNG, atomically.
 #pragma once
 
@@ -21,6 +23,7 @@ struct ScreenshotRequest {
     QSize size{1600, 1000};
     bool applyAll = false;
     bool profile = false;  ///< profile the step shown and paint its time heatmap first
+    QString compareWith;   ///< File > Compare with... this model first: A vs B with the Error overlay
 };
 
 /// True when the window's arguments (argv without the program) ask for a screenshot.

@@ -177,6 +177,7 @@ void GraphPane::showGraph(std::shared_ptr<const Graph> graph, std::vector<NodeId
         for (const ScopeGroup& g : scopes_->groups()) keptCollapse_[g.path] = collapsed_.contains(g.id);
     }
     graph_ = std::move(graph);
+    extraMarked_.clear();
     scopes_.reset();
     collapsed_.clear();
     cache_.clear();
@@ -314,6 +315,12 @@ void GraphPane::setGroupCollapsed(const QString& path, bool collapsed) {
     requestLayout(next);
 }
 
+void GraphPane::setExtraMarks(std::vector<NodeId> nodes, NodeMark mark) {
+    extraMarked_ = std::move(nodes);
+    extraMark_ = mark;
+    applyMarks();
+}
+
 void GraphPane::setHighlighted(std::vector<NodeId> nodes) {
     highlighted_ = std::move(nodes);
     applyMarks();
@@ -322,6 +329,7 @@ void GraphPane::setHighlighted(std::vector<NodeId> nodes) {
 void GraphPane::applyMarks() {
     scene_->clearMarks();
     scene_->setNodeMarks(diffMarked_, diffMark_);
+    scene_->setNodeMarks(extraMarked_, extraMark_);
     scene_->setNodeMarks(highlighted_, NodeMark::Highlighted);
 }
 

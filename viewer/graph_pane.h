@@ -78,6 +78,9 @@ public:
     /// How many collapse states of the shown graph have a layout ready.
     size_t cachedLayouts() const { return cache_.size(); }
 
+    /// Marks `nodes` with `mark` besides the diff marks of showGraph() (a comparison's changed
+    /// nodes), until the next showGraph().
+    void setExtraMarks(std::vector<NodeId> nodes, NodeMark mark);
     /// Marks `nodes` NodeMark::Highlighted, in place of the previous highlight.
     void setHighlighted(std::vector<NodeId> nodes);
     const std::vector<NodeId>& highlighted() const { return highlighted_; }
@@ -145,6 +148,8 @@ private:
     std::map<CollapsedGroups, std::shared_ptr<const VisualGraph>> cache_;
     std::vector<NodeId> diffMarked_;
     NodeMark diffMark_ = NodeMark::Normal;
+    std::vector<NodeId> extraMarked_;
+    NodeMark extraMark_ = NodeMark::Normal;
     std::vector<NodeId> highlighted_;
     NodeId pendingFocus_ = kNoId;
     bool pendingSelect_ = false;  ///< the pending focus selects its node

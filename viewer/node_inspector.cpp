@@ -7,6 +7,8 @@
 #include "viewer/histogram_widget.h"
 #include "viewer/node_label.h"
 #include "viewer/node_origin.h"
+#include "viewer/quant_params.h"
+#include "viewer/tensor_pair_view.h"
 #include "viewer/visual_graph.h"
 #include "viewer/weight_stats.h"
 
@@ -147,7 +149,42 @@ void NodeInspector::showNode(const Graph& graph, NodeId id, const Graph& origina
     addValueRows(addSection(tr("Inputs")), graph, node, true);
     addValueRows(addSection(tr("Outputs")), graph, node, false);
     addOrigin(original, applied, node);
+    addQuantization(graph, id);
     expandAll();
+}
+
+void NodeInspector::addQuantization(const Graph& graph, NodeId id) {
+    const std::vector<QuantParams> params = quantParamsAround(graph, id);
+    if (params.empty()) return;
+    QTreeWidgetItem* section = addSection(tr("Quantization"));
+    for (const QuantParams& q : params) {
+        QTreeWidgetItem* parent = section;
+        if (q.node != id)  // a Q/DQ node feeding this one
+            parent = addRow(section, tr("input from"), QStringLiteral("%1 %2").arg(QString::fromStdString(q.op), QString::fromStdString(q.nodeName)));
+        addRow(parent, tr("tensor"), QString::fromStdString(q.valueName));
+        addRow(parent, tr("granularity"), q.channels == 1 ? tr("per-tensor") : tr("per-channel (%1 channels, axis %2)").arg(q.channels).arg(q.axis));
+        addRow(parent, tr("scale"), QString::fromStdString(scaleText(q)));
+        addRow(parent, tr("zero point"), QString::fromStdString(zeroPointText(q)));
+    }
+}
+
+void NodeInspector::addComparison(const TensorComparison& c) {
+    QTreeWidgetItem* section = addSection(tr("Comparison"));
+    addRow(section, c.sideA, c.valueA);
+    addRow(section, c.sideB, c.valueB);
+    if (c.compared && c.note.isEmpty()) {
+        addRow(section, tr("max abs error"), number(c.maxAbsError));
+        addRow(section, tr("max rel error"), number(c.maxRelError));
+        addRow(section, tr("cosine"), QString::number(c.cosine, 'f', 6));
+    } else {
+        addRow(section, tr("not compared"), c.note);
+    }
+    auto* row = new QTreeWidgetItem(section);
+    row->setFirstColumnSpanned(true);
+    auto* view = new TensorPairView(c.a, c.b, tr("A"), tr("B"));  // the rows above name the sides
+    row->setSizeHint(0, view->sizeHint());
+    setItemWidget(row, 0, view);
+    section->setExpanded(true);
 }
 
 void NodeInspector::showGroup(const GroupSummary& group) {

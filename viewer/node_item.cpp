@@ -76,6 +76,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     QPen pen(style.border, 1);
     if (mark_ == NodeMark::Removed) pen = QPen(style.markColor(mark_), 2.5, Qt::DashLine);
     if (mark_ == NodeMark::Added) pen = QPen(style.markColor(mark_), 3);
+    if (mark_ == NodeMark::Changed) pen = QPen(style.markColor(mark_), 3, Qt::DotLine);
     if (node_.family == OpFamily::Fused && mark_ == NodeMark::Normal) pen.setWidthF(2);
     painter->setPen(pen);
     painter->setBrush(fill);

@@ -74,6 +74,7 @@ QColor SceneStyle::markColor(NodeMark mark) const {
     case NodeMark::Removed: return dark ? QColor(239, 83, 80) : QColor(198, 40, 40);
     case NodeMark::Added: return dark ? QColor(102, 187, 106) : QColor(46, 125, 50);
     case NodeMark::Highlighted: return QColor(255, 179, 0);
+    case NodeMark::Changed: return dark ? QColor(100, 181, 246) : QColor(21, 101, 192);
     case NodeMark::Normal: break;
     }
     return border;

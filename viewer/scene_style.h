@@ -19,6 +19,7 @@ enum class NodeMark {
     Removed,      ///< gone after the step (before side of a diff)
     Added,        ///< new or fused by the step (after side of a diff)
     Highlighted,  ///< related to the selection on the other side (provenance)
+    Changed,      ///< paired with a node of another model whose op, attributes or weights differ
 };
 
 struct SceneStyle {

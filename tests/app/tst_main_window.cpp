@@ -115,7 +115,8 @@ void verifyDefaultDockAreas(MainWindow& w) {
         {kPassesDock, Qt::LeftDockWidgetArea},      {kSearchDock, Qt::LeftDockWidgetArea},
         {kOutlineDock, Qt::LeftDockWidgetArea},
         {kInspectorDock, Qt::RightDockWidgetArea},  {kModelDock, Qt::RightDockWidgetArea},
-        {kRewriteLogDock, Qt::BottomDockWidgetArea}, {kProfileDock, Qt::BottomDockWidgetArea}};
+        {kRewriteLogDock, Qt::BottomDockWidgetArea}, {kProfileDock, Qt::BottomDockWidgetArea},
+        {kComparisonDock, Qt::BottomDockWidgetArea}};
     for (const auto& [name, area] : places) {
         QVERIFY2(dock(w, name), name);
         QVERIFY2(w.dockWidgetArea(dock(w, name)) == area, name);
@@ -128,7 +129,7 @@ void verifyDefaultDockAreas(MainWindow& w) {
     std::sort(searchAndOutline.begin(), searchAndOutline.end());
     QCOMPARE(besidePasses, searchAndOutline);
     QCOMPARE(w.tabifiedDockWidgets(dock(w, kInspectorDock)), QList<QDockWidget*>({dock(w, kModelDock)}));
-    QCOMPARE(w.tabifiedDockWidgets(dock(w, kRewriteLogDock)), QList<QDockWidget*>({dock(w, kProfileDock)}));
+    QCOMPARE(w.tabifiedDockWidgets(dock(w, kRewriteLogDock)), QList<QDockWidget*>({dock(w, kProfileDock), dock(w, kComparisonDock)}));
 }
 
 bool showsWhole(const GraphView* view, const NodeItem* item) {

@@ -6,6 +6,7 @@
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
+#include "core/runtime/cpu/qdq_fusion.h"
 #include "core/runtime/executor.h"
 #include "core/runtime/op_validation.h"
 #include "core/runtime/resource_limits.h"
@@ -248,6 +249,9 @@ class CpuBackend final : public Backend {
 public:
     std::string name() const override { return "cpu"; }
     std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) override {
+        // QDQ convolutions run on the int8 kernels; reference plans (the oracle) keep the graph.
+        if (!options.referenceOnly) fuseQdqConvolutions(prepared);
+        dequantizeConstantWeights(prepared);
         return std::make_unique<CpuPlan>(std::move(prepared), options);
     }
 };
@@ -274,7 +278,9 @@ void checkCpuPlanFits(const Model& model, const CompileOptions& options) {
 }
 
 std::unique_ptr<Plan> compileObservableCpuPlan(const Model& model, const CompileOptions& options) {
-    return std::make_unique<CpuPlan>(prepareModel(model, options.inputShapes), options, false, true);
+    PreparedModel prepared = prepareModel(model, options.inputShapes);
+    dequantizeConstantWeights(prepared);  // every value as the graph computes it, in float
+    return std::make_unique<CpuPlan>(std::move(prepared), options, false, true);
 }
 
 std::string cpuBackendMachine() {

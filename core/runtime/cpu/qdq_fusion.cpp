@@ -124,6 +124,8 @@ public:
                "QLinearConv computes it in int32 and requantizes with x_scale * w_scale / y_scale, so the "
                "int8 activations pass between quantized convolutions as they are.";
     }
+    std::map<NodeId, NodeId> replacedConv;  ///< QLinearConv made -> the Conv it replaced
+
     void run(Rewriter& rw, PassContext&) override {
         for (NodeId id : rw.graph().topologicalOrder()) {
             if (!rw.graph().hasNode(id)) continue;
@@ -164,17 +166,18 @@ private:
                                     m.weightDq->input(0), m.weightDq->input(1), zeroPointOf(rw, *m.weightDq, wType, name + "_w_zero"),
                                     m.quantize->input(1), zeroPointOf(rw, *m.quantize, yType, name + "_y_zero")};
         if (m.conv->inputs().size() > 2 && m.conv->input(2) != kNoId) inputs.push_back(int32Bias(rw, m, name));
-        std::vector<NodeId> replaced;
-        // The DequantizeLinear nodes go with the Conv where nothing else reads them.
+        // The Conv first (the fused node keeps its name), the QuantizeLinear last (its output
+        // stays); the DequantizeLinear nodes go with them where nothing else reads them.
+        std::vector<NodeId> replaced{m.conv->id};
         if (g.value(m.inputDq->output(0)).uses().size() == 1 && !g.isGraphOutput(m.inputDq->output(0))) replaced.push_back(m.inputDq->id);
         replaced.push_back(m.weightDq->id);
         if (m.biasDq && g.value(m.biasDq->output(0)).uses().size() == 1) replaced.push_back(m.biasDq->id);
-        replaced.push_back(m.conv->id);
         if (m.relu) replaced.push_back(m.relu->id);
         replaced.push_back(m.quantize->id);
         const std::string label = nodeLabel(*m.conv);
+        const NodeId conv = m.conv->id;
         const NodeId fused = rw.replaceNodes(replaced, "QLinearConv", std::move(inputs), m.conv->attributes, {}, Rewriter::KeepName::OfFirst);
-        (void)fused;
+        replacedConv[fused] = conv;
         rw.count("numFused");
         rw.commit("fuse-qdq-conv", "ran the QDQ " + label + (m.relu ? " with its Relu" : "") + " as an int8 QLinearConv");
     }
@@ -221,16 +224,17 @@ bool isQdqConvWeight(const Graph& g, NodeId dq) {
     const Node& n = g.node(dq);
     if (n.opType != "DequantizeLinear" || n.outputs().empty()) return false;
     const Value& w = g.value(n.output(0));
-    if (w.uses().size() != 1 || w.uses()[0].input != 1) return false;
+    if (w.uses().size() != 1 || (w.uses()[0].input != 1 && w.uses()[0].input != 2)) return false;  // weights or bias
     std::string why;
     return matchAt(g, g.node(w.uses()[0].node), why).has_value();
 }
 
-size_t fuseQdqConvolutions(PreparedModel& prepared) {
+size_t fuseQdqConvolutions(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
     PassContext context = contextFor(prepared.model);
     FuseQdqConvolutions pass;
     const PassResult result = runPass(pass, prepared.model, context, false);
     const size_t fused = size_t(result.counter("numFused"));
+    if (reportedAs) reportedAs->insert(pass.replacedConv.begin(), pass.replacedConv.end());
     if (fused)
         prepared.steps.push_back("ran " + std::to_string(fused) + " QDQ convolution" + (fused == 1 ? "" : "s") +
                                  " as int8 QLinearConv (int8 activations between them)");

@@ -10,6 +10,7 @@
 #include "core/graph/model.h"
 #include "core/runtime/prepare.h"
 
+#include <map>
 #include <string>
 
 namespace graphlens {
@@ -20,7 +21,9 @@ bool isQdqConvWeight(const Graph& graph, NodeId dq);
 
 /// Rewrites every QDQ convolution of `prepared` that the pattern fits into a QLinearConv and adds
 /// one line to its steps ("ran 53 QDQ convolutions as int8 QLinearConv ..."); returns how many.
-size_t fuseQdqConvolutions(PreparedModel& prepared);
+/// `reportedAs` receives, for each QLinearConv it made, the id of the Conv it replaced: a node
+/// of the graph the caller gave, under which a plan reports the fused node's times and kernel.
+size_t fuseQdqConvolutions(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
 
 /// Stores the weights of every DequantizeLinear of constants as float32 (what the shared
 /// preparation does, for the weights it kept for fuseQdqConvolutions); for plans that do not

@@ -148,7 +148,7 @@ public:
             if (m->relu) {
                 const double zero = yz ? yz->toDoubles()[0] : 0.0;
                 if (zero != (yType == DType::UInt8 ? 0.0 : -128.0)) {
-                    rw.decline(id, "kept in float: the Relu after it is not implied by its output zero point");
+                rw.decline(id, "kept in float: the Relu after it is not implied by its output zero point");
                     continue;
                 }
             }
@@ -218,6 +218,79 @@ private:
     }
 };
 
+/// DequantizeLinear(a_q) + DequantizeLinear(b_q) -> Add -> [Relu] -> QuantizeLinear
+/// -> com.microsoft QLinearAdd (ONNX Runtime's op), for same-shaped u8/s8 operands: the residual
+/// additions between int8 convolutions, which then stay int8 (and channels-last) too.
+class FuseQdqAdds final : public Pass {
+public:
+    std::string id() const override { return "fuse-qdq-add"; }
+    std::string title() const override { return "Run QDQ additions as QLinearAdd"; }
+    std::string explanation() const override {
+        return "DequantizeLinear -> Add -> [Relu] -> QuantizeLinear adds two int8 tensors in float; QLinearAdd "
+               "computes the same float sum and quantizes it in one pass over the int8 data.";
+    }
+    std::map<NodeId, NodeId> replacedAdd;
+
+    void run(Rewriter& rw, PassContext&) override {
+        for (NodeId id : rw.graph().topologicalOrder()) {
+            if (!rw.graph().hasNode(id)) continue;
+            const Graph& g = rw.graph();
+            const Node& add = g.node(id);
+            if (add.opType != "Add" || !add.domain.empty() || add.inputs().size() != 2) continue;
+            const Node* da = producerOf(g, add.input(0), "DequantizeLinear");
+            const Node* db = producerOf(g, add.input(1), "DequantizeLinear");
+            const auto dims = [&](ValueId v) { return g.value(v).shape.sizes(); };
+            if (!da || !db || !constantParameters(g, *da, false) || !constantParameters(g, *db, false) ||
+                !isInt8(valueType(g, da->input(0))) || !isInt8(valueType(g, db->input(0)))) {
+                rw.decline(id, "kept in float: its operands are not both dequantized u8/s8 with constant parameters");
+                continue;
+            }
+            if (!dims(add.input(0)) || !dims(add.output(0)) || dims(add.input(0)) != dims(add.input(1)) ||
+                dims(add.input(0)) != dims(add.output(0))) {
+                rw.decline(id, "kept in float: its operands do not have the same static shape");
+                continue;
+            }
+            const Node* next = onlyConsumer(g, add.output(0));
+            const Node* relu = nullptr;
+            if (next && next->opType == "Relu" && next->domain.empty()) {
+                relu = next;
+                next = onlyConsumer(g, next->output(0));
+            }
+            if (!next || next->opType != "QuantizeLinear" || !next->domain.empty() || !constantParameters(g, *next, false)) {
+                rw.decline(id, "kept in float: its output is not read by one QuantizeLinear (a Relu between may be)");
+                continue;
+            }
+            const Tensor* yz = next->inputs().size() > 2 && next->input(2) != kNoId ? g.constantValue(next->input(2)) : nullptr;
+            const DType yType = yz ? yz->dtype() : DType::UInt8;
+            const DType aType = valueType(g, da->input(0)), bType = valueType(g, db->input(0));
+            if (!isInt8(yType) || ((aType == DType::UInt8) != (bType == DType::UInt8) && yType != DType::Int8)) {
+                rw.decline(id, "kept in float: its types are not ones QLinearAdd's kernel takes");
+                continue;
+            }
+            if (relu && (yz ? yz->toDoubles()[0] : 0.0) != (yType == DType::UInt8 ? 0.0 : -128.0)) {
+                rw.decline(id, "kept in float: the Relu after it is not implied by its output zero point");
+                continue;
+            }
+            const std::string name = add.name.empty() ? "add" : add.name;
+            std::vector<ValueId> inputs{da->input(0), da->input(1), zeroPointOf(rw, *da, aType, name + "_a_zero"),
+                                        db->input(0), db->input(1), zeroPointOf(rw, *db, bType, name + "_b_zero"),
+                                        next->input(1), zeroPointOf(rw, *next, yType, name + "_y_zero")};
+            std::vector<NodeId> replaced{add.id};
+            for (const Node* dq : {da, db})
+                if (dq != da || da != db)
+                    if (g.value(dq->output(0)).uses().size() == 1 && !g.isGraphOutput(dq->output(0))) replaced.push_back(dq->id);
+            if (relu) replaced.push_back(relu->id);
+            replaced.push_back(next->id);
+            const std::string label = nodeLabel(add);
+            const NodeId fused = rw.replaceNodes(replaced, "QLinearAdd", std::move(inputs), {}, "com.microsoft", Rewriter::KeepName::OfFirst);
+            replacedAdd[fused] = id;
+            rw.useDomain("com.microsoft", 1);
+            rw.count("numFused");
+            rw.commit("fuse-qdq-add", "ran the QDQ " + label + (relu ? " with its Relu" : "") + " as a QLinearAdd");
+        }
+    }
+};
+
 } // namespace
 
 bool isQdqConvWeight(const Graph& g, NodeId dq) {
@@ -238,6 +311,12 @@ size_t fuseQdqConvolutions(PreparedModel& prepared, std::map<NodeId, NodeId>* re
     if (fused)
         prepared.steps.push_back("ran " + std::to_string(fused) + " QDQ convolution" + (fused == 1 ? "" : "s") +
                                  " as int8 QLinearConv (int8 activations between them)");
+    FuseQdqAdds adds;
+    const PassResult addResult = runPass(adds, prepared.model, context, false);
+    if (const int64_t n = addResult.counter("numFused"); n > 0) {
+        prepared.steps.push_back("ran " + std::to_string(n) + " QDQ addition" + (n == 1 ? "" : "s") + " as int8 QLinearAdd");
+        if (reportedAs) reportedAs->insert(adds.replacedAdd.begin(), adds.replacedAdd.end());
+    }
     return fused;
 }
 

@@ -1,9 +1,16 @@
 // QuantizeLinear (float to u8/s8) and DequantizeLinear (u8/s8/int32 to float) with constant
-// scales and zero points, per tensor or per axis: the conversions around the int8 kernels of QDQ models. Results equal the
-// reference kernels' bit for bit: q = saturate(round_half_even(x / scale) + zero),
-// x = float(q - zero) * scale, both in float.
+// scales and zero points, per tensor or per axis: the conversions around the int8 kernels of QDQ
+// models; and com.microsoft QLinearAdd (what the CPU plan makes of a QDQ Add, qdq_fusion.h) on
+// same-shaped u8/s8 tensors, plain or channels-last. Results equal the reference kernels' bit for
+// bit: q = saturate(round_half_even(x / scale) + zero), x = float(q - zero) * scale, all in float
+// (products and sums kept apart: no fused multiply-add, which would round differently).
 #include "core/runtime/cpu/onednn_internal.h"
+#include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/cpu/vector_math.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 #include <algorithm>
 
@@ -20,18 +27,34 @@ void chunked(int64_t n, Body&& body) {
     for (int64_t c = 0; c < chunks; ++c) body(c * chunk, std::min(n, (c + 1) * chunk));
 }
 
+/// saturate(round_half_even(v) + zero) for Q: clamped first (within the float range the
+/// rounding trick needs), rounded by adding and subtracting 1.5 * 2^23 (the default rounding
+/// mode), then saturated.
+template <typename Q>
+inline Q requantize(float v, float zero) {
+    constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
+    constexpr float magic = 12582912.f;
+    v = std::min(std::max(v, lowest - zero - 1.f), highest - zero + 1.f);
+    const float r = (v + magic) - magic;
+    return Q(int32_t(std::min(std::max(r + zero, lowest), highest)));
+}
+
 template <typename Q>
 GRAPHLENS_VECTOR_CLONES void quantizeRun(const float* x, Q* y, int64_t n, float scale, int32_t zero) {
-    constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
-    // Clamped first (within the float range the rounding trick needs), then rounded half to even
-    // by adding and subtracting 1.5 * 2^23 (the default rounding mode), then saturated.
-    const float lo = lowest - float(zero) - 1.f, hi = highest - float(zero) + 1.f;
-    constexpr float magic = 12582912.f;
+    for (int64_t i = 0; i < n; ++i) y[i] = requantize<Q>(x[i] / scale, float(zero));
+}
+
+struct AddParams {
+    float as, az, bs, bz, cs, cz;
+};
+
+template <typename A, typename B, typename C>
+GRAPHLENS_VECTOR_CLONES void qlinearAddRun(const A* a, const B* b, C* c, int64_t n, AddParams p) {
     for (int64_t i = 0; i < n; ++i) {
-        const float v = std::min(std::max(x[i] / scale, lo), hi);
-        const float r = (v + magic) - magic;
-        const float q = std::min(std::max(r + float(zero), lowest), highest);
-        y[i] = Q(int32_t(q));
+        const float fa = (float(a[i]) - p.az) * p.as;
+        const float fb = (float(b[i]) - p.bz) * p.bs;
+        const float sum = fa + fb;
+        c[i] = requantize<C>(sum / p.cs, p.cz);
     }
 }
 
@@ -119,11 +142,125 @@ std::unique_ptr<PreparedKernel> prepareQuantizeLinear(const NodeDescriptor& info
     return std::make_unique<QuantizeKernel>(quantize, integer, std::move(scales), std::move(zeros), inner);
 }
 
+using memory = dnnl::memory;
+
+/// QLinearAdd of same-shaped tensors. Element-wise, so any layout the three share works: where
+/// the plan passes A, B or C channels-last (the int8 convolutions' layout), the others are
+/// reordered to it in run(), and the sum is computed there.
+class QLinearAddKernel final : public PreparedKernel, public BlockedLayoutKernel {
+public:
+    QLinearAddKernel(AddParams p, DType a, DType b, DType c, const std::vector<int64_t>& dims, int threads)
+        : p_(p), a_(a), b_(b), c_(c), threads_(threads), n_(elementCount(dims)) {
+        const Dims d = toDims(dims);
+        const auto type = [](DType t) { return t == DType::Int8 ? memory::data_type::s8 : memory::data_type::u8; };
+        const DType types[3] = {a, b, c};
+        channelsLast_ = dims.size() == 4 && dims[1] > 1 && dims[2] * dims[3] > 1;
+        for (int i = 0; i < 3 && channelsLast_; ++i) {
+            plain_[i] = memory::desc(d, type(types[i]), plainTag(dims.size()));
+            last_[i] = memory::desc(d, type(types[i]), memory::format_tag::nhwc);
+        }
+    }
+
+    std::string name() const override {
+        if (!kept_[0] && !kept_[1] && !kept_[2]) return "cpu:qlinear-add";
+        return std::string("cpu:qlinear-add[nhwc") + (kept_[0] || kept_[1] ? " in" : "") + (kept_[2] ? " out" : "") + "]";
+    }
+    std::optional<memory::desc> blockedInput(size_t i) const override {
+        if (!channelsLast_ || (i != 0 && i != 3)) return std::nullopt;
+        return last_[i == 0 ? 0 : 1];
+    }
+    std::optional<memory::desc> blockedOutput() const override {
+        if (!channelsLast_) return std::nullopt;
+        return last_[2];
+    }
+    void keepBlocked(const std::vector<bool>& inputs, bool output) override {
+        kept_[0] = channelsLast_ && inputs.size() > 0 && inputs[0];
+        kept_[1] = channelsLast_ && inputs.size() > 3 && inputs[3];
+        kept_[2] = channelsLast_ && output;
+        const bool any = kept_[0] || kept_[1] || kept_[2];
+        for (int i = 0; i < 3 && any; ++i)
+            if (!kept_[i]) {
+                const memory plain(plain_[i], engine(), DNNL_MEMORY_NONE), last(last_[i], engine(), DNNL_MEMORY_NONE);
+                reorder_[i] = i < 2 ? dnnl::reorder(plain, last) : dnnl::reorder(last, plain);
+            }
+    }
+
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        ThreadScope threads(threads_);
+        const bool any = kept_[0] || kept_[1] || kept_[2];
+        void* data[3] = {handleOf(*in[0]), handleOf(*in[3]), out[0].mutableData()};
+        void* compute[3] = {data[0], data[1], data[2]};
+        dnnl::stream& s = stream();
+        for (int i = 0; i < 2; ++i)
+            if (any && !kept_[i]) {  // into channels-last scratch
+                compute[i] = scratchBuffer(i, last_[i].get_size());
+                memory from(plain_[i], engine(), data[i]), to(last_[i], engine(), compute[i]);
+                reorder_[i].execute(s, from, to);
+            }
+        if (any && !kept_[2]) compute[2] = scratchBuffer(2, last_[2].get_size());
+        s.wait();
+        chunked(n_, [&](int64_t b, int64_t e) { addRange(compute, b, e - b); });
+        if (any && !kept_[2]) {
+            memory from(last_[2], engine(), compute[2]), to(plain_[2], engine(), data[2]);
+            reorder_[2].execute(s, from, to);
+            s.wait();
+        }
+    }
+
+private:
+    void addRange(void* const* t, int64_t at, int64_t count) const {
+        const auto run = [&]<typename A, typename B, typename C>(A*, B*, C*) {
+            qlinearAddRun(static_cast<const A*>(t[0]) + at, static_cast<const B*>(t[1]) + at, static_cast<C*>(t[2]) + at, count, p_);
+        };
+        const bool au = a_ == DType::UInt8, bu = b_ == DType::UInt8, cu = c_ == DType::UInt8;
+        uint8_t* u = nullptr;
+        int8_t* i = nullptr;
+        if (au && bu) cu ? run(u, u, u) : run(u, u, i);
+        else if (!au && !bu) cu ? run(i, i, u) : run(i, i, i);
+        else if (au) run(u, i, i);  // mixed A and B: s8 output (prepareQLinearAdd)
+        else run(i, u, i);
+    }
+
+    AddParams p_;
+    DType a_, b_, c_;
+    int threads_;
+    int64_t n_;
+    memory::desc plain_[3], last_[3];
+    dnnl::reorder reorder_[3];
+    bool channelsLast_ = false, kept_[3] = {false, false, false};
+};
+
+/// QLinearAdd with constant per-tensor parameters on A and B of the output's shape.
+std::unique_ptr<PreparedKernel> prepareQLinearAdd(const NodeDescriptor& info) {
+    if (info.inputTypes.size() < 7 || !info.hasInput(0) || !info.hasInput(3) || info.outputDims.size() != 1) return nullptr;
+    const auto isInt8 = [](DType t) { return t == DType::UInt8 || t == DType::Int8; };
+    const DType a = info.inputTypes[0], b = info.inputTypes[3], c = info.outputTypes[0];
+    if (!isInt8(a) || !isInt8(b) || !isInt8(c)) return nullptr;
+    // Mixed signedness of A and B with an output of the other kind: not a case QDQ models write.
+    if ((a == DType::UInt8) != (b == DType::UInt8) && c != DType::Int8) return nullptr;
+    if (info.inputDims[0] != info.outputDims[0] || info.inputDims[3] != info.outputDims[0]) return nullptr;
+    float values[6] = {1, 0, 1, 0, 1, 0};
+    const size_t at[6] = {1, 2, 4, 5, 6, 7};
+    for (int i = 0; i < 6; ++i) {
+        if (!info.hasInput(at[i])) {
+            if (i % 2 == 0) return nullptr;  // scales are required
+            continue;
+        }
+        if (!info.constants[at[i]] || info.constants[at[i]]->numel() != 1) return nullptr;
+        values[i] = float(info.constants[at[i]]->toDoubles()[0]);
+    }
+    for (int i = 0; i < 6; i += 2)
+        if (!(values[i] > 0) || !std::isfinite(values[i])) return nullptr;
+    const AddParams p{values[0], values[1], values[2], values[3], values[4], values[5]};
+    return std::make_unique<QLinearAddKernel>(p, a, b, c, info.outputDims[0], info.threads);
+}
+
 } // namespace
 
 void registerQuantizeLinearKernels(CpuKernelRegistry& registry) {
     registry.add("QuantizeLinear", prepareQuantizeLinear);
     registry.add("DequantizeLinear", prepareQuantizeLinear);
+    registry.add("QLinearAdd", prepareQLinearAdd, "com.microsoft");
 }
 
 } // namespace graphlens::onednn

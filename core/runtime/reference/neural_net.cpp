@@ -220,6 +220,7 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("NonMaxSuppression", nn::nonMaxSuppression);
     registry.add("GridSample", nn::gridSample);
     registry.add("FusedConv", nn::fusedConv, "com.microsoft");
+    registry.add("QLinearAdd", nn::qlinearAdd, "com.microsoft");
     registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
     registry.add("FusedMatMul", nn::fusedMatMul, "com.microsoft");
 }

@@ -309,6 +309,26 @@ private slots:
         QVERIFY(inside * 2 > got.size());
     }
 
+    /// DQ(a) + DQ(b) -> Add -> Relu -> Q (a residual addition of a QDQ model) runs as one
+    /// QLinearAdd, equal bit for bit to the float subgraph the reference plan runs.
+    void qdqAdditionRunsAsQLinearAdd() {
+        GraphBuilder b;
+        const std::vector<int64_t> dims{1, 16, 9, 11};
+        const ValueId a = b.input("a", DType::UInt8, Shape::ofSizes(dims)), c = b.input("b", DType::UInt8, Shape::ofSizes(dims));
+        const ValueId da = b.op("DequantizeLinear", {a, b.initializer("as", Tensor::scalar(0.031f)), b.initializer("az", scalarOf(DType::UInt8, 130))});
+        const ValueId db = b.op("DequantizeLinear", {c, b.initializer("bs", Tensor::scalar(0.017f)), b.initializer("bz", scalarOf(DType::UInt8, 9))});
+        const ValueId sum = b.op("Relu", {b.op("Add", {da, db}, {}, "add")});
+        b.output(b.op("QuantizeLinear", {sum, b.initializer("ys", Tensor::scalar(0.023f)), b.initializer("yz", scalarOf(DType::UInt8, 0))}));
+        const Model m = b.model(17);
+        const std::map<std::string, Tensor> feeds{{"a", seededInts(DType::UInt8, dims, 41, 0, 255)}, {"b", seededInts(DType::UInt8, dims, 42, 0, 255)}};
+        const Outputs o = runBoth(m, feeds);
+        QCOMPARE(o.kernels, std::vector<std::string>{"cpu:qlinear-add"});
+        QCOMPARE(o.cpu, o.reference);
+        size_t zeros = 0;
+        for (double v : o.cpu) zeros += v == 0;
+        QVERIFY(zeros > 0 && zeros < o.cpu.size() / 2);  // the Relu's floor is reached, not everywhere
+    }
+
     void quantizeAndDequantizeMatchTheReference() {
         for (DType t : {DType::UInt8, DType::Int8}) {
             GraphBuilder b;

@@ -12,8 +12,14 @@ With --busy B, B processes that keep one core busy each (a tight loop) run durin
 rounds, as other work on a shared machine would: the contended ratio (both sides see the same
 load, each round back to back).
 
-usage: compare_ort.py GRAPHLENS MODEL.onnx [MODEL.onnx ...] [--threads T] [--runs N] [--rounds R]
-       [--busy B] [--passes LIST] (forwarded to graphlens when given)
+With --int8 FLOAT.onnx,QDQ.onnx (repeatable; a QDQ model made from the float one, e.g. by
+make_qdq_model.py), int8 rows: GraphLens on the QDQ model (its int8 kernels), GraphLens on the float
+model, ONNX Runtime on both, timed in the same interleaved rounds; printed with the ratios
+GraphLens int8 / GraphLens float and GraphLens int8 / ORT int8 (medians of the rounds' ratios),
+and the largest difference between the two int8 outputs.
+
+usage: compare_ort.py GRAPHLENS [MODEL.onnx ...] [--int8 FLOAT.onnx,QDQ.onnx ...] [--threads T] [--runs N]
+       [--rounds R] [--busy B] [--passes LIST] (forwarded to graphlens when given)
 Needs: Debian's python3-onnx and numpy, node, and `npm install --ignore-scripts onnxruntime-node`
 in this folder (done on first use).
 """
@@ -40,6 +46,11 @@ def option(name, default):
 def positional():
     """The command line's arguments that are neither an option nor an option's value."""
     return [a for i, a in enumerate(sys.argv[1:], 1) if not a.startswith("--") and not sys.argv[i - 1].startswith("--")]
+
+
+def int8_pairs():
+    """(float model, QDQ model) for each --int8 FLOAT,QDQ."""
+    return [tuple(sys.argv[i + 1].split(",", 1)) for i, a in enumerate(sys.argv) if a == "--int8"]
 
 
 def forwarded_passes():
@@ -102,6 +113,42 @@ def bench(graphlens, model, spec, threads, runs, rounds, extra):
     return statistics.median(ours), statistics.median(theirs), statistics.median(ratios), min(ratios), max(ratios)
 
 
+def time_graphlens(graphlens, model, threads, runs, extra):
+    out = subprocess.run([graphlens, "bench", model, "--json", "--seed", "1", "--threads", str(threads),
+                          "--runs", str(runs)] + extra, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["median_ms"]
+
+
+def time_ort(model, spec, threads, runs):
+    out = subprocess.run(["node", os.path.join(HERE, "ort_runner.mjs"), "bench", model, spec, "--threads", str(threads),
+                          "--runs", str(runs)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["median_ms"]
+
+
+def int8_row(graphlens, float_model, qdq_model, threads, runs, rounds, extra):
+    """GraphLens int8, GraphLens float, ORT int8 and ORT float medians over interleaved rounds,
+    the medians of the per-round ratios, and the largest |GraphLens - ORT| of the int8 outputs."""
+    with tempfile.TemporaryDirectory() as folder:
+        _, (abs_err, _), spec = cross_check(graphlens, qdq_model, folder, extra)
+        with tempfile.TemporaryDirectory() as float_folder:
+            float_spec = write_float_spec(graphlens, float_model, float_folder, extra)
+            times = {"int8": [], "float": [], "ort_int8": [], "ort_float": []}
+            for _ in range(rounds):
+                times["int8"].append(time_graphlens(graphlens, qdq_model, threads, runs, extra))
+                times["float"].append(time_graphlens(graphlens, float_model, threads, runs, extra))
+                times["ort_int8"].append(time_ort(qdq_model, spec, threads, runs))
+                times["ort_float"].append(time_ort(float_model, float_spec, threads, runs))
+    own = statistics.median(a / b for a, b in zip(times["int8"], times["float"]))
+    versus = statistics.median(a / b for a, b in zip(times["int8"], times["ort_int8"]))
+    return {k: statistics.median(v) for k, v in times.items()}, own, versus, abs_err
+
+
+def write_float_spec(graphlens, model, folder, extra):
+    subprocess.run([graphlens, "run", model, "--seed", "1", "--save-inputs", folder, "--output-dir", folder] + extra,
+                   check=True, capture_output=True)
+    return write_input_spec(folder)
+
+
 def start_busy(count):
     """`count` processes spinning on one core each until stopped."""
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
@@ -109,7 +156,8 @@ def start_busy(count):
 
 def main():
     args = positional()
-    if len(args) < 2:
+    pairs = int8_pairs()
+    if len(args) < 1 or (len(args) < 2 and not pairs):
         sys.exit(__doc__)
     graphlens, models = args[0], args[1:]
     threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 20)), int(option("--rounds", 3))
@@ -135,6 +183,20 @@ def main():
         name = os.path.splitext(os.path.basename(model))[0]
         print(f"{name:24} {abs_err:12.2e} {rel_err:12.2e} {ours:13.2f} {theirs:9.2f} {ratio:7.2f} {low:6.2f}-{high:<6.2f}"
               + ("" if ok else "  OUTPUTS DIFFER"))
+    if pairs:
+        print(f"\n{'int8 model':24} {'GL int8 ms':>11} {'GL float ms':>12} {'ORT int8 ms':>12} {'ORT float ms':>13}"
+              f" {'GL int8/float':>14} {'GL/ORT int8':>12} {'max |GL-ORT| int8':>18}")
+    for float_model, qdq_model in pairs:
+        spinners = start_busy(busy)
+        try:
+            t, own, versus, abs_err = int8_row(graphlens, float_model, qdq_model, threads, runs, rounds, extra)
+        finally:
+            for p in spinners:
+                p.kill()
+                p.wait()
+        name = os.path.splitext(os.path.basename(qdq_model))[0]
+        print(f"{name:24} {t['int8']:11.2f} {t['float']:12.2f} {t['ort_int8']:12.2f} {t['ort_float']:13.2f}"
+              f" {own:14.2f} {versus:12.2f} {abs_err:18.3e}")
     return 1 if failures else 0
 
 

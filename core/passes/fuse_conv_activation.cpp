@@ -35,7 +35,7 @@ public:
         const Node* p = producerOf(g, act.input(0));
         if (!p || !canCarryActivation(*p)) return false;
         const auto activation = fusableActivation(g, act);
-        if (const std::string why = whyNot(g, *p, activation.has_value()); !why.empty()) {
+        if (const std::string why = whyNot(g, *p, activation.has_value(), act); !why.empty()) {
             rw.decline(root, why);
             return false;
         }
@@ -56,10 +56,19 @@ public:
     }
 
 private:
+    /// DequantizeLinear -> p -> act -> QuantizeLinear: a quantized model's op (qdq_fusion.h).
+    static bool isQdq(const Graph& g, const Node& p, const Node& act) {
+        const Node* in = hasInput(p, 0) ? producerOf(g, p.input(0)) : nullptr;
+        if (!in || in->opType != "DequantizeLinear" || act.outputs().empty()) return false;
+        const auto& uses = g.value(act.output(0)).uses();
+        return uses.size() == 1 && g.node(uses[0].node).opType == "QuantizeLinear";
+    }
+
     /// Why the activation cannot join producer `p` (empty when it can).
-    static std::string whyNot(const Graph& g, const Node& p, bool fusable) {
+    static std::string whyNot(const Graph& g, const Node& p, bool fusable, const Node& act) {
         const ValueId y = p.output(0);
         if (!fusable) return "kept: a Clip bound is not a constant";
+        if (isQdq(g, p, act)) return "kept: a QDQ (int8) " + p.opType + ", which the CPU plan runs as one int8 kernel";
         if (activationOf(p.attributes)) return "kept: " + describe(p) + " already applies an activation";
         if (const std::string shared = whyOutputIsShared(g, p); !shared.empty()) return "kept: " + shared;
         if (g.value(y).dtype != DType::Float) return "kept: only float32 " + p.opType + " is fused";

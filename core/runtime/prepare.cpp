@@ -5,6 +5,7 @@
 #include "core/passes/pass_manager.h"
 #include "core/passes/pass_registry.h"
 #include "core/passes/rewriter.h"
+#include "core/runtime/cpu/qdq_fusion.h"
 #include "core/runtime/errors.h"
 #include "core/runtime/node_descriptor.h"
 #include "core/runtime/op_validation.h"
@@ -63,9 +64,12 @@ void forgetComputedShapes(Graph& g, const std::map<std::string, std::vector<int6
 
 /// Int8 weights behind a DequantizeLinear (what quantize-int8-weights writes, and QDQ models)
 /// become float32 initializers once, whatever their size, so convolutions and products see
-/// float constants and run on their fast kernels instead of dequantizing on every run.
+/// float constants and run on their fast kernels instead of dequantizing on every run. With
+/// `keepQdqConvWeights`, the weights of QDQ convolutions stay quantized for the CPU backend's
+/// int8 kernels (qdq_fusion.h).
 class DequantizeWeights final : public Pass {
 public:
+    explicit DequantizeWeights(bool keepQdqConvWeights) : keepQdq_(keepQdqConvWeights) {}
     std::string id() const override { return "dequantize-weights"; }
     std::string title() const override { return "Dequantize constant weights"; }
     std::string explanation() const override {
@@ -76,6 +80,10 @@ public:
         for (NodeId id : rw.graph().topologicalOrder()) {
             const Node& n = rw.graph().node(id);
             if (n.opType != "DequantizeLinear" || !n.domain.empty() || !allInputsConstant(rw.graph(), n)) continue;
+            if (keepQdq_ && isQdqConvWeight(rw.graph(), id)) {
+                rw.decline(id, "kept: the weights of a QDQ convolution, for int8 kernels");
+                continue;
+            }
             std::vector<Tensor> weights;
             try {
                 weights = evaluateOnConstants(rw.graph(), n, context.opset);
@@ -89,6 +97,9 @@ public:
             rw.commit("dequantize-weights", "stored the weights of " + label + " as float32");
         }
     }
+
+private:
+    bool keepQdq_;
 };
 
 } // namespace
@@ -139,12 +150,19 @@ PreparedModel prepareModel(const Model& model, const std::map<std::string, std::
     if (folded)
         prepared.steps.push_back("folded " + std::to_string(folded) + " shape computations and constants in " +
                                  std::to_string(rounds) + (rounds == 1 ? " round" : " rounds"));
-    DequantizeWeights dequantize;
+    DequantizeWeights dequantize(true);
     if (const auto result = runPass(dequantize, m, context); !result.rewrites.empty())
         prepared.steps.push_back("dequantized " + std::to_string(result.rewrites.size()) + " int8 weights");
     validateGraph(m.graph, opset);  // now with the concrete ranks and sizes
     prepared.openShapes = firstOpenShape(m.graph);
     return prepared;
+}
+
+void dequantizeConstantWeights(PreparedModel& prepared) {
+    PassContext context = contextFor(prepared.model);
+    DequantizeWeights dequantize(false);
+    if (const auto result = runPass(dequantize, prepared.model, context, false); !result.rewrites.empty())
+        prepared.steps.push_back("dequantized " + std::to_string(result.rewrites.size()) + " int8 weights of QDQ convolutions");
 }
 
 } // namespace graphlens

@@ -6,6 +6,7 @@
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
+#include "core/runtime/cpu/qdq_fusion.h"
 #include "core/runtime/executor.h"
 #include "core/runtime/op_validation.h"
 #include "core/runtime/resource_limits.h"
@@ -62,13 +63,34 @@ private:
     unsigned int saved_ = 0;
 };
 
+/// Passes events on with the node ids of the caller's graph (see CpuPlan's `reportedAs`).
+class ReportingObserver final : public ExecutionObserver {
+public:
+    ReportingObserver(ExecutionObserver* target, const std::map<NodeId, NodeId>& reportedAs)
+        : target_(target), reportedAs_(reportedAs) {}
+    void nodeFinished(const NodeEvent& event) override {
+        NodeEvent e = event;
+        if (auto it = reportedAs_.find(e.node); it != reportedAs_.end()) e.node = it->second;
+        target_->nodeFinished(e);
+    }
+
+private:
+    ExecutionObserver* target_;
+    const std::map<NodeId, NodeId>& reportedAs_;
+};
+
 class CpuPlan final : public Plan {
 public:
     /// `plainLayouts`: every activation stays in the plain layout, so a ValueObserver can read it.
-    CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly = false, bool plainLayouts = false);
+    /// `reportedAs`: nodes the plan made (QDQ fusion) and the node of the caller's graph each
+    /// reports its events and kernel under.
+    CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly = false, bool plainLayouts = false,
+            std::map<NodeId, NodeId> reportedAs = {});
 
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds, ExecutionObserver* observer) override {
         omp_set_num_threads(threads_);
+        ReportingObserver reporting(observer, reportedAs_);
+        if (observer && !reportedAs_.empty()) observer = &reporting;
         if (!flushDenormals_) return executor_->run(feeds, observer);
         DenormalsAsZero scope;
         return executor_->run(feeds, observer);
@@ -96,12 +118,14 @@ private:
     std::vector<PlannedNode> nodes_;
     MemoryBudget budget_;
     std::string openShapes_;  ///< why some shapes are known only at run time (PreparedModel)
+    std::map<NodeId, NodeId> reportedAs_;
     std::vector<std::string> preparation_;
 };
 
-CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly, bool plainLayouts)
+CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly, bool plainLayouts,
+                 std::map<NodeId, NodeId> reportedAs)
     : threads_(options.threadCount()), flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)),
-      openShapes_(std::move(prepared.openShapes)), preparation_(std::move(prepared.steps)) {
+      openShapes_(std::move(prepared.openShapes)), reportedAs_(std::move(reportedAs)), preparation_(std::move(prepared.steps)) {
     const int64_t opset = prepared.model.opsetVersion();
     graph_ = std::move(prepared.model.graph);
     executor_ = std::make_unique<GraphExecutor>(graph_, referenceKernels(), opset, threads_);
@@ -119,6 +143,8 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
     claimNodes(opset, options.referenceOnly);
     planArena(options.referenceOnly || plainLayouts ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(opset));
     refreshKernelNames();  // a kernel kept in a blocked layout names it
+    for (PlannedNode& planned : nodes_)
+        if (auto it = reportedAs_.find(planned.node); it != reportedAs_.end()) planned.node = it->second;
 }
 
 /// Each node gets its optimized kernel where one accepts it, else the reference kernel, and the
@@ -248,7 +274,11 @@ class CpuBackend final : public Backend {
 public:
     std::string name() const override { return "cpu"; }
     std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) override {
-        return std::make_unique<CpuPlan>(std::move(prepared), options);
+        // QDQ convolutions run on the int8 kernels; reference plans (the oracle) keep the graph.
+        std::map<NodeId, NodeId> reportedAs;
+        if (!options.referenceOnly) fuseQdqConvolutions(prepared, &reportedAs);
+        dequantizeConstantWeights(prepared);
+        return std::make_unique<CpuPlan>(std::move(prepared), options, false, false, std::move(reportedAs));
     }
 };
 
@@ -274,7 +304,9 @@ void checkCpuPlanFits(const Model& model, const CompileOptions& options) {
 }
 
 std::unique_ptr<Plan> compileObservableCpuPlan(const Model& model, const CompileOptions& options) {
-    return std::make_unique<CpuPlan>(prepareModel(model, options.inputShapes), options, false, true);
+    PreparedModel prepared = prepareModel(model, options.inputShapes);
+    dequantizeConstantWeights(prepared);  // every value as the graph computes it, in float
+    return std::make_unique<CpuPlan>(std::move(prepared), options, false, true);
 }
 
 std::string cpuBackendMachine() {

@@ -180,6 +180,8 @@ void registerOneDnnKernels(CpuKernelRegistry& registry) {
     onednn::registerConvKernels(registry);
     onednn::registerMatMulKernels(registry);
     onednn::registerPoolKernels(registry);
+    onednn::registerInt8Kernels(registry);
+    onednn::registerQuantizeLinearKernels(registry);
 }
 
 } // namespace graphlens

@@ -223,6 +223,7 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("GRU", nn::gru);
     registry.add("RNN", nn::rnn);
     registry.add("FusedConv", nn::fusedConv, "com.microsoft");
+    registry.add("QLinearAdd", nn::qlinearAdd, "com.microsoft");
     registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
     registry.add("FusedMatMul", nn::fusedMatMul, "com.microsoft");
 }

@@ -90,6 +90,7 @@ void matMulInteger(KernelContext& ctx);
 void qlinearMatMul(KernelContext& ctx);
 void quantizeLinear(KernelContext& ctx);   // neural_net_quant.cpp
 void dequantizeLinear(KernelContext& ctx);
+void qlinearAdd(KernelContext& ctx);        // com.microsoft QLinearAdd (neural_net_quant.cpp)
 void dynamicQuantizeLinear(KernelContext& ctx);
 void resize(KernelContext& ctx);           // neural_net_resize.cpp
 void upsample(KernelContext& ctx);

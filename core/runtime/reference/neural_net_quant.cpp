@@ -1,5 +1,5 @@
 // Reference kernels for linear quantization: QuantizeLinear and DequantizeLinear (per tensor or
-// per axis) and DynamicQuantizeLinear. Scaling is done in float, as ONNX's reference does.
+// per axis), DynamicQuantizeLinear and ONNX Runtime's QLinearAdd. Scaling is done in float, as ONNX's reference does.
 #include "core/runtime/reference/neural_net_internal.h"
 
 #include <algorithm>
@@ -77,6 +77,32 @@ void dynamicQuantizeLinear(KernelContext& ctx) {
     ctx.setOutput(0, tensorOfDoubles(DType::UInt8, x.dims(), y));
     if (ctx.outputCount() > 1) ctx.setOutput(1, tensorOfDoubles(DType::Float, {}, {double(scale)}));
     if (ctx.outputCount() > 2) ctx.setOutput(2, tensorOfDoubles(DType::UInt8, {}, {zero}));
+}
+
+/// com.microsoft QLinearAdd (A, A_scale, A_zero, B, B_scale, B_zero, C_scale, C_zero), with
+/// broadcasting: C = QuantizeLinear(DequantizeLinear(A) + DequantizeLinear(B)), each step in float
+/// as the three ops compute it, so it equals the QDQ subgraph it replaces.
+void qlinearAdd(KernelContext& ctx) {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(3);
+    const auto scalarAt = [&](size_t i, double fallback) {
+        if (!ctx.hasInput(i)) return fallback;
+        const std::vector<double> v = doublesOf(ctx.input(i));
+        if (v.size() != 1) throw KernelError("QLinearAdd takes one scale and zero point per input");
+        return v[0];
+    };
+    const float as = float(scalarAt(1, 1)), bs = float(scalarAt(4, 1)), cs = float(scalarAt(6, 1));
+    const double az = scalarAt(2, 0), bz = scalarAt(5, 0), cz = scalarAt(7, 0);
+    const DType cType = ctx.hasInput(7) ? ctx.input(7).dtype() : a.dtype();
+    const std::vector<int64_t> dims = ref::broadcastDims(a.dims(), b.dims());
+    const auto ai = ref::broadcastIndices(a.dims(), dims), bi = ref::broadcastIndices(b.dims(), dims);
+    const std::vector<double> av = doublesOf(a), bv = doublesOf(b);
+    std::vector<double> y(ai.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+        const float sum = float(av[size_t(ai[i])] - az) * as + float(bv[size_t(bi[i])] - bz) * bs;
+        y[i] = saturateRound(std::nearbyint(double(sum / cs)) + cz, cType);
+    }
+    ctx.setOutput(0, tensorOfDoubles(cType, dims, y));
 }
 
 } // namespace graphlens::nn

@@ -1,5 +1,6 @@
 // The Vulkan backend object: one device, opened once, shared by the plans compiled on it.
 #include "core/runtime/vulkan/vulkan_backend.h"
+#include "core/runtime/cpu/qdq_fusion.h"
 #include "core/runtime/vulkan/vulkan_plan.h"
 
 namespace graphlens::vk {
@@ -10,6 +11,7 @@ public:
     explicit VulkanBackend(int deviceIndex) : device_(std::make_shared<Device>(deviceIndex)) {}
     std::string name() const override { return "vulkan"; }
     std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) override {
+        dequantizeConstantWeights(prepared);  // float weights for the shaders, QDQ convolutions' too
         return std::make_unique<VulkanPlan>(device_, std::move(prepared), options);
     }
 

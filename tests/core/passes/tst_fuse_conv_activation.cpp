@@ -153,6 +153,22 @@ private slots:
         }
     }
 
+    /// DequantizeLinear -> Conv -> Relu -> QuantizeLinear stays: the CPU plan runs it as one int8
+    /// QLinearConv, which a FusedConv would prevent.
+    void keepsQdqConvolutionsForTheInt8Kernels() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {1, 2, 4, 4});
+        auto s = b.initializer("s", Tensor::scalar(0.1f));
+        auto z = b.initializer("z", Tensor::fromVector<uint8_t>(DType::UInt8, {}, {3}));
+        auto dx = b.op("DequantizeLinear", {b.op("QuantizeLinear", {x, s, z}, {}, "qx"), s, z}, {}, "dq");
+        auto conv = b.op("Conv", {dx, b.initializer("w", seeded({2, 2, 1, 1}, 1))}, {}, "conv");
+        b.output(b.op("QuantizeLinear", {b.op("Relu", {conv}, {}, "relu"), s, z}, {}, "q"));
+        Model m = withShapes(b.model());
+        const CheckedPass out = runPassChecked(m, "fuse-conv-activation");
+        QCOMPARE(out.result.rewrites.size(), size_t(0));
+        QVERIFY(declinedWith(out.result, "kept: a QDQ (int8) Conv, which the CPU plan runs as one int8 kernel"));
+    }
+
     void declinesSharedOutputsGraphOutputsAndRuntimeBounds() {
         GraphBuilder b;
         auto x = b.input("x", DType::Float, {1, 2, 4, 4});

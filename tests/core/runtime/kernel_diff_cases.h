@@ -623,6 +623,21 @@ inline const std::vector<Case>& kCases() {
                 {"DequantizeLinear", {ints(U8, small, 0, 255), scalar(0.05f), konst(u8({}, {100}))}},
                 {"DequantizeLinear", {ints(I8, {2, 3, 7}, -128, 127), konst(f32({3}, 0.01, 0.05)), konst(i8({3}, {-3, 0, 10}))}},
                 {"DequantizeLinear", {ints(I32, small, -100000, 100000), scalar(0.001f)}},
+                // int8 kernels (oneDNN): u8 inputs, weights within [-64, 64] (exact without VNNI too,
+                // see onednn_int8.cpp); int32 outputs exact, requantized ones within one step
+                Case{"ConvInteger", {ints(U8, {1, 8, 7, 7}, 0, 255), konst(ints(I8, {16, 8, 3, 3}, -64, 64)), konst(u8({}, {12}))},
+                     {{"pads", {1, 1, 1, 1}}}}.tol(kExact),
+                Case{"MatMulInteger", {ints(U8, {6, 40}, 0, 255), konst(ints(I8, {40, 24}, -64, 64)), konst(u8({}, {7}))}}.tol(kExact),
+                Case{"QLinearConv", {ints(U8, {1, 8, 7, 7}, 0, 255), scalar(0.02f), konst(u8({}, {10})), konst(ints(I8, {16, 8, 3, 3}, -64, 64)),
+                                     konst(f32({16}, 0.005, 0.01)), konst(i8({}, {0})), scalar(0.1f), konst(u8({}, {128})),
+                                     konst(ints(I32, {16}, -5000, 5000))}, {{"pads", {1, 1, 1, 1}}}}.tol(Tol{0, 1, "requantized: one output step"}),
+                // ONNX Runtime's QLinearAdd (the CPU plan's QDQ Add): float sum, requantized, exact
+                Case{"com.microsoft:QLinearAdd", {ints(U8, {2, 16, 5, 7}, 0, 255), scalar(0.03f), konst(u8({}, {120})), ints(U8, {2, 16, 5, 7}, 0, 255),
+                                                  scalar(0.02f), konst(u8({}, {7})), scalar(0.05f), konst(u8({}, {0}))}}.tol(kExact).only(Target::Cpu),
+                Case{"com.microsoft:QLinearAdd", {ints(I8, {3, 100}, -128, 127), scalar(0.03f), konst(i8({}, {-5})), ints(I8, {3, 100}, -128, 127),
+                                                  scalar(0.01f), konst(i8({}, {3})), scalar(0.02f), konst(i8({}, {-1}))}}.tol(kExact).only(Target::Cpu),
+                Case{"QLinearMatMul", {ints(U8, {6, 40}, 0, 255), scalar(0.05f), konst(u8({}, {3})), konst(ints(I8, {40, 24}, -64, 64)),
+                                       scalar(0.01f), konst(i8({}, {0})), scalar(0.2f), konst(u8({}, {128}))}}.tol(Tol{0, 1, "requantized: one output step"}),
                 // constants and known outputs
                 Case{"Constant", {}, {{"value", Tensor::fromVector(DType::Int32, {2, 3}, std::vector<int32_t>{1, -2, 3, -4, 5, 1 << 30})}}}.tol(kExact),
                 Case{"Constant", {}, {{"value_floats", std::vector<float>{0.5f, -1.5f, 3.f}}}}.tol(kExact),

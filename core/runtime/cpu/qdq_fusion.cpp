@@ -1,0 +1,323 @@
+// The QDQ convolution pattern of qdq_fusion.h and its rewrite into QLinearConv.
+//   DequantizeLinear(x_q, x_s, x_z) ─┐
+//   DequantizeLinear(w_q, w_s, w_z) ─┼─ Conv ─ [Relu] ─ QuantizeLinear(y_s, y_z) -> y_q
+//   bias: float, or DequantizeLinear(b_i32, x_s * w_s) ┘
+// -> QLinearConv(x_q, x_s, x_z, w_q, w_s, w_z, y_s, y_z, b_i32)
+// Relu goes only where it changes nothing: Q(relu(v)) = max(Q(v), y_z), which saturation already
+// gives when y_z is the type's lowest value (what ONNX Runtime writes for ReLU outputs).
+#include "core/runtime/cpu/qdq_fusion.h"
+
+#include "core/passes/pass_manager.h"
+#include "core/passes/rewriter.h"
+#include "core/runtime/node_descriptor.h"
+
+#include <cmath>
+#include <optional>
+
+namespace graphlens {
+namespace {
+
+bool isInt8(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+
+/// The node producing `v` when it is `op` of the default domain.
+const Node* producerOf(const Graph& g, ValueId v, const char* op) {
+    if (v == kNoId) return nullptr;
+    const NodeId p = g.value(v).producer();
+    if (p == kNoId) return nullptr;
+    const Node& n = g.node(p);
+    return n.opType == op && n.domain.empty() ? &n : nullptr;
+}
+
+/// The single node reading `v` (not a graph output), or nullptr.
+const Node* onlyConsumer(const Graph& g, ValueId v) {
+    const Value& value = g.value(v);
+    if (value.uses().size() != 1 || g.isGraphOutput(v)) return nullptr;
+    return &g.node(value.uses()[0].node);
+}
+
+/// Constant scale (float, > 0) and zero point (u8/s8 or absent) inputs 1 and 2 of a Q or DQ node;
+/// `perAxis`: the scale may have more than one value.
+bool constantParameters(const Graph& g, const Node& n, bool perAxis) {
+    if (n.inputs().size() < 2) return false;
+    const Tensor* s = g.constantValue(n.input(1));
+    if (!s || s->dtype() != DType::Float || (!perAxis && s->numel() != 1)) return false;
+    for (double v : s->toDoubles())
+        if (!(v > 0) || !std::isfinite(v)) return false;
+    if (n.inputs().size() > 2 && n.input(2) != kNoId) {
+        const Tensor* z = g.constantValue(n.input(2));
+        if (!z || z->numel() != s->numel()) return false;
+    }
+    return true;
+}
+
+/// The matched nodes of one QDQ convolution.
+struct QdqConv {
+    const Node* inputDq = nullptr;
+    const Node* weightDq = nullptr;
+    const Node* biasDq = nullptr;  ///< nullptr: float or no bias
+    const Node* conv = nullptr;
+    const Node* relu = nullptr;
+    const Node* quantize = nullptr;
+};
+
+/// The pattern rooted at `conv`, or nullopt with `why`.
+std::optional<QdqConv> matchAt(const Graph& g, const Node& conv, std::string& why) {
+    QdqConv m;
+    m.conv = &conv;
+    if (conv.opType != "Conv" || !conv.domain.empty() || conv.inputs().size() < 2) return std::nullopt;
+    m.inputDq = producerOf(g, conv.input(0), "DequantizeLinear");
+    m.weightDq = producerOf(g, conv.input(1), "DequantizeLinear");
+    if (!m.inputDq || !m.weightDq) {
+        why = "its input or its weights do not come from a DequantizeLinear";
+        return std::nullopt;
+    }
+    if (!isInt8(valueType(g, m.inputDq->input(0))) || !constantParameters(g, *m.inputDq, false)) {
+        why = "its input is not u8/s8 dequantized with one constant scale and zero point";
+        return std::nullopt;
+    }
+    const Tensor* w = g.constantValue(m.weightDq->input(0));
+    if (!w || !isInt8(w->dtype()) || !constantParameters(g, *m.weightDq, true) ||
+        g.value(conv.input(1)).uses().size() != 1) {
+        why = "its weights are not constant u8/s8 with constant scales";
+        return std::nullopt;
+    }
+    const Tensor* ws = g.constantValue(m.weightDq->input(1));
+    if (ws->numel() > 1 && (m.weightDq->attributes.getInt("axis", 1) != 0 || ws->numel() != w->dims()[0])) {
+        why = "its weight scales are not per output channel (axis 0)";
+        return std::nullopt;
+    }
+    if (conv.inputs().size() > 2 && conv.input(2) != kNoId) {
+        m.biasDq = producerOf(g, conv.input(2), "DequantizeLinear");
+        const bool constantBias = m.biasDq ? g.constantValue(m.biasDq->input(0)) && constantParameters(g, *m.biasDq, true)
+                                           : g.constantValue(conv.input(2)) != nullptr;
+        if (!constantBias) {
+            why = "its bias is not constant";
+            return std::nullopt;
+        }
+    }
+    const Node* next = onlyConsumer(g, conv.output(0));
+    if (next && next->opType == "Relu" && next->domain.empty()) {
+        m.relu = next;
+        next = onlyConsumer(g, next->output(0));
+    }
+    if (!next || next->opType != "QuantizeLinear" || !next->domain.empty() || !constantParameters(g, *next, false)) {
+        why = "its output is not read by one QuantizeLinear with constant parameters (a Relu between may be)";
+        return std::nullopt;
+    }
+    m.quantize = next;
+    return m;
+}
+
+/// A zero point input as a tensor of `type` (0 when the node has none).
+ValueId zeroPointOf(Rewriter& rw, const Node& n, DType type, const std::string& name) {
+    if (n.inputs().size() > 2 && n.input(2) != kNoId) return n.input(2);
+    Tensor z = Tensor::allocate(type, {});
+    return rw.addInitializer(name, std::move(z));
+}
+
+class FuseQdqConvolutions final : public Pass {
+public:
+    std::string id() const override { return "fuse-qdq-conv"; }
+    std::string title() const override { return "Run QDQ convolutions as QLinearConv"; }
+    std::string explanation() const override {
+        return "DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear computes an int8 convolution in float: "
+               "QLinearConv computes it in int32 and requantizes with x_scale * w_scale / y_scale, so the "
+               "int8 activations pass between quantized convolutions as they are.";
+    }
+    std::map<NodeId, NodeId> replacedConv;  ///< QLinearConv made -> the Conv it replaced
+
+    void run(Rewriter& rw, PassContext&) override {
+        for (NodeId id : rw.graph().topologicalOrder()) {
+            if (!rw.graph().hasNode(id)) continue;
+            const Graph& g = rw.graph();
+            const Node& conv = g.node(id);
+            if (conv.opType != "Conv") continue;
+            std::string why;
+            const auto m = matchAt(g, conv, why);
+            if (!m) {
+                rw.decline(id, "kept in float: " + why);
+                continue;
+            }
+            const Tensor* yz = m->quantize->inputs().size() > 2 && m->quantize->input(2) != kNoId
+                                   ? g.constantValue(m->quantize->input(2)) : nullptr;
+            const DType yType = yz ? yz->dtype() : DType::UInt8;
+            if (!isInt8(yType)) {
+                rw.decline(id, "kept in float: its QuantizeLinear writes neither u8 nor s8");
+                continue;
+            }
+            if (m->relu) {
+                const double zero = yz ? yz->toDoubles()[0] : 0.0;
+                if (zero != (yType == DType::UInt8 ? 0.0 : -128.0)) {
+                rw.decline(id, "kept in float: the Relu after it is not implied by its output zero point");
+                    continue;
+                }
+            }
+            fuse(rw, *m, yType);
+        }
+    }
+
+private:
+    void fuse(Rewriter& rw, const QdqConv& m, DType yType) {
+        const Graph& g = rw.graph();
+        const std::string name = m.conv->name.empty() ? "conv" : m.conv->name;
+        const DType xType = valueType(g, m.inputDq->input(0));
+        const DType wType = g.constantValue(m.weightDq->input(0))->dtype();
+        std::vector<ValueId> inputs{m.inputDq->input(0), m.inputDq->input(1), zeroPointOf(rw, *m.inputDq, xType, name + "_x_zero"),
+                                    m.weightDq->input(0), m.weightDq->input(1), zeroPointOf(rw, *m.weightDq, wType, name + "_w_zero"),
+                                    m.quantize->input(1), zeroPointOf(rw, *m.quantize, yType, name + "_y_zero")};
+        if (m.conv->inputs().size() > 2 && m.conv->input(2) != kNoId) inputs.push_back(int32Bias(rw, m, name));
+        // The Conv first (the fused node keeps its name), the QuantizeLinear last (its output
+        // stays); the DequantizeLinear nodes go with them where nothing else reads them.
+        std::vector<NodeId> replaced{m.conv->id};
+        if (g.value(m.inputDq->output(0)).uses().size() == 1 && !g.isGraphOutput(m.inputDq->output(0))) replaced.push_back(m.inputDq->id);
+        replaced.push_back(m.weightDq->id);
+        if (m.biasDq && g.value(m.biasDq->output(0)).uses().size() == 1) replaced.push_back(m.biasDq->id);
+        if (m.relu) replaced.push_back(m.relu->id);
+        replaced.push_back(m.quantize->id);
+        const std::string label = nodeLabel(*m.conv);
+        const NodeId conv = m.conv->id;
+        const NodeId fused = rw.replaceNodes(replaced, "QLinearConv", std::move(inputs), m.conv->attributes, {}, Rewriter::KeepName::OfFirst);
+        replacedConv[fused] = conv;
+        rw.count("numFused");
+        rw.commit("fuse-qdq-conv", "ran the QDQ " + label + (m.relu ? " with its Relu" : "") + " as an int8 QLinearConv");
+    }
+
+    /// The bias as int32 in units of x_scale * w_scale[c]: a dequantized int32 bias whose scale is
+    /// that product as it is, any other rounded to it (an error of at most half a unit of the
+    /// accumulator, far below one output step).
+    static ValueId int32Bias(Rewriter& rw, const QdqConv& m, const std::string& name) {
+        const Graph& g = rw.graph();
+        const float xs = float(g.constantValue(m.inputDq->input(1))->toDoubles()[0]);
+        const std::vector<double> ws = g.constantValue(m.weightDq->input(1))->toDoubles();
+        const int64_t channels = g.constantValue(m.weightDq->input(0))->dims()[0];
+        const auto unit = [&](int64_t c) { return double(xs * float(ws[ws.size() == 1 ? 0 : size_t(c)])); };
+        if (m.biasDq) {
+            const Tensor* b = g.constantValue(m.biasDq->input(0));
+            const std::vector<double> bs = g.constantValue(m.biasDq->input(1))->toDoubles();
+            bool same = b->dtype() == DType::Int32 && b->numel() == channels;
+            if (m.biasDq->inputs().size() > 2 && m.biasDq->input(2) != kNoId)
+                for (double z : g.constantValue(m.biasDq->input(2))->toDoubles()) same = same && z == 0;
+            for (int64_t c = 0; same && c < channels; ++c)
+                same = std::fabs(bs[bs.size() == 1 ? 0 : size_t(c)] - unit(c)) <= 1e-6 * unit(c);
+            if (same) return m.biasDq->input(0);
+        }
+        // Float bias (or a dequantized one of another scale): its float values, rounded.
+        std::vector<double> values;
+        if (m.biasDq) {
+            const std::vector<double> q = g.constantValue(m.biasDq->input(0))->toDoubles();
+            const std::vector<double> s = g.constantValue(m.biasDq->input(1))->toDoubles();
+            std::vector<double> z(s.size(), 0.0);
+            if (m.biasDq->inputs().size() > 2 && m.biasDq->input(2) != kNoId) z = g.constantValue(m.biasDq->input(2))->toDoubles();
+            for (size_t i = 0; i < q.size(); ++i) values.push_back((q[i] - z[s.size() == 1 ? 0 : i]) * s[s.size() == 1 ? 0 : i]);
+        } else {
+            values = g.constantValue(m.conv->input(2))->toDoubles();
+        }
+        std::vector<int32_t> b(static_cast<size_t>(channels));
+        for (int64_t c = 0; c < channels; ++c) b[size_t(c)] = int32_t(std::nearbyint(values[size_t(c)] / unit(c)));
+        return rw.addInitializer(name + "_bias_int32", Tensor::fromVector<int32_t>(DType::Int32, {channels}, b));
+    }
+};
+
+/// DequantizeLinear(a_q) + DequantizeLinear(b_q) -> Add -> [Relu] -> QuantizeLinear
+/// -> com.microsoft QLinearAdd (ONNX Runtime's op), for same-shaped u8/s8 operands: the residual
+/// additions between int8 convolutions, which then stay int8 (and channels-last) too.
+class FuseQdqAdds final : public Pass {
+public:
+    std::string id() const override { return "fuse-qdq-add"; }
+    std::string title() const override { return "Run QDQ additions as QLinearAdd"; }
+    std::string explanation() const override {
+        return "DequantizeLinear -> Add -> [Relu] -> QuantizeLinear adds two int8 tensors in float; QLinearAdd "
+               "computes the same float sum and quantizes it in one pass over the int8 data.";
+    }
+    std::map<NodeId, NodeId> replacedAdd;
+
+    void run(Rewriter& rw, PassContext&) override {
+        for (NodeId id : rw.graph().topologicalOrder()) {
+            if (!rw.graph().hasNode(id)) continue;
+            const Graph& g = rw.graph();
+            const Node& add = g.node(id);
+            if (add.opType != "Add" || !add.domain.empty() || add.inputs().size() != 2) continue;
+            const Node* da = producerOf(g, add.input(0), "DequantizeLinear");
+            const Node* db = producerOf(g, add.input(1), "DequantizeLinear");
+            const auto dims = [&](ValueId v) { return g.value(v).shape.sizes(); };
+            if (!da || !db || !constantParameters(g, *da, false) || !constantParameters(g, *db, false) ||
+                !isInt8(valueType(g, da->input(0))) || !isInt8(valueType(g, db->input(0)))) {
+                rw.decline(id, "kept in float: its operands are not both dequantized u8/s8 with constant parameters");
+                continue;
+            }
+            if (!dims(add.input(0)) || !dims(add.output(0)) || dims(add.input(0)) != dims(add.input(1)) ||
+                dims(add.input(0)) != dims(add.output(0))) {
+                rw.decline(id, "kept in float: its operands do not have the same static shape");
+                continue;
+            }
+            const Node* next = onlyConsumer(g, add.output(0));
+            const Node* relu = nullptr;
+            if (next && next->opType == "Relu" && next->domain.empty()) {
+                relu = next;
+                next = onlyConsumer(g, next->output(0));
+            }
+            if (!next || next->opType != "QuantizeLinear" || !next->domain.empty() || !constantParameters(g, *next, false)) {
+                rw.decline(id, "kept in float: its output is not read by one QuantizeLinear (a Relu between may be)");
+                continue;
+            }
+            const Tensor* yz = next->inputs().size() > 2 && next->input(2) != kNoId ? g.constantValue(next->input(2)) : nullptr;
+            const DType yType = yz ? yz->dtype() : DType::UInt8;
+            const DType aType = valueType(g, da->input(0)), bType = valueType(g, db->input(0));
+            if (!isInt8(yType) || ((aType == DType::UInt8) != (bType == DType::UInt8) && yType != DType::Int8)) {
+                rw.decline(id, "kept in float: its types are not ones QLinearAdd's kernel takes");
+                continue;
+            }
+            if (relu && (yz ? yz->toDoubles()[0] : 0.0) != (yType == DType::UInt8 ? 0.0 : -128.0)) {
+                rw.decline(id, "kept in float: the Relu after it is not implied by its output zero point");
+                continue;
+            }
+            const std::string name = add.name.empty() ? "add" : add.name;
+            std::vector<ValueId> inputs{da->input(0), da->input(1), zeroPointOf(rw, *da, aType, name + "_a_zero"),
+                                        db->input(0), db->input(1), zeroPointOf(rw, *db, bType, name + "_b_zero"),
+                                        next->input(1), zeroPointOf(rw, *next, yType, name + "_y_zero")};
+            std::vector<NodeId> replaced{add.id};
+            for (const Node* dq : {da, db})
+                if (dq != da || da != db)
+                    if (g.value(dq->output(0)).uses().size() == 1 && !g.isGraphOutput(dq->output(0))) replaced.push_back(dq->id);
+            if (relu) replaced.push_back(relu->id);
+            replaced.push_back(next->id);
+            const std::string label = nodeLabel(add);
+            const NodeId fused = rw.replaceNodes(replaced, "QLinearAdd", std::move(inputs), {}, "com.microsoft", Rewriter::KeepName::OfFirst);
+            replacedAdd[fused] = id;
+            rw.useDomain("com.microsoft", 1);
+            rw.count("numFused");
+            rw.commit("fuse-qdq-add", "ran the QDQ " + label + (relu ? " with its Relu" : "") + " as a QLinearAdd");
+        }
+    }
+};
+
+} // namespace
+
+bool isQdqConvWeight(const Graph& g, NodeId dq) {
+    const Node& n = g.node(dq);
+    if (n.opType != "DequantizeLinear" || n.outputs().empty()) return false;
+    const Value& w = g.value(n.output(0));
+    if (w.uses().size() != 1 || (w.uses()[0].input != 1 && w.uses()[0].input != 2)) return false;  // weights or bias
+    std::string why;
+    return matchAt(g, g.node(w.uses()[0].node), why).has_value();
+}
+
+size_t fuseQdqConvolutions(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
+    PassContext context = contextFor(prepared.model);
+    FuseQdqConvolutions pass;
+    const PassResult result = runPass(pass, prepared.model, context, false);
+    const size_t fused = size_t(result.counter("numFused"));
+    if (reportedAs) reportedAs->insert(pass.replacedConv.begin(), pass.replacedConv.end());
+    if (fused)
+        prepared.steps.push_back("ran " + std::to_string(fused) + " QDQ convolution" + (fused == 1 ? "" : "s") +
+                                 " as int8 QLinearConv (int8 activations between them)");
+    FuseQdqAdds adds;
+    const PassResult addResult = runPass(adds, prepared.model, context, false);
+    if (const int64_t n = addResult.counter("numFused"); n > 0) {
+        prepared.steps.push_back("ran " + std::to_string(n) + " QDQ addition" + (n == 1 ? "" : "s") + " as int8 QLinearAdd");
+        if (reportedAs) reportedAs->insert(adds.replacedAdd.begin(), adds.replacedAdd.end());
+    }
+    return fused;
+}
+
+} // namespace graphlens

@@ -1,0 +1,358 @@
+// The CPU backend's int8 kernels (onednn_int8.cpp, quantize_linear.cpp) against the reference
+// kernels, on u8 and s8 inputs with nonzero zero points, per-tensor and per-channel weight scales:
+// - ConvInteger and MatMulInteger (int32 out): equal bit for bit; the sums here stay far below
+//   2^24, where oneDNN's float conversion of the accumulator is exact.
+// - QLinearConv and QLinearMatMul (requantized u8/s8 out): at most one output step from the
+//   reference, which adds the bias and the output zero point exactly where oneDNN adds them in
+//   float (a value within float rounding of a half step can round either way); the test also
+//   counts the elements that differ and requires them to be rare (under 1%).
+// - QuantizeLinear and DequantizeLinear: equal bit for bit.
+// Weights are even and within [-64, 62] after their zero point, so the results are the same on
+// machines without VNNI, where oneDNN multiplies into saturating 16-bit pairs and halves s8
+// weights (ONEDNN_MAX_CPU_ISA=AVX2 runs this suite that way).
+#include "core/graph/builder.h"
+#include "core/runtime/backend.h"
+#include "support/seeded_tensor.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace graphlens;
+using namespace graphlens::testing;
+
+namespace {
+
+/// Seeded integers of `type` in [lo, hi]; with `even`, only even ones.
+Tensor seededInts(DType type, std::vector<int64_t> dims, uint64_t seed, int lo, int hi, bool even = false) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> dist(lo, hi);
+    Tensor t = Tensor::allocate(type, std::move(dims));
+    const int64_t n = t.numel();
+    for (int64_t i = 0; i < n; ++i) {
+        int v = dist(rng);
+        if (even) v &= ~1;
+        if (type == DType::UInt8) t.mutableSpan<uint8_t>()[size_t(i)] = uint8_t(v);
+        else if (type == DType::Int8) t.mutableSpan<int8_t>()[size_t(i)] = int8_t(v);
+        else t.mutableSpan<int32_t>()[size_t(i)] = int32_t(v);
+    }
+    return t;
+}
+
+Tensor scalarOf(DType type, int v) {
+    if (type == DType::UInt8) return Tensor::fromVector<uint8_t>(type, {}, {uint8_t(v)});
+    return Tensor::fromVector<int8_t>(type, {}, {int8_t(v)});
+}
+
+int lowest(DType t) { return t == DType::UInt8 ? 0 : -128; }
+int highest(DType t) { return t == DType::UInt8 ? 255 : 127; }
+
+/// Weights w with w - zero even and within [-64, 62].
+Tensor weightsAround(DType type, std::vector<int64_t> dims, uint64_t seed, int zero) {
+    Tensor t = seededInts(DType::Int32, dims, seed, -64, 62, true);
+    Tensor out = Tensor::allocate(type, dims);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        const int v = t.span<int32_t>()[size_t(i)] + zero;
+        if (type == DType::UInt8) out.mutableSpan<uint8_t>()[size_t(i)] = uint8_t(v);
+        else out.mutableSpan<int8_t>()[size_t(i)] = int8_t(v);
+    }
+    return out;
+}
+
+struct Outputs {
+    std::vector<double> reference, cpu;
+    std::vector<std::string> kernels;
+};
+
+Outputs runBoth(const Model& m, const std::map<std::string, Tensor>& feeds) {
+    CompileOptions reference;
+    reference.referenceOnly = true;
+    Outputs o;
+    o.reference = makeCpuBackend()->compile(m, reference)->run(feeds).at(0).toDoubles();
+    CompileOptions options;
+    options.threads = 2;
+    auto plan = makeCpuBackend()->compile(m, options);
+    for (const PlannedNode& n : plan->nodes()) o.kernels.push_back(n.kernel);
+    o.cpu = plan->run(feeds).at(0).toDoubles();
+    return o;
+}
+
+/// Largest |a - b| and how many elements differ.
+std::pair<double, size_t> difference(const Outputs& o) {
+    double worst = 0;
+    size_t differ = 0;
+    for (size_t i = 0; i < o.cpu.size(); ++i) {
+        worst = std::max(worst, std::fabs(o.cpu[i] - o.reference[i]));
+        differ += o.cpu[i] != o.reference[i];
+    }
+    return {worst, differ};
+}
+
+struct ConvCase {
+    DType x = DType::UInt8, w = DType::Int8, y = DType::UInt8;
+    int xZero = 0, wZero = 0, yZero = 0;
+    bool perChannel = false, bias = false;
+    int64_t channels = 16, outChannels = 24, group = 1, size = 10, kernel = 3, stride = 1, pad = 1;
+};
+
+/// `depth` QLinearConvs in a row (or, with `integer`, one ConvInteger) on a seeded input; a
+/// chain needs as many output channels as input channels and y of x's type.
+Model convModel(const ConvCase& c, bool integer, Tensor& input, int depth = 1) {
+    GraphBuilder b;
+    const std::vector<int64_t> xDims{2, c.channels, c.size, c.size};
+    ValueId x = b.input("x", c.x, Shape::ofSizes(xDims));
+    input = seededInts(c.x, xDims, 11, lowest(c.x), highest(c.x));
+    const ValueId w = b.initializer("w", weightsAround(c.w, {c.outChannels, c.channels / c.group, c.kernel, c.kernel}, 12, c.wZero));
+    Attributes a;
+    a.set("group", c.group);
+    a.set("strides", std::vector<int64_t>{c.stride, c.stride});
+    a.set("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad});
+    a.set("kernel_shape", std::vector<int64_t>{c.kernel, c.kernel});
+    const ValueId xz = b.initializer("xz", scalarOf(c.x, c.xZero));
+    const ValueId wz = b.initializer("wz", scalarOf(c.w, c.wZero));
+    if (integer) {
+        b.output(b.op("ConvInteger", {x, w, xz, wz}, a, "conv"));
+        return b.model(17);
+    }
+    std::vector<float> ws(size_t(c.perChannel ? c.outChannels : 1));
+    for (size_t i = 0; i < ws.size(); ++i) ws[i] = 0.008f + 0.0003f * float(i);
+    // Outputs of about +-40 steps around the zero point: the sums' spread is about
+    // sqrt(K) * 74 * 37 (uniform inputs and weights), times x_scale * w_scale.
+    const float yScale = 0.011f * std::sqrt(float(c.channels / c.group * c.kernel * c.kernel));
+    const ValueId xs = b.initializer("xs", Tensor::scalar(0.02f)), wsv = b.initializer("ws", Tensor::floats({int64_t(ws.size())}, ws));
+    const ValueId ys = b.initializer("ys", Tensor::scalar(yScale)), yz = b.initializer("yz", scalarOf(c.y, c.yZero));
+    const ValueId bias = c.bias ? b.initializer("bias", seededInts(DType::Int32, {c.outChannels}, 13, -20000, 20000)) : kNoId;
+    for (int i = 0; i < depth; ++i) {
+        std::vector<ValueId> inputs{x, i == 0 ? xs : ys, i == 0 ? xz : yz, w, wsv, wz, ys, yz};
+        if (c.bias) inputs.push_back(bias);
+        x = b.op("QLinearConv", inputs, a, "conv" + std::to_string(i));
+    }
+    b.output(x);
+    return b.model(17);
+}
+
+} // namespace
+
+class TestCpuInt8 : public QObject {
+    Q_OBJECT
+private slots:
+    void convolutionsMatchTheReference_data() {
+        QTest::addColumn<int>("xType");
+        QTest::addColumn<int>("wType");
+        QTest::addColumn<int>("xZero");
+        QTest::addColumn<int>("wZero");
+        QTest::addColumn<int>("yZero");
+        QTest::addColumn<bool>("perChannel");
+        QTest::addColumn<bool>("bias");
+        QTest::addColumn<int>("group");
+        QTest::addColumn<int>("stride");
+        const int u8 = int(DType::UInt8), s8 = int(DType::Int8);
+        QTest::newRow("u8 x, s8 w, per tensor, bias") << u8 << s8 << 7 << 0 << 100 << false << true << 1 << 1;
+        QTest::newRow("u8 x, s8 w, per channel, stride 2") << u8 << s8 << 131 << 0 << 3 << true << true << 1 << 2;
+        QTest::newRow("s8 x, s8 w, per channel") << s8 << s8 << -3 << 0 << -5 << true << false << 1 << 1;
+        QTest::newRow("s8 x, s8 w, zero points 0, bias") << s8 << s8 << 0 << 0 << 0 << false << true << 1 << 2;
+        QTest::newRow("u8 x, u8 w around 128") << u8 << u8 << 20 << 128 << 60 << true << false << 1 << 1;
+        QTest::newRow("depthwise u8") << u8 << s8 << 9 << 0 << 128 << true << true << 16 << 1;
+        QTest::newRow("grouped s8") << s8 << s8 << 4 << 0 << 1 << false << false << 4 << 1;
+    }
+
+    void convolutionsMatchTheReference() {
+        QFETCH(int, xType);
+        QFETCH(int, wType);
+        QFETCH(int, xZero);
+        QFETCH(int, wZero);
+        QFETCH(int, yZero);
+        QFETCH(bool, perChannel);
+        QFETCH(bool, bias);
+        QFETCH(int, group);
+        QFETCH(int, stride);
+        ConvCase c;
+        c.x = c.y = DType(xType);
+        c.w = DType(wType);
+        c.xZero = xZero;
+        c.wZero = wZero;
+        c.yZero = yZero;
+        c.perChannel = perChannel;
+        c.bias = bias;
+        c.group = group;
+        c.stride = stride;
+        if (group == c.channels) c.outChannels = c.channels;
+        Tensor x;
+        // QLinearConv: requantized, within one step.
+        const Model qlinear = convModel(c, false, x);
+        const Outputs q = runBoth(qlinear, {{"x", x}});
+        QVERIFY2(q.kernels.at(0).rfind("onednn:qlinear_conv", 0) == 0, q.kernels.at(0).c_str());
+        const auto [worst, differ] = difference(q);
+        QVERIFY2(worst <= 1.0, qPrintable(QString("off by %1").arg(worst)));
+        QVERIFY2(differ * 100 < q.cpu.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(q.cpu.size())));
+        // Not all saturated: the outputs spread over the type's range.
+        size_t inside = 0;
+        for (double v : q.reference) inside += v > lowest(c.y) && v < highest(c.y);
+        QVERIFY(inside * 2 > q.reference.size());
+        // ConvInteger: int32 sums, bit for bit.
+        const Outputs i = runBoth(convModel(c, true, x), {{"x", x}});
+        QVERIFY2(i.kernels.at(0).rfind("onednn:conv_integer", 0) == 0, i.kernels.at(0).c_str());
+        QCOMPARE(i.cpu, i.reference);
+    }
+
+    void matmulsMatchTheReference_data() {
+        QTest::addColumn<int>("aType");
+        QTest::addColumn<int>("bType");
+        QTest::addColumn<int>("aZero");
+        QTest::addColumn<int>("bZero");
+        const int u8 = int(DType::UInt8), s8 = int(DType::Int8);
+        QTest::newRow("u8 a, s8 b") << u8 << s8 << 17 << 0;
+        QTest::newRow("s8 a, s8 b") << s8 << s8 << -9 << 0;
+        QTest::newRow("u8 a, u8 b around 127") << u8 << u8 << 200 << 127;
+        QTest::newRow("s8 a, s8 b with zero point") << s8 << s8 << 5 << -6;
+    }
+
+    void matmulsMatchTheReference() {
+        QFETCH(int, aType);
+        QFETCH(int, bType);
+        QFETCH(int, aZero);
+        QFETCH(int, bZero);
+        const DType at = DType(aType), bt = DType(bType);
+        const std::vector<int64_t> aDims{2, 5, 96};
+        const Tensor a = seededInts(at, aDims, 21, lowest(at), highest(at));
+        const Tensor w = weightsAround(bt, {96, 40}, 22, bZero);
+        for (bool integer : {true, false}) {
+            GraphBuilder b;
+            const ValueId x = b.input("a", at, Shape::ofSizes(aDims));
+            const ValueId bw = b.initializer("b", w);
+            const ValueId az = b.initializer("az", scalarOf(at, aZero)), bz = b.initializer("bz", scalarOf(bt, bZero));
+            if (integer)
+                b.output(b.op("MatMulInteger", {x, bw, az, bz}, {}, "mm"));
+            else
+                b.output(b.op("QLinearMatMul", {x, b.initializer("as", Tensor::scalar(0.05f)), az, bw, b.initializer("bs", Tensor::scalar(0.01f)),
+                                                bz, b.initializer("ys", Tensor::scalar(1.5f)), b.initializer("yz", scalarOf(at, aZero / 2))}, {}, "mm"));
+            const Outputs o = runBoth(b.model(17), {{"a", a}});
+            QVERIFY2(o.kernels.at(0).rfind(integer ? "onednn:matmul_integer" : "onednn:qlinear_matmul", 0) == 0, o.kernels.at(0).c_str());
+            if (integer) {
+                QCOMPARE(o.cpu, o.reference);
+            } else {
+                const auto [worst, differ] = difference(o);
+                QVERIFY2(worst <= 1.0, qPrintable(QString("off by %1").arg(worst)));
+                QVERIFY2(differ * 100 < o.cpu.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(o.cpu.size())));
+            }
+        }
+    }
+
+    /// Two QLinearConvs in a row pass their u8 activations channels-last, with no reorder between.
+    void consecutiveConvolutionsKeepChannelsLast() {
+        ConvCase c;
+        c.xZero = 3;
+        c.yZero = 3;
+        c.outChannels = 16;
+        c.perChannel = true;
+        c.bias = true;
+        Tensor x;
+        const Model m = convModel(c, false, x, 2);
+        const Outputs o = runBoth(m, {{"x", x}});
+        QCOMPARE(o.kernels.size(), size_t(2));
+        QVERIFY2(o.kernels[0].find("[nhwc out]") != std::string::npos, o.kernels[0].c_str());
+        QVERIFY2(o.kernels[1].find("[nhwc in]") != std::string::npos, o.kernels[1].c_str());
+        QVERIFY(difference(o).first <= 2.0);  // one step each, at most
+    }
+
+    /// A QDQ model (ONNX Runtime's format: DQ on activations and weights, Q after Conv or Relu)
+    /// runs as two QLinearConvs passing u8 channels-last; the reference plan runs the float graph
+    /// as written. Each conv can round one step differently: at most 2 steps of the last scale.
+    void qdqConvolutionsRunAsInt8() {
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 8, 12, 12}));
+        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) {
+            return b.op("QuantizeLinear", {v, b.initializer(name + "_s", Tensor::scalar(scale)),
+                                           b.initializer(name + "_z", scalarOf(DType::UInt8, zero))}, {}, name);
+        };
+        const auto dq = [&](ValueId v, const std::string& name) {
+            const Node& n = b.graph().node(b.graph().value(v).producer());
+            return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
+        };
+        const auto conv = [&](ValueId in, int seed, bool perChannel, const std::string& name) {
+            const std::vector<int64_t> dims{8, 8, 3, 3};
+            std::vector<float> scales(perChannel ? 8 : 1);
+            for (size_t i = 0; i < scales.size(); ++i) scales[i] = 0.004f + 0.0005f * float(i);
+            Attributes axis;
+            axis.set("axis", int64_t(0));
+            const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, dims, seed, -64, 62, true)),
+                                                       b.initializer(name + "_ws", Tensor::floats({int64_t(scales.size())}, scales))},
+                                   axis, name + "_wdq");
+            Attributes a;
+            a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+            return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({8}, seed, -0.2f, 0.2f))}, a, name);
+        };
+        const ValueId c1 = conv(dq(q(x, 0.01f, 128, "xq"), "xdq"), 31, true, "conv1");
+        const ValueId r1 = q(b.op("Relu", {c1}, {}, "relu1"), 0.006f, 0, "r1q");
+        const ValueId c2 = conv(dq(r1, "r1dq"), 32, false, "conv2");
+        b.output(dq(q(c2, 0.005f, 120, "c2q"), "out"));
+        const Model m = b.model(17);
+        const Tensor input = seeded({1, 8, 12, 12}, 33, -1.2f, 1.2f);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}}).at(0).toDoubles();
+        auto plan = makeCpuBackend()->compile(m, {});
+        std::vector<std::string> ops;
+        for (const PlannedNode& n : plan->nodes()) ops.push_back(plan->nodes().empty() ? "" : n.kernel.substr(0, n.kernel.find('(')));
+        QCOMPARE(ops, (std::vector<std::string>{"cpu:quantize", "onednn:qlinear_conv", "onednn:qlinear_conv", "cpu:dequantize"}));
+        QVERIFY(plan->nodes()[1].kernel.find("[nhwc out]") != std::string::npos);
+        QVERIFY(plan->nodes()[2].kernel.find("[nhwc in]") != std::string::npos);
+        QCOMPARE(plan->preparation().back(), std::string("ran 2 QDQ convolutions as int8 QLinearConv (int8 activations between them)"));
+        const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
+        double worst = 0;
+        size_t inside = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            worst = std::max(worst, std::fabs(got[i] - expected[i]));
+            inside += expected[i] > -120 * 0.005 && expected[i] < 135 * 0.005;
+        }
+        QVERIFY2(worst <= 2 * 0.005 + 1e-6, qPrintable(QString("off by %1").arg(worst)));
+        QVERIFY(inside * 2 > got.size());
+    }
+
+    /// DQ(a) + DQ(b) -> Add -> Relu -> Q (a residual addition of a QDQ model) runs as one
+    /// QLinearAdd, equal bit for bit to the float subgraph the reference plan runs.
+    void qdqAdditionRunsAsQLinearAdd() {
+        GraphBuilder b;
+        const std::vector<int64_t> dims{1, 16, 9, 11};
+        const ValueId a = b.input("a", DType::UInt8, Shape::ofSizes(dims)), c = b.input("b", DType::UInt8, Shape::ofSizes(dims));
+        const ValueId da = b.op("DequantizeLinear", {a, b.initializer("as", Tensor::scalar(0.031f)), b.initializer("az", scalarOf(DType::UInt8, 130))});
+        const ValueId db = b.op("DequantizeLinear", {c, b.initializer("bs", Tensor::scalar(0.017f)), b.initializer("bz", scalarOf(DType::UInt8, 9))});
+        const ValueId sum = b.op("Relu", {b.op("Add", {da, db}, {}, "add")});
+        b.output(b.op("QuantizeLinear", {sum, b.initializer("ys", Tensor::scalar(0.023f)), b.initializer("yz", scalarOf(DType::UInt8, 0))}));
+        const Model m = b.model(17);
+        const std::map<std::string, Tensor> feeds{{"a", seededInts(DType::UInt8, dims, 41, 0, 255)}, {"b", seededInts(DType::UInt8, dims, 42, 0, 255)}};
+        const Outputs o = runBoth(m, feeds);
+        QCOMPARE(o.kernels, std::vector<std::string>{"cpu:qlinear-add"});
+        QCOMPARE(o.cpu, o.reference);
+        size_t zeros = 0;
+        for (double v : o.cpu) zeros += v == 0;
+        QVERIFY(zeros > 0 && zeros < o.cpu.size() / 2);  // the Relu's floor is reached, not everywhere
+    }
+
+    void quantizeAndDequantizeMatchTheReference() {
+        for (DType t : {DType::UInt8, DType::Int8}) {
+            GraphBuilder b;
+            const ValueId x = b.input("x", DType::Float, Shape::ofSizes({3, 1000}));
+            const ValueId s = b.initializer("s", Tensor::scalar(0.037f)), z = b.initializer("z", scalarOf(t, t == DType::UInt8 ? 131 : -7));
+            const ValueId q = b.op("QuantizeLinear", {x, s, z}, {}, "q");
+            b.output(b.op("DequantizeLinear", {q, s, z}, {}, "dq"));
+            b.output(q);
+            Tensor input = seeded({3, 1000}, 5, -6.f, 6.f);
+            input.mutableSpan<float>()[0] = 0.5f * 0.037f;  // ties round to even
+            input.mutableSpan<float>()[1] = 1.5f * 0.037f;
+            const Model m = b.model(17);
+            CompileOptions reference;
+            reference.referenceOnly = true;
+            const auto expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}});
+            auto plan = makeCpuBackend()->compile(m, {});
+            QCOMPARE(plan->nodes().at(0).kernel, std::string("cpu:quantize"));
+            QCOMPARE(plan->nodes().at(1).kernel, std::string("cpu:dequantize"));
+            const auto got = plan->run({{"x", input}});
+            QCOMPARE(got.at(0).toDoubles(), expected.at(0).toDoubles());
+            QCOMPARE(got.at(1).toDoubles(), expected.at(1).toDoubles());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCpuInt8)
+#include "tst_cpu_int8.moc"

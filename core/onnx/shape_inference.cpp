@@ -79,7 +79,9 @@ std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks
     struct MinRank { const char* op; int input; int rank; };
     // ConvTranspose's inference reads dims 0 and 1 of the weight (fuzzing: a 1-D weight crashed it).
     // STFT's reads dims 0 to 2 of the signal (fuzzing: a 1-D signal).
-    static constexpr MinRank rules[] = {{"ConvTranspose", 0, 3}, {"ConvTranspose", 1, 3}, {"STFT", 0, 3}};
+    // LayerNormalization's takes its axis from the end of the input's dims (fuzzing: a scalar input).
+    static constexpr MinRank rules[] = {{"ConvTranspose", 0, 3}, {"ConvTranspose", 1, 3}, {"STFT", 0, 3},
+                                        {"LayerNormalization", 0, 1}};
     for (const MinRank& rule : rules) {
         if (node.op_type() != rule.op || node.input_size() <= rule.input) continue;
         const auto known = ranks.find(node.input(rule.input));
@@ -107,6 +109,17 @@ std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks
             if (a.name() == "perm" && known != ranks.end() && a.ints_size() != known->second.rank)
                 return "its perm has " + std::to_string(a.ints_size()) + " values but its input ('" + node.input(0) +
                        "') has rank " + std::to_string(known->second.rank);
+    }
+    // Axes and batch dims index the input's dims (fuzzing: GatherND with batch_dims -2). Axis ranges
+    // differ by op by one at the ends; anything further out is refused before libonnx sees it.
+    const auto rank0 = node.input_size() > 0 ? ranks.find(node.input(0)) : ranks.end();
+    for (const onnx::AttributeProto& a : node.attribute()) {
+        if (a.type() != onnx::AttributeProto::INT) continue;
+        if (a.name() == "batch_dims" && (a.i() < 0 || (rank0 != ranks.end() && a.i() >= rank0->second.rank)))
+            return "its batch_dims is " + std::to_string(a.i()) + ", outside the input's dims";
+        if (a.name() == "axis" && rank0 != ranks.end() && (a.i() < -rank0->second.rank - 1 || a.i() > rank0->second.rank))
+            return "its axis is " + std::to_string(a.i()) + " but its input ('" + node.input(0) + "') has rank " +
+                   std::to_string(rank0->second.rank);
     }
     // SAME padding's inference steps through the input a stride at a time (fuzzing: a dim of 2^40
     // kept `info` busy for hours).

@@ -258,7 +258,10 @@ void VulkanPlan::planArena() {
         if (e.upload == 1 && gpu_[size_t(e.first)]->program.inPlace) {
             const Node& n = graph_.node(order_[size_t(e.first)]);
             if (n.output(0) == e.v && !n.inputs().empty())
-                if (auto it = indexOf.find(n.input(0)); it != indexOf.end()) t.inPlaceOf = it->second;
+                // A value read back to the host (a graph output) is read after the segment's last
+                // node: nothing may write over it in place, even where its last GPU reader runs.
+                if (auto it = indexOf.find(n.input(0)); it != indexOf.end() && !slot(n.input(0)).download)
+                    t.inPlaceOf = it->second;
         }
         indexOf[e.v] = int(lifetimes.size());
         lifetimes.push_back(t);

@@ -337,6 +337,25 @@ private slots:
         QVERIFY(warned);
     }
 
+    /// More fuzzed models libonnx's inference read out of bounds: a GatherND with batch_dims -2 and
+    /// a LayerNormalization of a scalar. Each loads with a warning that names what is wrong.
+    void inferenceHazardsAreNamed_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("negative batch_dims") << "fuzz_run/gathernd_negative_batch_dims.onnx"
+                                             << "GatherND does not match its ONNX schema, so shape inference did not run: its batch_dims is -2";
+        QTest::newRow("LayerNormalization of a scalar") << "fuzz_load/layernorm_of_scalar.onnx" << "has rank 0, below the 1 it needs";
+    }
+    void inferenceHazardsAreNamed() {
+        QFETCH(QString, file);
+        QFETCH(QString, expected);
+        const Model model = loadModel((GRAPHLENS_SOURCE_DIR "/fuzz/regressions/" + file).toStdString());
+        const auto warned = std::any_of(model.warnings.begin(), model.warnings.end(), [&](const std::string& w) {
+            return w.find(expected.toStdString()) != std::string::npos;
+        });
+        QVERIFY2(warned, model.warnings.empty() ? "no warning" : model.warnings.back().c_str());
+    }
+
     /// A node without an attribute its schema requires is refused when the model is validated on
     /// loading, in one sentence: kernels would read the absence as a default (fuzzing: a Concat
     /// without its axis wrote past its output).

@@ -259,6 +259,23 @@ private slots:
         QCOMPARE(agreesWithCpu(m, {2, 3, 4, 5}), (std::vector<std::string>{"vulkan:binary", "vulkan:binary"}));
     }
 
+    /// A graph output that a later element-wise op reads is read back after its segment: the op
+    /// must not write over it in place (`graphlens compare --backend-b vulkan` and models exported
+    /// with intermediate outputs saw the Mul's result in the Add's output).
+    void graphOutputReadByAnInPlaceOpKeepsItsValue() {
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({4}));
+        const ValueId a = b.op("Add", {x, b.initializer("one", Tensor::scalar(1.0f))});
+        b.output(b.op("Mul", {a, b.initializer("two", Tensor::scalar(2.0f))}));
+        b.output(a);
+        const Model m = b.model(17);
+        const std::map<std::string, Tensor> feeds{{"x", Tensor::fromVector(DType::Float, {4}, std::vector<float>{1, 2, 3, 4})}};
+        const std::vector<Tensor> got = vulkan_->compile(m, {})->run(feeds);
+        QCOMPARE(got.size(), size_t(2));
+        QCOMPARE(got[0].toDoubles(), (std::vector<double>{4, 6, 8, 10}));
+        QCOMPARE(got[1].toDoubles(), (std::vector<double>{2, 3, 4, 5}));
+    }
+
     void poolsMatchTheCpu() {
         const Model m = graphOf({2, 4, 11, 11}, [&](GraphBuilder& b, ValueId x) {
             const ValueId mx = b.op("MaxPool", {x}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}});

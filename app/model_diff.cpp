@@ -110,8 +110,11 @@ QString diffSummary(const ModelDiff& diff) {
     lines << QObject::tr("A: %1 (%2 nodes) · B: %3 (%4 nodes)")
                  .arg(diff.nameA).arg(diff.a->graph.nodeCount()).arg(diff.nameB).arg(diff.b->graph.nodeCount());
     if (!diff.symbolicDims.isEmpty()) lines << QObject::tr("inputs: seeded random values, %1").arg(diff.symbolicDims.join(", "));
-    lines << QObject::tr("matched %1 · only in A %2 · only in B %3 · changed %4")
-                 .arg(r.matching.matches.size()).arg(r.matching.onlyA.size()).arg(r.matching.onlyB.size()).arg(r.changed.size());
+    const QString folded = r.matching.foldedA.empty()
+                               ? QString()
+                               : QObject::tr(" (%1 folded into B nodes)").arg(r.matching.foldedA.size());
+    lines << QObject::tr("matched %1 · only in A %2%3 · only in B %4 · changed %5")
+                 .arg(r.matching.matches.size()).arg(r.matching.onlyA.size()).arg(folded).arg(r.matching.onlyB.size()).arg(r.changed.size());
     if (r.numeric) {
         if (r.firstDivergence) {
             const NodeError& e = r.nodes[*r.firstDivergence];

@@ -154,6 +154,7 @@ QJsonObject reportJson(const ComparisonReport& r, const Model& a, const Model& b
         outputs.append(json);
     }
     QJsonObject json{{"matched", qint64(r.matching.matches.size())}, {"only_a", nodeNames(a.graph, r.matching.onlyA)},
+                     {"folded_a", nodeNames(a.graph, r.matching.foldedA)},
                      {"only_b", nodeNames(b.graph, r.matching.onlyB)}, {"changed", changedJson(r, a.graph, b.graph)},
                      {"nodes", nodes}, {"outputs", outputs}, {"tolerance", r.tolerance},
                      {"first_divergence", r.firstDivergence ? QJsonValue(nodeJson(r, r.nodes[*r.firstDivergence], a.graph)) : QJsonValue()},
@@ -224,9 +225,12 @@ void printStructure(const ComparisonReport& r, const Model& a, const Model& b) {
 void printReport(const ComparisonReport& r, const Model& a, const Model& b) {
     size_t byMethod[3] = {0, 0, 0};
     for (const NodeMatch& m : r.matching.matches) ++byMethod[int(m.method)];
-    std::printf("matched %zu nodes (%zu by provenance, %zu by name, %zu by structure), %zu only in A, %zu only in B, %zu changed\n",
-                r.matching.matches.size(), byMethod[0], byMethod[1], byMethod[2], r.matching.onlyA.size(), r.matching.onlyB.size(),
-                r.changed.size());
+    const std::string folded = r.matching.foldedA.empty()
+                                   ? std::string()
+                                   : " (" + std::to_string(r.matching.foldedA.size()) + " of them folded or fused into a B node)";
+    std::printf("matched %zu nodes (%zu by provenance, %zu by name, %zu by structure), %zu only in A%s, %zu only in B, %zu changed\n",
+                r.matching.matches.size(), byMethod[0], byMethod[1], byMethod[2], r.matching.onlyA.size(), folded.c_str(),
+                r.matching.onlyB.size(), r.changed.size());
     if (r.numeric) printNodes(r);
     printStructure(r, a, b);
     if (!r.numeric) return;

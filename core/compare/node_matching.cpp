@@ -56,8 +56,13 @@ public:
             if (it == matchOfB_.end()) result.onlyB.push_back(b);
             else result.matches.push_back(std::move(it->second));
         }
+        std::set<NodeId> inGroups;
+        for (const NodeMatch& m : result.matches) inGroups.insert(m.groupA.begin(), m.groupA.end());
         for (NodeId a : orderA_)
-            if (!pairedA_.count(a)) result.onlyA.push_back(a);
+            if (!pairedA_.count(a)) {
+                result.onlyA.push_back(a);
+                if (inGroups.count(a)) result.foldedA.push_back(a);
+            }
         return result;
     }
 

@@ -33,6 +33,9 @@ struct NodeMatch {
 struct NodeMatching {
     std::vector<NodeMatch> matches;  ///< in B's topological order
     std::vector<NodeId> onlyA;       ///< A nodes no B node is paired with, in A's order
+    /// The nodes of onlyA a matched B node's group stands for: folded or fused into it (a
+    /// BatchNormalization folded into a Conv), gone as nodes but computed inside B's node.
+    std::vector<NodeId> foldedA;
     std::vector<NodeId> onlyB;       ///< B nodes with no partner, in B's order
 };
 

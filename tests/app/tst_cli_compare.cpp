@@ -62,6 +62,13 @@ private slots:
         const QStringList onlyA = strings(json["only_a"]);
         QCOMPARE(onlyA.size(), 13);
         QCOMPARE(onlyA.filter("BatchNormalization").size(), 4);
+        // Of those, what the FusedConvs stand for: 4 BatchNormalizations, 4 Relus and the Add;
+        // the removed no-ops are gone for good.
+        const QStringList folded = strings(json["folded_a"]);
+        QCOMPARE(folded.size(), 9);
+        QCOMPARE(folded.filter("BatchNormalization").size(), 4);
+        QCOMPARE(folded.filter("Relu").size(), 4);
+        QVERIFY(!folded.contains("/head/dropout/Dropout"));
         QVERIFY(json["only_b"].toArray().isEmpty());
         QCOMPARE(json["changed"].toArray().size(), 4);
         for (const QJsonValue& c : json["changed"].toArray())

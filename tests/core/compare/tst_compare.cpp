@@ -237,6 +237,7 @@ private slots:
         for (const auto& [b, provenance] : cases) {
             const ComparisonReport r = compareModels(a, *b, provenance, options);
             QCOMPARE(names(a.graph, r.matching.onlyA), batchNorms);
+            QCOMPARE(names(a.graph, r.matching.foldedA), batchNorms);  // each inside its Conv's group
             QVERIFY(r.matching.onlyB.empty());
             std::set<std::string> changed;
             for (const NodeChange& c : r.changed) {

@@ -14,6 +14,7 @@
 #include "core/passes/rewriter.h"
 #include "core/runtime/backend_registry.h"
 #include "support/add_mul_model.h"
+#include "support/perturb_conv_pass.h"
 #include "viewer/graph_pane.h"
 #include "viewer/graph_scene.h"
 #include "viewer/heat_legend_widget.h"
@@ -100,24 +101,6 @@ QTreeWidgetItem* childRow(const QTreeWidgetItem* parent, const QString& key) {
     return nullptr;
 }
 
-/// Multiplies the weight of /block1/conv2/Conv by 1.1: a pass that breaks the model.
-class PerturbConvWeight final : public Pass {
-public:
-    std::string id() const override { return "test-perturb-conv-weight"; }
-    std::string title() const override { return "Perturb a Conv weight (test only)"; }
-    std::string explanation() const override { return "Multiplies the weight of /block1/conv2/Conv by 1.1."; }
-    void run(Rewriter& rw, PassContext&) override {
-        const auto node = rw.graph().findNode("/block1/conv2/Conv");
-        if (!node) return;
-        const ValueId w = rw.graph().node(*node).input(1);
-        const Tensor& weight = *rw.graph().constantValue(w);
-        Tensor scaled = Tensor::allocate(DType::Float, weight.dims());
-        for (size_t i = 0; i < size_t(weight.numel()); ++i) scaled.mutableSpan<float>()[i] = weight.span<float>()[i] * 1.1f;
-        rw.setNodeInput(*node, 1, rw.addInitializer("perturbed", scaled));
-        rw.eraseIfDead(w);
-        rw.commit("perturb-weight", "scaled the weight of /block1/conv2/Conv by 1.1");
-    }
-};
 
 } // namespace
 
@@ -396,7 +379,7 @@ private slots:
         QVERIFY(open(w, kSample));
         w.setBisectPassFactory([] {
             std::vector<std::unique_ptr<Pass>> passes = makePipeline("eliminate-noops");
-            passes.push_back(std::make_unique<PerturbConvWeight>());
+            passes.push_back(std::make_unique<testing::PerturbConvWeight>());
             for (auto& pass : makePipeline("fold-batchnorm")) passes.push_back(std::move(pass));
             return passes;
         });

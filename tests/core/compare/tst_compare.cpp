@@ -11,6 +11,7 @@
 #include "core/passes/rewriter.h"
 #include "core/runtime/backend_registry.h"
 #include "support/add_mul_model.h"
+#include "support/perturb_conv_pass.h"
 #include "support/pass_harness.h"
 
 #include <onnx/onnx_pb.h>
@@ -88,24 +89,6 @@ std::set<std::string> names(const Graph& g, const std::vector<NodeId>& ids) {
     return out;
 }
 
-/// A test-only pass that scales the weight of one Conv by 1.1: a deliberate bug.
-class PerturbConvWeight final : public Pass {
-public:
-    std::string id() const override { return "test-perturb-conv-weight"; }
-    std::string title() const override { return "Perturb a Conv weight (test only)"; }
-    std::string explanation() const override { return "Multiplies the weight of /block1/conv2/Conv by 1.1."; }
-    void run(Rewriter& rw, PassContext&) override {
-        const auto node = rw.graph().findNode("/block1/conv2/Conv");
-        if (!node) return;
-        const ValueId w = rw.graph().node(*node).input(1);
-        const Tensor& weight = *rw.graph().constantValue(w);
-        Tensor scaled = Tensor::allocate(DType::Float, weight.dims());
-        for (size_t i = 0; i < size_t(weight.numel()); ++i) scaled.mutableSpan<float>()[i] = weight.span<float>()[i] * 1.1f;
-        rw.setNodeInput(*node, 1, rw.addInitializer("perturbed", scaled));
-        rw.eraseIfDead(w);
-        rw.commit("perturb-weight", "scaled the weight of /block1/conv2/Conv by 1.1");
-    }
-};
 
 } // namespace
 
@@ -341,7 +324,7 @@ private slots:
     void bisectNamesTheBrokenPass() {
         const Model a = loadModel(kSampleCnn);
         std::vector<std::unique_ptr<Pass>> passes = makePipeline("eliminate-noops,fold-batchnorm");
-        passes.insert(passes.begin() + 1, std::make_unique<PerturbConvWeight>());
+        passes.insert(passes.begin() + 1, std::make_unique<testing::PerturbConvWeight>());
         for (auto& pass : makePipeline("fuse-conv-activation")) passes.push_back(std::move(pass));
         CompareOptions options;
         options.feeds = testing::seededFeeds(a.graph);

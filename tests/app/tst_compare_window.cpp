@@ -101,7 +101,6 @@ QTreeWidgetItem* childRow(const QTreeWidgetItem* parent, const QString& key) {
     return nullptr;
 }
 
-
 } // namespace
 
 class TestCompareWindow : public QObject {

@@ -89,7 +89,6 @@ std::set<std::string> names(const Graph& g, const std::vector<NodeId>& ids) {
     return out;
 }
 
-
 } // namespace
 
 class TestCompare : public QObject {

@@ -291,11 +291,14 @@ void MainWindow::inspectComparison(const GraphPane* side, NodeId node) {
     else if (side->graph() == &diff_->a->graph) match = matchOfNode(*diff_, node, kNoId);
     if (!match) return;
     TensorComparison c;
-    c.sideA = tr("A: %1").arg(diff_->nameA);
-    c.sideB = tr("B: %1").arg(diff_->nameB);
+    // Short keys: the inspector's first column fits its longest key, and the values need the room.
+    c.sideA = tr("A");
+    c.sideB = tr("B");
+    c.valueA = diff_->nameA;
+    c.valueB = diff_->nameB;
     if (const auto it = diff_->stats.find(*match); it != diff_->stats.end()) {
-        c.valueA = QString::fromStdString(it->second.valueA);
-        c.valueB = QString::fromStdString(it->second.valueB);
+        c.valueA = tr("%1 · %2").arg(diff_->nameA, QString::fromStdString(it->second.valueA));
+        c.valueB = tr("%1 · %2").arg(diff_->nameB, QString::fromStdString(it->second.valueB));
         c.a = it->second.a;
         c.b = it->second.b;
     }

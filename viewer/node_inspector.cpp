@@ -182,7 +182,9 @@ void NodeInspector::addComparison(const TensorComparison& c) {
     auto* row = new QTreeWidgetItem(section);
     row->setFirstColumnSpanned(true);
     auto* view = new TensorPairView(c.a, c.b, tr("A"), tr("B"));  // the rows above name the sides
-    row->setSizeHint(0, view->sizeHint());
+    // Only the height: the row spans both columns, and a width here would widen the key column
+    // (it fits its contents) until the values are pushed out of a narrow dock.
+    row->setSizeHint(0, QSize(1, view->sizeHint().height()));
     setItemWidget(row, 0, view);
     section->setExpanded(true);
 }

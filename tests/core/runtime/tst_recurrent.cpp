@@ -3,7 +3,8 @@
 // Relu sums), and the CPU backend's cpu:lstm / cpu:gru / cpu:rnn kernels against the reference on
 // every combination of direction, layout, sequence_lens shorter than the sequence, initial states,
 // and the per-op attributes (peepholes, input_forget, clip, linear_before_reset, activations with
-// alphas), within 1e-5 relative + 1e-6 absolute.
+// alphas), within 1e-4 relative + 1e-5 absolute: float gates (vectorized exp and tanh, which
+// differ between the AVX2 and AVX-512 paths) against a double reference, carried over the steps.
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/tensor_compare.h"
@@ -96,7 +97,7 @@ std::string describe(const Case& c) {
 }
 
 void checkAgainstReference(const Case& c, int64_t seq, int64_t batch, int64_t input, int64_t hidden, unsigned seed,
-                           double rtol = 1e-5, double atol = 1e-6) {
+                           double rtol = 1e-4, double atol = 1e-5) {
     const auto [model, feeds] = recurrentModel(c, seq, batch, input, hidden, seed);
     CompileOptions reference;
     reference.referenceOnly = true;

@@ -169,7 +169,16 @@ void melWeightMatrix(KernelContext& ctx) {
 size_t groupSize(const KernelContext& ctx, size_t groups) {
     const size_t rest = ctx.inputCount() - 2;
     if (rest % groups != 0 || rest == 0) throw KernelError("the optimizer's inputs do not form " + std::to_string(groups) + " equal groups");
-    return rest / groups;
+    const size_t n = rest / groups;
+    // Each tensor's gradient and state are read element by element beside it (fuzzing: a shorter
+    // state tensor was read past its end).
+    for (size_t k = 0; k < n; ++k)
+        for (size_t j = 1; j < groups; ++j)
+            if (ctx.input(2 + j * n + k).numel() != ctx.input(2 + k).numel())
+                throw KernelError("the optimizer's input " + std::to_string(2 + j * n + k) + " has " +
+                                  std::to_string(ctx.input(2 + j * n + k).numel()) + " elements but the tensor it goes with has " +
+                                  std::to_string(ctx.input(2 + k).numel()));
+    return n;
 }
 
 void adagrad(KernelContext& ctx) {

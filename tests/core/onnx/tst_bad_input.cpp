@@ -3,14 +3,17 @@
 #include "core/onnx/loader.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/shape_inference.h"
+#include "core/runtime/backend.h"
 #include "core/runtime/op_validation.h"
 #include "support/proto_fixtures.h"
 
 #include <QFile>
-#include <algorithm>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
+#include <map>
 
 using namespace graphlens;
 using namespace graphlens::testing;
@@ -354,6 +357,23 @@ private slots:
             return w.find(expected.toStdString()) != std::string::npos;
         });
         QVERIFY2(warned, model.warnings.empty() ? "no warning" : model.warnings.back().c_str());
+    }
+
+    /// The training optimizers read each tensor's gradient and state beside it: a state of another
+    /// size is refused in one sentence (fuzzing: Adam read a 1-element state past its end).
+    void optimizerStateOfAnotherSizeIsRefused() {
+        const Model model = loadModel(GRAPHLENS_SOURCE_DIR "/fuzz/regressions/fuzz_passes/adam_with_a_shorter_state.onnx");
+        const std::map<std::string, Tensor> feeds{{"R", Tensor::scalar(0.1f)},       {"T", Tensor::int64s({}, {1})},
+                                                  {"X", Tensor::floats({2}, {1, 2})}, {"G", Tensor::floats({2}, {1, 1})},
+                                                  {"V", Tensor::floats({1}, {0})},    {"H", Tensor::floats({2}, {0, 0})}};
+        try {
+            (void)makeCpuBackend()->compile(model, {})->run(feeds);
+            QFAIL("Adam ran with a state of another size");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("the optimizer's input 4 has 1 elements but the tensor it goes with has 2") !=
+                         std::string::npos,
+                     e.what());
+        }
     }
 
     /// A node without an attribute its schema requires is refused when the model is validated on

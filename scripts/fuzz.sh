@@ -10,8 +10,8 @@
 #
 # --runs N replays the corpus and then makes N mutations per target from a fixed seed (-seed=1),
 # as long as a count rather than a clock: one commit makes the same inputs on every run on one
-# kind of machine (coverage steers the mutations, and kernels differ by CPU). CI runs --runs 1000
-# through scripts/sanitize.sh; --runs 0 only replays the corpus, every seed model once.
+# kind of machine (coverage steers the mutations, and kernels differ by CPU). --runs 0 (what CI
+# runs, through scripts/sanitize.sh) only replays the corpus: every seed model once.
 #
 # Installs Debian's clang, libclang-rt-14-dev and libomp-dev where missing (besides the packages of
 # scripts/bootstrap.sh, which it expects).

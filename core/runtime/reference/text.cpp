@@ -83,15 +83,22 @@ void tfIdfVectorizer(KernelContext& ctx) {
             columnOf[std::vector<std::string>(pool.begin() + p, pool.begin() + p + n)] = indexes[size_t(ordinal)];
         }
     }
+    for (int64_t index : indexes)
+        if (index < 0 || index >= (int64_t(1) << 24))
+            throw KernelError("ngram_indexes holds " + std::to_string(index) + "; output columns run from 0 to 2^24");
     const int64_t width = indexes.empty() ? 0 : *std::max_element(indexes.begin(), indexes.end()) + 1;
     const auto& dims = x.dims();
     if (dims.size() != 1 && dims.size() != 2) throw KernelError("TfIdfVectorizer takes [C] or [N, C]");
     const int64_t rows = dims.size() == 2 ? dims[0] : 1, cols = dims.back();
+    // No n-gram is longer than the pool's longest or the row, and no skip spans more than the row
+    // (fuzzing: a max_gram_length of 2^62 looped for as long).
+    const int64_t longest = std::min<int64_t>({maxGram, int64_t(counts.size()), cols});
+    const int64_t widestSkip = std::min<int64_t>(maxSkip, cols);
     std::vector<double> y(size_t(rows * width), 0.0);
     for (int64_t r = 0; r < rows; ++r) {
         const auto row = tokens.begin() + r * cols;
-        for (int64_t n = minGram; n <= maxGram; ++n)
-            for (int64_t skip = 0; skip <= (n == 1 ? 0 : maxSkip); ++skip)
+        for (int64_t n = minGram; n <= longest; ++n)
+            for (int64_t skip = 0; skip <= (n == 1 ? 0 : widestSkip); ++skip)
                 for (int64_t start = 0; start + (n - 1) * (skip + 1) < cols; ++start) {
                     std::vector<std::string> gram;
                     for (int64_t k = 0; k < n; ++k) gram.push_back(row[start + k * (skip + 1)]);

@@ -24,6 +24,15 @@ dnnl::stream& stream() {
     return s;
 }
 
+dnnl::memory packedCopy(const dnnl::memory::desc& from, void* data, const dnnl::memory::desc& to) {
+    dnnl::memory user(from, engine(), data);
+    dnnl::memory packed(to, engine());
+    dnnl::stream& s = stream();
+    dnnl::reorder(user, packed).execute(s, user, packed);
+    s.wait();
+    return packed;
+}
+
 void* scratchBuffer(int slot, size_t bytes) {
     struct Buffer {
         std::unique_ptr<std::byte, decltype(&std::free)> data{nullptr, &std::free};

@@ -42,11 +42,7 @@ void ConvKernel::prepareWeights(const dnnl::primitive_desc& pd, const memory::de
     const dnnl::engine& eng = engine();
     const memory::desc packed = pd.weights_desc(0);
     if (constant) {
-        memory user(userWeights, eng, handleOf(*constant));
-        weights_ = memory(packed, eng);
-        dnnl::stream& s = stream();
-        dnnl::reorder(user, weights_).execute(s, user, weights_);
-        s.wait();
+        weights_ = packedCopy(userWeights, handleOf(*constant), packed);
     } else if (packed == userWeights) {
         weights_ = userWeights_ = memory(userWeights, eng, DNNL_MEMORY_NONE);
     } else {

@@ -169,11 +169,7 @@ public:
         reorderDst_ = pd.dst_desc() != userDst;
         if (reorderSrc_) srcIn_ = dnnl::reorder(userSrc_, src_);
         if (reorderDst_) dstOut_ = dnnl::reorder(dst_, userDst_);
-        memory user(userWeights, eng, const_cast<int8_t*>(q.weights.data()));
-        weights_ = memory(pd.weights_desc(), eng);
-        dnnl::stream& s = stream();
-        dnnl::reorder(user, weights_).execute(s, user, weights_);
-        s.wait();
+        weights_ = packedCopy(userWeights, const_cast<int8_t*>(q.weights.data()), pd.weights_desc());
         args_[DNNL_ARG_SRC] = src_;
         args_[DNNL_ARG_WEIGHTS] = weights_;
         args_[DNNL_ARG_DST] = dst_;
@@ -297,11 +293,7 @@ public:
         const dnnl::engine& eng = engine();
         src_ = memory(pd.src_desc(), eng, DNNL_MEMORY_NONE);
         dst_ = memory(pd.dst_desc(), eng, DNNL_MEMORY_NONE);
-        memory user(userWeights, eng, const_cast<int8_t*>(q.weights.data()));
-        weights_ = memory(pd.weights_desc(), eng);
-        dnnl::stream& s = stream();
-        dnnl::reorder(user, weights_).execute(s, user, weights_);
-        s.wait();
+        weights_ = packedCopy(userWeights, const_cast<int8_t*>(q.weights.data()), pd.weights_desc());
         args_[DNNL_ARG_SRC] = src_;
         args_[DNNL_ARG_WEIGHTS] = weights_;
         args_[DNNL_ARG_DST] = dst_;

@@ -17,6 +17,9 @@ namespace graphlens::onednn {
 const dnnl::engine& engine();
 /// A stream on engine() for the calling thread (kernels of one plan may run on any thread).
 dnnl::stream& stream();
+/// A copy of the buffer `data` (laid out as `from`) in the layout `to`, made now: constant weights
+/// packed once at plan time for the primitive that reads them.
+dnnl::memory packedCopy(const dnnl::memory::desc& from, void* data, const dnnl::memory::desc& to);
 
 /// A 64-byte aligned buffer of at least `bytes`, one per `slot` (0 to 3) and calling thread,
 /// shared by every kernel: blocked copies of activations that live only inside one run() (slots

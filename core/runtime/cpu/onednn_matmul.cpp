@@ -65,11 +65,7 @@ public:
         a_ = memory(a, eng, DNNL_MEMORY_NONE);
         dst_ = memory(dst, eng, DNNL_MEMORY_NONE);
         if (constantB) {
-            memory user(b, eng, handleOf(*constantB));
-            b_ = memory(pd.weights_desc(), eng);
-            dnnl::stream& s = stream();
-            dnnl::reorder(user, b_).execute(s, user, b_);
-            s.wait();
+            b_ = packedCopy(b, handleOf(*constantB), pd.weights_desc());
         } else {
             b_ = memory(b, eng, DNNL_MEMORY_NONE);
             runtimeB_ = true;

@@ -58,6 +58,17 @@ std::optional<std::string> missingRequiredAttribute(const OpKey& op, int64_t ops
     return std::nullopt;
 }
 
+std::optional<std::string> missingRequiredInput(const OpKey& op, int64_t opset, const std::vector<bool>& present) {
+    registerContribSchemas();
+    const onnx::OpSchema* schema = opset > 0 ? onnx::OpSchemaRegistry::Schema(op.op, int(opset), op.domain) : nullptr;
+    if (!schema) return std::nullopt;
+    const auto& formal = schema->inputs();
+    for (size_t i = 0; i < formal.size(); ++i)
+        if (formal[i].GetOption() == onnx::OpSchema::Single && (i >= present.size() || !present[i]))
+            return std::to_string(i) + " ('" + formal[i].GetName() + "')";
+    return std::nullopt;
+}
+
 float floatAttributeOrDefault(const Attributes& attributes, const OpKey& op, int64_t opset, std::string_view name) {
     return valueOrDefault<float>(attributes, op, opset, name);
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace graphlens {
 
@@ -21,6 +22,11 @@ std::optional<Attribute> schemaDefault(const OpKey& op, int64_t opset, std::stri
 /// The first attribute the schema of `op` at `opset` requires that `attributes` lacks; nullopt
 /// when none is missing or there is no such schema.
 std::optional<std::string> missingRequiredAttribute(const OpKey& op, int64_t opset, const Attributes& attributes);
+
+/// The first input the schema of `op` at `opset` requires (not optional, not variadic) that is
+/// omitted, as "1 ('starts')", where `present[i]` says whether input i is given; nullopt when none
+/// is missing or there is no such schema.
+std::optional<std::string> missingRequiredInput(const OpKey& op, int64_t opset, const std::vector<bool>& present);
 
 /// Attribute `name` as the node gives it, else the schema default at `opset`, else the newest
 /// schema's (for ops models use before ONNX took them in, as ONNX Runtime allows). Throws

@@ -80,14 +80,28 @@ std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks
     // ConvTranspose's inference reads dims 0 and 1 of the weight (fuzzing: a 1-D weight crashed it).
     // STFT's reads dims 0 to 2 of the signal (fuzzing: a 1-D signal).
     // LayerNormalization's takes its axis from the end of the input's dims (fuzzing: a scalar input).
+    // MaxUnpool's reads dim 1 of its indices when no output_shape is given (fuzzing: a 1-D tensor
+    // in their place).
     static constexpr MinRank rules[] = {{"ConvTranspose", 0, 3}, {"ConvTranspose", 1, 3}, {"STFT", 0, 3},
-                                        {"LayerNormalization", 0, 1}};
+                                        {"LayerNormalization", 0, 1}, {"MaxUnpool", 1, 2}};
     for (const MinRank& rule : rules) {
         if (node.op_type() != rule.op || node.input_size() <= rule.input) continue;
         const auto known = ranks.find(node.input(rule.input));
         if (known != ranks.end() && known->second.rank < rule.rank)
             return "its input " + std::to_string(rule.input) + " ('" + node.input(rule.input) + "') has rank " +
                    std::to_string(known->second.rank) + ", below the " + std::to_string(rule.rank) + " it needs";
+    }
+    // Reshape's, Expand's and ConstantOfShape's make one dim per value of their shape input, as
+    // many as its stated length when the values are unknown (fuzzing: a length of 2^63 - 1).
+    struct ShapeInput { const char* op; int input; };
+    static constexpr ShapeInput shapeInputs[] = {{"Reshape", 1}, {"Expand", 1}, {"ConstantOfShape", 0}};
+    constexpr int64_t kMaxDims = 1024;
+    for (const ShapeInput& rule : shapeInputs) {
+        if (node.op_type() != rule.op || node.input_size() <= rule.input) continue;
+        const auto known = ranks.find(node.input(rule.input));
+        if (known != ranks.end() && known->second.largest > kMaxDims)
+            return "its shape input ('" + node.input(rule.input) + "') has " + std::to_string(known->second.largest) +
+                   " values, more than the " + std::to_string(kMaxDims) + " dims a shape may have here";
     }
     // Window ops' inference divides by strides, dilations and group (fuzzing: a stride of 0 from a
     // TensorFlow Conv2D stopped the process with SIGFPE inside libonnx).

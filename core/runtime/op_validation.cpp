@@ -220,6 +220,13 @@ void checkWindow(const NodeCheck& c, const WindowOp& op) {
     std::vector<int64_t> kernel = c.ints("kernel_shape");
     const auto dilations = c.ints("dilations");
     const auto pads = c.ints("pads");
+    // A pooling window made only of padding has nothing to pool; ONNX Runtime refuses such pads too
+    // (fuzzing: pads of 2^20 beside a kernel of 3 made a 100-million-element output of padding).
+    if (!op.w && pads.size() == 2 * spatial && kernel.size() == spatial)
+        for (size_t i = 0; i < 2 * spatial; ++i)
+            if (pads[i] >= kernel[i % spatial])
+                c.fail("pads[" + std::to_string(i) + "] is " + std::to_string(pads[i]) + " but the kernel is " +
+                       std::to_string(kernel[i % spatial]) + " wide on that axis; a pooling pad must be smaller than the kernel");
     for (size_t i = 0; i < spatial; ++i) {
         int64_t k = i < kernel.size() ? kernel[i] : -1;
         if (k < 0 && op.w) k = c.dim(*op.w, int64_t(i) + 2).value_or(-1);
@@ -425,6 +432,14 @@ void checkNode(const Graph& g, const Node& n, int64_t opset) {
     if (isDefaultDomain(n.domain))
         if (const auto missing = missingRequiredAttribute(OpKey::of(n), opset, n.attributes))
             c.fail("the required attribute '" + *missing + "' is missing");
+    // Kernels read a required input as given (fuzzing: a Slice without starts and ends copied past
+    // its input).
+    if (isDefaultDomain(n.domain)) {
+        std::vector<bool> present;
+        for (ValueId v : n.inputs()) present.push_back(v != kNoId);
+        if (const auto missing = missingRequiredInput(OpKey::of(n), opset, present))
+            c.fail("its required input " + *missing + " is omitted");
+    }
     if (auto it = windowOps().find(type); it != windowOps().end()) checkWindow(c, it->second);
     if (auto it = axisOps().find(type); it != axisOps().end()) checkAxis(c, it->second);
     if (type == "Transpose") checkTranspose(c);

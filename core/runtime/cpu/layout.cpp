@@ -168,33 +168,40 @@ private:
 std::unique_ptr<PreparedKernel> prepareSlice(const NodeDescriptor& info) {
     const int bits = dtypeBits(info.inputTypes.at(0));
     if (info.opset < 10 || bits < 8 || info.inputTypes[0] == DType::String) return nullptr;
+    if (!info.hasInput(1) || !info.hasInput(2)) return nullptr;
     for (size_t i = 1; i < info.inputTypes.size(); ++i)
         if (info.hasInput(i) && !info.constants[i]) return nullptr;
-    auto ints = [&](size_t i) {
-        std::vector<int64_t> v;
-        if (info.hasInput(i)) for (double d : info.constants[i]->toDoubles()) v.push_back(int64_t(d));
-        return v;
-    };
+    auto ints = [&](size_t i) { return info.hasInput(i) ? ref::toInt64s(*info.constants[i]) : std::vector<int64_t>{}; };
     const auto& in = info.inputDims[0];
-    const auto starts = ints(1);
+    const auto starts = ints(1), ends = ints(2);
     std::vector<int64_t> axes = ints(3), steps = ints(4);
     if (axes.empty()) {
         axes.resize(starts.size());
         std::iota(axes.begin(), axes.end(), 0);
     }
+    if (starts.size() != ends.size() || axes.size() != starts.size() || (!steps.empty() && steps.size() != starts.size()))
+        return nullptr;
     for (int64_t s : steps)
         if (s != 1) return nullptr;
     const auto inStrides = ref::stridesOf(in);
+    std::vector<int64_t> outDims = in;
+    std::vector<bool> seen(in.size(), false);
     int64_t offset = 0;
-    for (size_t k = 0; k < axes.size() && k < starts.size(); ++k) {
+    for (size_t k = 0; k < axes.size(); ++k) {
         const int64_t axis = axes[k] < 0 ? axes[k] + int64_t(in.size()) : axes[k];
-        if (axis < 0 || axis >= int64_t(in.size())) return nullptr;
+        if (axis < 0 || axis >= int64_t(in.size()) || seen[size_t(axis)]) return nullptr;
+        seen[size_t(axis)] = true;
         const int64_t dim = in[size_t(axis)];
-        const int64_t start = std::clamp(starts[k] < 0 ? starts[k] + dim : starts[k], int64_t(0), dim);
+        // Negative bounds count from the end; starts and ends may be any int64 (INT64_MAX: "to the end").
+        auto clamped = [dim](int64_t v) { return std::clamp(v < 0 ? (v < -dim ? int64_t(0) : v + dim) : v, int64_t(0), dim); };
+        const int64_t start = clamped(starts[k]), end = clamped(ends[k]);
+        outDims[size_t(axis)] = std::max<int64_t>(end - start, 0);
         offset += start * inStrides[size_t(axis)];
     }
-    // The output dims come from the plan; with unit steps they fix every copy.
-    return std::make_unique<SliceKernel>(offset, info.outputDims[0], inStrides, size_t(bits / 8));
+    // The copy trusts these dims: a plan whose stated output disagrees goes to the reference kernel
+    // (fuzzing: a Slice without starts and ends copied the plan's output dims past its input).
+    if (outDims != info.outputDims[0]) return nullptr;
+    return std::make_unique<SliceKernel>(offset, outDims, inStrides, size_t(bits / 8));
 }
 
 /// Pad in constant mode with pads known at plan time: fill, then copy each input row into place.

@@ -19,9 +19,11 @@ namespace graphlens {
 
 /// exp(x) in a form the compiler vectorizes: x = n*ln2 + r with |r| <= ln2/2 (ln2 split in two
 /// parts for exactness), e^r by its degree-6 Taylor polynomial (relative error < 2e-7), times 2^n
-/// built in the exponent bits. Saturates to 0 and +inf outside [-87.3, 88.7].
-inline float vectorExp(float x) {
-    x = std::min(std::max(x, -87.33f), 88.72f);
+/// built in the exponent bits. Saturates to 0 and +inf outside [-87.3, 88.7]; NaN stays NaN.
+inline float vectorExp(float input) {
+    // The clamp's argument order sends NaN to -87.33, so the integer conversion below is defined
+    // (fuzzing: UBSan saw NaN reach it); the last line gives NaN back.
+    const float x = std::max(-87.33f, std::min(input, 88.72f));
     constexpr float kRound = 12582912.f;  // 1.5 * 2^23: adding it rounds to the nearest integer
     const float n = (x * 1.44269504f + kRound) - kRound;
     const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
@@ -35,7 +37,7 @@ inline float vectorExp(float x) {
     const int32_t bits = (int32_t(n) + 127) << 23;
     float scale;
     std::memcpy(&scale, &bits, sizeof scale);
-    return p * scale;
+    return input == input ? p * scale : input;
 }
 
 /// erf(x): below 0.5 in magnitude its Taylor series to x^13 (error < 1e-9), above it

@@ -107,7 +107,11 @@ void loop(KernelContext& ctx) {
 Tensor sliceAlong(const Tensor& t, int64_t axis, int64_t index) {
     if (t.dtype() == DType::String || dtypeBits(t.dtype()) % 8 != 0) throw KernelError("Scan over strings or sub-byte types is not supported");
     const auto& dims = t.dims();
+    if (axis < 0 || axis >= int64_t(dims.size())) throw KernelError("Scan cannot slice a tensor of shape " + ref::dimsText(dims) + " along axis " + std::to_string(axis));
     const int64_t length = dims[size_t(axis)];
+    if (index < 0 || index >= length)
+        throw KernelError("Scan reads slice " + std::to_string(index) + " of a tensor of shape " + ref::dimsText(dims) +
+                          " along axis " + std::to_string(axis));
     int64_t outer = 1, inner = int64_t(dtypeBits(t.dtype()) / 8);
     for (int64_t i = 0; i < axis; ++i) outer *= dims[size_t(i)];
     for (size_t i = size_t(axis) + 1; i < dims.size(); ++i) inner *= dims[i];
@@ -212,6 +216,13 @@ void scan(KernelContext& ctx) {
     }
     // Opset 8: every input has a batch axis 0; the scan axis is 1 of the batched inputs.
     const int64_t batch = scans[0].dims().at(0);
+    // Every state and scan input is sliced per batch entry (fuzzing: an initial state with a batch
+    // of 0 beside inputs with a batch of 1 was read past its end).
+    for (const auto* group : {&states, &scans})
+        for (const Tensor& t : *group)
+            if (t.rank() == 0 || t.dims()[0] != batch)
+                throw KernelError("Scan (opset 8): an input of shape " + ref::dimsText(t.dims()) +
+                                  " does not have the batch size " + std::to_string(batch) + " of the first scan input");
     if (ctx.hasInput(0))
         for (int64_t l : ref::toInt64s(ctx.input(0)))
             if (l != scans[0].dims().at(1)) throw KernelError("Scan (opset 8) with sequence_lens shorter than the sequence is not supported");

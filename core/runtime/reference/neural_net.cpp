@@ -78,8 +78,9 @@ void tapsAt(const WindowGeometry& g, const int64_t* out, const std::vector<int64
 }
 
 std::vector<int64_t> allPositions(const std::vector<int64_t>& sizes) {
-    const int64_t count = ref::elementCount(sizes);
     const size_t rank = sizes.size();
+    ref::checkWorkingSet("the window positions of", sizes, rank * sizeof(int64_t));
+    const int64_t count = ref::elementCount(sizes);
     std::vector<int64_t> out(size_t(count) * rank);
     std::vector<int64_t> counter(rank, 0);
     for (int64_t n = 0; n < count; ++n) {

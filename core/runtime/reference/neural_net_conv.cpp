@@ -64,6 +64,7 @@ std::vector<double> convolve(const ConvShapes& s, const std::vector<double>& x, 
     const int64_t groupIn = s.inChannels / s.group, groupOut = s.outChannels / s.group;
     const std::vector<int64_t> kernelPositions = allPositions(g.kernel), outPositions = allPositions(g.outSizes);
     const std::vector<int64_t> inStrides = ref::stridesOf(g.inSizes);
+    ref::checkWorkingSet("the output", convOutputDims(s), sizeof(double));
     std::vector<double> out(size_t(ref::elementCount(convOutputDims(s))));
     std::vector<Tap> taps;
     for (int64_t o = 0; o < outPlane; ++o) {
@@ -183,6 +184,7 @@ std::vector<double> convolveTransposed(const ConvShapes& s, const std::vector<do
     const int64_t groupIn = s.inChannels / s.group, groupOut = s.outChannels / s.group;
     const std::vector<int64_t> kernelPositions = allPositions(g.kernel), inPositions = allPositions(g.inSizes);
     const std::vector<int64_t> outStrides = ref::stridesOf(g.outSizes);
+    ref::checkWorkingSet("the output", convOutputDims(s), sizeof(double));
     std::vector<double> out(size_t(ref::elementCount(convOutputDims(s))));
     WindowGeometry scatter = g;  // taps of an input position land on output positions
     scatter.inSizes = g.outSizes;

@@ -175,8 +175,10 @@ void roiAlign(KernelContext& ctx) {
     const int64_t channels = x.dims()[1], height = x.dims()[2], width = x.dims()[3];
     if (rois.size() != batchIndex.size() * 4 || outH <= 0 || outW <= 0)
         throw KernelError("rois must be (num_rois, 4) with one batch index per roi");
+    const std::vector<int64_t> outDims{int64_t(batchIndex.size()), channels, outH, outW};
+    ref::checkWorkingSet("the output", outDims, sizeof(double));
     const std::vector<double> input = doublesOf(x);
-    std::vector<double> y(batchIndex.size() * size_t(channels * outH * outW));
+    std::vector<double> y(size_t(ref::elementCount(outDims)));
     for (size_t r = 0; r < batchIndex.size(); ++r) {
         if (batchIndex[r] < 0 || batchIndex[r] >= x.dims()[0]) throw KernelError("a batch index is out of range");
         const RoiBins bins = roiBins(rois.data() + 4 * r, a.getFloat("spatial_scale", 1.0f), halfPixel, outH, outW, sampling);

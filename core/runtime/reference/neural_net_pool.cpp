@@ -71,6 +71,7 @@ double reduceWindow(const PoolSettings& s, const double* plane, const std::vecto
 PoolResult pool(const WindowGeometry& g, int64_t planes, const std::vector<double>& x, const PoolSettings& s) {
     const size_t rank = g.inSizes.size();
     const int64_t inPlane = ref::elementCount(g.inSizes), outPlane = ref::elementCount(g.outSizes);
+    if (planes == 0 || outPlane == 0) return {};  // nothing to pool, however wide the planes would be
     const auto kernelPositions = allPositions(g.kernel), outPositions = allPositions(g.outSizes);
     const auto inStrides = ref::stridesOf(g.inSizes);
     PoolResult r{std::vector<double>(size_t(planes * outPlane)), std::vector<int64_t>(size_t(planes * outPlane))};
@@ -108,6 +109,7 @@ void windowPool(KernelContext& ctx, PoolSettings settings) {
     if (!a.has("kernel_shape")) throw KernelError("kernel_shape is required");
     const WindowGeometry g = windowGeometry(a, spatial, a.getInts("kernel_shape"), a.getInt("ceil_mode", 0) != 0);
     settings.columnMajorIndices = a.getInt("storage_order", 0) != 0;
+    ref::checkWorkingSet("the output", pooledDims(x.dims(), g.outSizes), sizeof(double) + sizeof(int64_t));
     const PoolResult r = pool(g, x.dims()[0] * x.dims()[1], doublesOf(x), settings);
     const std::vector<int64_t> dims = pooledDims(x.dims(), g.outSizes);
     ctx.setOutput(0, tensorOfDoubles(x.dtype(), dims, r.values));

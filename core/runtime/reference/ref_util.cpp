@@ -2,6 +2,8 @@
 #include "core/runtime/reference/ref_util.h"
 
 #include "core/graph/shape.h"
+#include "core/runtime/errors.h"
+#include "core/runtime/resource_limits.h"
 
 #include <bit>
 #include <cmath>
@@ -27,6 +29,19 @@ int64_t elementCount(const std::vector<int64_t>& dims) {
     auto n = checkedElementCount(dims);
     if (!n) throw KernelError("the shape " + dimsText(dims) + " is too large");
     return *n;
+}
+
+void checkWorkingSet(const char* what, const std::vector<int64_t>& dims, uint64_t bytesEach) {
+    const auto count = checkedElementCount(dims);
+    const bool overflows = !count || (bytesEach && uint64_t(*count) > UINT64_MAX / bytesEach);
+    const uint64_t bytes = overflows ? UINT64_MAX : uint64_t(*count) * bytesEach;
+    constexpr uint64_t kAlwaysAllowed = uint64_t(64) << 20;  // reading /proc/meminfo costs more than this takes
+    if (bytes <= kAlwaysAllowed) return;
+    const uint64_t available = availableMemoryBytes();
+    if (bytes <= available) return;
+    throw ResourceError(std::string(what) + " " + dimsText(dims) + " needs " +
+                        (overflows ? std::string("more bytes than 64 bits count") : formatBytes(bytes)) + " but " +
+                        formatBytes(available) + " are available");
 }
 
 std::string dimsText(const std::vector<int64_t>& dims) {

@@ -81,6 +81,7 @@ void checkOutputSize(DType dtype, const std::vector<int64_t>& dims) {
     const int64_t count = ref::elementCount(dims);
     const int64_t bytes = dtype == DType::String ? int64_t(sizeof(std::string)) : std::max(dtypeBits(dtype) / 8, 8);
     if (count > INT64_MAX / bytes) throw KernelError("the shape " + ref::dimsText(dims) + " is too large");
+    ref::checkWorkingSet("the output", dims, uint64_t(bytes));
 }
 
 std::vector<int64_t> intsInput(const KernelContext& ctx, size_t i) {

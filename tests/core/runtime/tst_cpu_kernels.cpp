@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 
 using namespace graphlens;
@@ -329,6 +330,39 @@ private slots:
         checkAgainstReference(singleNode("Split", {{y}}, {{"axis", -2}, {"split", {4, 0, 3}}}, 11, 3), "cpu:split");
         checkAgainstReference(singleNode("Reshape", {{y}, {Tensor::int64s({2}, {-1, 3}), true}}), "cpu:reshape");
         checkAgainstReference(singleNode("Unsqueeze", {{y}, {Tensor::int64s({1}, {-1}), true}}), "cpu:reshape");
+    }
+
+    /// Slice bounds may be any int64 (INT64_MAX means "to the end"): the copy kernel clamps them
+    /// like the reference (fuzzing: UBSan saw a start of 2^63 - 1 converted through a double).
+    void sliceBoundsAtTheInt64LimitsCopyLikeTheReference() {
+        const Tensor x = seeded({5, 4}, 906);
+        const int64_t big = INT64_MAX, small = INT64_MIN;
+        const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> bounds{
+            {{1}, {big}}, {{small}, {3}}, {{big}, {big}}, {{-2}, {small}}, {{small}, {big}}};
+        for (const auto& [starts, ends] : bounds)
+            checkAgainstReference(singleNode("Slice", {{x}, {Tensor::int64s({1}, starts), true}, {Tensor::int64s({1}, ends), true},
+                                                       {Tensor::int64s({1}, {0}), true}}),
+                                  "cpu:slice");
+        const auto [model, feeds] = singleNode("Slice", {{x}, {Tensor::int64s({1}, {big}), true}, {Tensor::int64s({1}, {big}), true}});
+        QCOMPARE(makeCpuBackend()->compile(model, {})->run(feeds).at(0).dims(), (Dims{0, 4}));
+    }
+
+    /// The vectorized exp behind Sigmoid, Erf and Softmax keeps NaN and saturates at the infinities
+    /// (fuzzing: UBSan saw NaN converted to an integer inside it).
+    void activationsKeepNaNAndSaturate() {
+        const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+        const Tensor x = Tensor::floats({6}, {nan, -inf, inf, 0.f, -100.f, 100.f});
+        const std::map<std::string, std::vector<float>> expected{
+            {"Sigmoid", {nan, 0.f, 1.f, 0.5f, 0.f, 1.f}}, {"Erf", {nan, -1.f, 1.f, 0.f, -1.f, 1.f}}};
+        for (const auto& [op, want] : expected) {
+            const auto [model, feeds] = singleNode(op, {{x}});
+            const Tensor y = makeCpuBackend()->compile(model, {})->run(feeds).at(0);
+            for (size_t i = 0; i < want.size(); ++i) {
+                const float got = y.span<float>()[i];
+                QVERIFY2(std::isnan(want[i]) ? std::isnan(got) : std::abs(got - want[i]) < 1e-6f,
+                         (op + "(" + std::to_string(x.span<float>()[i]) + ") gave " + std::to_string(got)).c_str());
+            }
+        }
     }
 
     void reshapeBetweenKernelsTakesOverItsInputBuffer() {

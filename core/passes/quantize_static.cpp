@@ -24,6 +24,7 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <stdexcept>
 
 namespace graphlens {
 namespace {
@@ -157,7 +158,13 @@ public:
         std::vector<Tensor> floatOutputs;
         for (size_t s = 0; s < sets.size(); ++s) {
             std::vector<Tensor> outputs;
-            const std::vector<Tensor> values = floatModel.run(sets[s], &outputs);
+            std::vector<Tensor> values;
+            try {
+                values = floatModel.run(sets[s], &outputs);
+            } catch (const std::exception& e) {
+                throw std::runtime_error("quantize-int8 could not run the float model on calibration input " +
+                                         std::to_string(s + 1) + " to calibrate it: " + e.what());
+            }
             for (size_t i = 0; i < probes.size(); ++i) {
                 if (s == 0) floatValues[probes[i]] = values[i];
                 if (i >= activations.size()) continue;

@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 #include <fstream>
 
 using namespace graphlens;
@@ -169,6 +170,37 @@ private slots:
         int withError = 0;
         for (const Rewrite& w : r.rewrites) withError += w.sentence.find("its output on calibration input 1: max abs error") != std::string::npos;
         QCOMPARE(withError, 2);
+    }
+
+    void matMulAndGemmWithoutTransBQuantizeAlongTheirColumns() {
+        // x [2, 16] -> MatMul(W [16, 8]) -> Relu -> Gemm(B [8, 4], no transB) -> y: both weights are
+        // [K, N], so one scale per column N, axis 1.
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 16});
+        auto mm = b.op("MatMul", {x, b.initializer("mm.w", seeded({16, 8}, 1, -0.5f, 0.5f))}, {}, "mm");
+        auto r = b.op("Relu", {mm}, {}, "relu");
+        b.output(b.op("Gemm", {r, b.initializer("gemm.w", seeded({8, 4}, 2, -0.5f, 0.5f))}, {}, "gemm"));
+        Model m = withShapes(b.model(13));
+        const Model original = m;
+        quantize(m);
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 2);  // x and the Relu's output
+        QCOMPARE(countOps(m.graph, "DequantizeLinear"), 4);
+        for (const auto& [node, weight, columns] : {std::tuple{"mm", "mm.w", int64_t(8)}, std::tuple{"gemm", "gemm.w", int64_t(4)}}) {
+            const Node& dq = dequantizerOf(m.graph, node, 1);
+            QCOMPARE(dq.attributes.getInt("axis", -1), int64_t(1));
+            const Tensor& s = *m.graph.constantValue(dq.input(1));
+            const Tensor& q = *m.graph.constantValue(dq.input(0));
+            QCOMPARE(s.numel(), columns);
+            const Tensor& w = *original.graph.constantValue(*original.graph.findValue(weight));
+            const int64_t rows = w.dims()[0];
+            for (int64_t n = 0; n < columns; ++n) {
+                float largest = 0;
+                for (int64_t k = 0; k < rows; ++k) largest = std::max(largest, std::fabs(w.span<float>()[size_t(k * columns + n)]));
+                QCOMPARE(s.span<float>()[size_t(n)], largest / 127.f);
+                for (int64_t k = 0; k < rows; ++k)
+                    QCOMPARE(int(q.span<int8_t>()[size_t(k * columns + n)]), int(std::nearbyint(w.span<float>()[size_t(k * columns + n)] / (largest / 127.f))));
+            }
+        }
     }
 
     void theOutputStaysWithinTheBoundOfItsQuantizationSteps() {

@@ -126,8 +126,8 @@ public:
                "include 0, give scale = (max - min) / 255 and zero point = round(-min / scale). The CPU "
                "plan runs each DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 "
                "QLinearConv, and ONNX Runtime runs the file as it runs its own. A FusedConv with no "
-               "activation or a Relu is split back into Conv, Add and Relu first. Graph outputs stay "
-               "float. The notes report the error each quantized node's output has on the first "
+               "activation or a Relu is split back into Conv, Add and Relu first; one with another "
+               "activation (MobileNet's Clip) stays fused and float. Graph outputs stay float. The notes report the error each quantized node's output has on the first "
                "calibration input against the float model, and the graph outputs' error. It declines "
                "weights read by several nodes or not float32, and models before opset 13.";
     }

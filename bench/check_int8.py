@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """What int8 quantization costs, with ONNX Runtime as the judge: runs FLOAT.onnx and its int8 form
 INT8.onnx (`graphlens optimize --passes default,quantize-int8`, or make_qdq_model.py) in ONNX
-Runtime (npm onnxruntime-node in bench/node_modules) on one seeded standard-normal input (seed 123,
+Runtime (npm onnxruntime-node in bench/node_modules) on one seeded standard-normal input (int64 token ids
+in [0, 10)) (seed 123,
 not among quantize-int8's random calibration sets, seeds 0-3) and prints, per output, the largest
 |float - int8|, the largest |float|, the cosine and whether the top-1 index agrees; with GRAPHLENS,
 also GraphLens's int8 output against ONNX Runtime's (`graphlens run`, 2 threads).
@@ -30,7 +31,11 @@ def main():
     inits = {i.name for i in model.graph.initializer}
     inp = next(i for i in model.graph.input if i.name not in inits)
     dims = [d.dim_value if d.dim_value > 0 else 1 for d in inp.type.tensor_type.shape.dim]
-    x = np.random.default_rng(123).standard_normal(dims).astype(np.float32)
+    rng = np.random.default_rng(123)
+    if inp.type.tensor_type.elem_type == onnx.TensorProto.INT64:  # token ids, as graphlens's random inputs: [0, 10)
+        x = rng.integers(0, 10, dims).astype(np.int64)
+    else:
+        x = rng.standard_normal(dims).astype(np.float32)
     with tempfile.TemporaryDirectory() as folder:
         expected = run_ort(float_path, {inp.name: x}, folder)
         got = run_ort(int8_path, {inp.name: x}, folder)

@@ -116,8 +116,13 @@ std::vector<InputSet> randomCalibrationSets(const Graph& graph, int count, uint6
             std::vector<int64_t> dims;
             for (const Dim& d : input.shape.dims()) dims.push_back(d.isStatic() ? d.size() : 1);
             Tensor t = Tensor::allocate(input.dtype, dims);  // zeros
+            std::uniform_int_distribution<int> small(0, 9);  // token ids and indices, as `graphlens run` makes them
             if (input.dtype == DType::Float)
                 for (float& x : t.mutableSpan<float>()) x = normal(rng);
+            else if (input.dtype == DType::Int64)
+                for (int64_t& x : t.mutableSpan<int64_t>()) x = small(rng);
+            else if (input.dtype == DType::Int32)
+                for (int32_t& x : t.mutableSpan<int32_t>()) x = small(rng);
             set[input.name] = std::move(t);
         }
         out.push_back(std::move(set));

@@ -25,8 +25,8 @@ std::vector<ValueId> fedInputs(const Graph& graph);
 /// input's type or shape.
 std::vector<InputSet> readCalibrationSets(const std::filesystem::path& dir, const Graph& graph);
 
-/// `count` input sets of seeded standard-normal floats (integers 0, booleans false); a symbolic
-/// or unknown dimension is 1. Throws std::runtime_error when an input's rank is unknown.
+/// `count` input sets of seeded standard-normal floats (int64 and int32 in [0, 10), as `graphlens
+/// run` makes token ids; other types zero); a symbolic or unknown dimension is 1. Throws std::runtime_error when an input's rank is unknown.
 std::vector<InputSet> randomCalibrationSets(const Graph& graph, int count, uint64_t seed);
 
 } // namespace graphlens

@@ -121,9 +121,9 @@ public:
                "scale_k. The activations (the input of each such node, and its output, after the Relu when "
                "one alone reads it) pass through QuantizeLinear -> DequantizeLinear pairs, u8 asymmetric: "
                "the float model runs on the calibration inputs (--calibration DIR, ONNX TensorProto files "
-               "as DIR/test_data_set_N/input_K.pb or DIR/input_K.pb; without it 4 seeded random "
-               "standard-normal input sets, which the notes say), each tensor's min and max, widened to "
-               "include 0, give scale = (max - min) / 255 and zero point = round(-min / scale). The CPU "
+               "as DIR/test_data_set_N/input_K.pb or DIR/input_K.pb; without it 4 seeded random input "
+               "sets, floats standard normal and integers in [0, 10), which the notes say); each tensor's "
+               "min and max, widened to include 0, give scale = (max - min) / 255 and zero point = round(-min / scale). The CPU "
                "plan runs each DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 "
                "QLinearConv, and ONNX Runtime runs the file as it runs its own. A FusedConv with no "
                "activation or a Relu is split back into Conv, Add and Relu first; one with another "
@@ -216,7 +216,7 @@ public:
         }
         auto& notes = rw.result().notes;
         notes.push_back("calibrated on " + std::to_string(sets.size()) +
-                        (random ? " seeded random input sets (standard normal, seed " + std::to_string(settings.seed) +
+                        (random ? " seeded random input sets (floats standard normal, integers in [0, 10), seed " + std::to_string(settings.seed) +
                                       "; give --calibration DIR for representative ranges)"
                                 : " input sets from '" + settings.source + "'"));
         notes.push_back("int8 QDQ: " + std::to_string(targets.size()) + " nodes with int8 weights, " +

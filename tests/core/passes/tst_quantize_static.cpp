@@ -286,7 +286,7 @@ private slots:
     void withoutCalibrationItSaysItUsedRandomInputs() {
         Model m = convReluGemm();
         const PassResult r = quantize(m);
-        QVERIFY2(r.notes[0].find("calibrated on 4 seeded random input sets (standard normal, seed 0") != std::string::npos,
+        QVERIFY2(r.notes[0].find("calibrated on 4 seeded random input sets (floats standard normal, integers in [0, 10), seed 0") != std::string::npos,
                  r.notes[0].c_str());
         Model again = convReluGemm();
         quantize(again);  // seeded: the same ranges again

@@ -1,4 +1,5 @@
-// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--sparsity S] [--json]`:
+// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--sparsity S]
+// [--calibration DIR] [--json]`:
 // runs a pass pipeline, optionally proving each pass numerically, and writes the result.
 // `graphlens passes [ID] [--json]`: the pass library with each pass's explanation.
 #include "app/cli/cli.h"
@@ -61,6 +62,8 @@ PipelineOptions pipelineOptions(const QCommandLineParser& parser, const Model& m
         throw std::runtime_error("--rtol and --atol must be non-negative numbers");
     options.verifyOptions.threads = parser.value("threads").toInt();
     options.verifyOptions.maxMemory = maxMemoryFromOptions(parser);
+    context.calibration.threads = options.verifyOptions.threads;
+    applyCalibrationOption(context, model, parser);
     if (options.verify) options.feeds = feedsFromOptions(model, parser);
     return options;
 }

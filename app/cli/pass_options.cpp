@@ -1,6 +1,7 @@
 // The --passes option and the pass report.
 #include "app/cli/pass_options.h"
 
+#include "core/passes/calibration.h"
 #include "core/passes/pass_registry.h"
 
 #include <QJsonArray>
@@ -14,11 +15,23 @@ void addPassOption(QCommandLineParser& parser, const QString& defaultPipeline) {
                       "optimization pipeline: default (every lossless pass), all, none, or pass ids "
                       "separated by commas (see `graphlens passes`); default " + defaultPipeline,
                       "PASSES", defaultPipeline});
+    parser.addOption({"calibration",
+                      "quantize-int8: calibrate activation ranges on the ONNX TensorProto inputs of DIR "
+                      "(DIR/test_data_set_N/input_K.pb or DIR/input_K.pb); default: 4 seeded random input sets",
+                      "DIR"});
+}
+
+void applyCalibrationOption(PassContext& context, const Model& model, const QCommandLineParser& parser) {
+    if (!parser.isSet("calibration")) return;
+    const std::string dir = parser.value("calibration").toStdString();
+    context.calibration.inputSets = readCalibrationSets(dir, model.graph);
+    context.calibration.source = dir;
 }
 
 PipelineReport applyPassOption(Model& model, const QCommandLineParser& parser) {
     const auto passes = makePipeline(parser.value("passes").toStdString());
     PassContext context = contextFor(model);
+    applyCalibrationOption(context, model, parser);
     return runPipeline(model, passes, context, {});
 }
 

@@ -9,8 +9,12 @@
 
 namespace graphlens::cli {
 
-/// Adds --passes with `defaultPipeline` as its default.
+/// Adds --passes with `defaultPipeline` as its default, and --calibration DIR (quantize-int8).
 void addPassOption(QCommandLineParser& parser, const QString& defaultPipeline);
+
+/// Reads the --calibration input sets into `context` (quantize-int8's activation ranges); throws
+/// std::runtime_error with one sentence naming the folder or file that does not fit `model`.
+void applyCalibrationOption(PassContext& context, const Model& model, const QCommandLineParser& parser);
 
 /// Runs the --passes pipeline on `model` without verification. Throws PassError for an unknown
 /// pass id.

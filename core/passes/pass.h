@@ -55,6 +55,17 @@ struct PassResult {
     void addToCounter(const std::string& name, int64_t delta);
 };
 
+/// quantize-int8: the inputs its activation ranges are calibrated on.
+struct CalibrationSettings {
+    /// Input sets, each naming every graph input (read by readCalibrationSets); empty: seeded
+    /// random inputs.
+    std::vector<std::map<std::string, Tensor>> inputSets;
+    std::string source;  ///< where the sets came from, for the report ("DIR")
+    int randomSamples = 4;  ///< without inputSets: this many seeded random input sets
+    uint64_t seed = 0;
+    int threads = 0;  ///< CPU threads of the calibration runs (0: every core)
+};
+
 /// Settings and facts every pass may read.
 struct PassContext {
     int64_t opset = 17;  ///< the model's default-domain opset
@@ -64,6 +75,7 @@ struct PassContext {
     int maxIterations = 32;  ///< greedy driver cap per pass
     bool failIfNotConverged = false;  ///< tests: throw when the cap is hit
     double pruneSparsity = 0.5;  ///< magnitude pruning: fraction of weights set to zero
+    CalibrationSettings calibration;  ///< quantize-int8
 };
 
 class Rewriter;

@@ -29,6 +29,7 @@ std::unique_ptr<Pass> makeFuseHardSwishPass();
 std::unique_ptr<Pass> makeFuseSiluPass();
 std::unique_ptr<Pass> makeQuantizeInt8WeightsPass();
 std::unique_ptr<Pass> makePruneMagnitudePass();
+std::unique_ptr<Pass> makeQuantizeInt8StaticPass();
 // @@ factories: sub-graph fusion and lossy
 
 namespace {
@@ -61,8 +62,11 @@ const std::vector<Factory>& factories() {
         makeFuseConvAddPass,  // before fuse-conv-activation: conv -> add -> relu is one FusedConv
         makeFuseConvActivationPass,
         // @@ registry: weight folding and fusion
-        // Lossy, last: pruning first, so the quantized weights keep its zeros.
+        // Lossy, last: pruning first, so the quantized weights keep its zeros; static
+        // quantization before weight-only quantization, which then finds no float weight left
+        // on the nodes it quantized.
         makePruneMagnitudePass,
+        makeQuantizeInt8StaticPass,
         makeQuantizeInt8WeightsPass,
         // @@ registry: sub-graph fusion and lossy
     };

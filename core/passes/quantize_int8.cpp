@@ -3,6 +3,8 @@
 //   scale_k = max|W_k| / 127,   q = clamp(round(W / scale_k), -127, 127),   W' = q * scale_k
 //   W  ->  DequantizeLinear(q, scale, zero_point = 0, axis)
 // The pass reports what it costs: max |W - W'|, ||W - W'|| / ||W|| and the bytes saved.
+#include "core/passes/quantize_int8.h"
+
 #include "core/passes/graph_query.h"
 #include "core/passes/rewriter.h"
 #include "core/passes/subgraph_match.h"
@@ -15,53 +17,6 @@ namespace graphlens {
 namespace {
 
 constexpr int64_t kMinWeights = 1024;  ///< smaller tensors save too little to be worth the error
-
-/// The squared-error bookkeeping of one or more quantized tensors.
-struct WeightError {
-    double maxAbs = 0, sumSquaredError = 0, sumSquared = 0;
-    int64_t bytesBefore = 0, bytesAfter = 0;
-    double relative() const { return sumSquared > 0 ? std::sqrt(sumSquaredError / sumSquared) : 0; }
-    void add(const WeightError& e) {
-        maxAbs = std::max(maxAbs, e.maxAbs);
-        sumSquaredError += e.sumSquaredError;
-        sumSquared += e.sumSquared;
-        bytesBefore += e.bytesBefore;
-        bytesAfter += e.bytesAfter;
-    }
-};
-
-struct QuantizedWeight {
-    Tensor q;      ///< int8, W's shape
-    Tensor scale;  ///< float, one per channel
-    Tensor zeroPoint;
-    WeightError error;
-};
-
-/// Symmetric per-channel int8 quantization of `w` along `axis`.
-QuantizedWeight quantizePerChannel(const Tensor& w, int64_t axis) {
-    const auto values = w.span<float>();
-    const int64_t channels = w.dims()[size_t(axis)];
-    int64_t inner = 1;
-    for (size_t i = size_t(axis) + 1; i < w.rank(); ++i) inner *= w.dims()[i];
-    auto channelOf = [&](size_t i) { return size_t((int64_t(i) / inner) % channels); };
-    std::vector<float> scale(size_t(channels), 0.f);
-    for (size_t i = 0; i < values.size(); ++i) scale[channelOf(i)] = std::max(scale[channelOf(i)], std::fabs(values[i]));
-    for (float& s : scale) s = s > 0 ? s / 127.f : 1.f;  // an all-zero channel stays exactly zero
-    QuantizedWeight out{Tensor::allocate(DType::Int8, w.dims()), Tensor::floats({channels}, scale),
-                        Tensor::fromVector(DType::Int8, {channels}, std::vector<int8_t>(size_t(channels), 0)), {}};
-    auto q = out.q.mutableSpan<int8_t>();
-    for (size_t i = 0; i < values.size(); ++i) {
-        const float s = scale[channelOf(i)];
-        q[i] = int8_t(std::clamp(std::nearbyint(values[i] / s), -127.f, 127.f));
-        const double error = double(values[i]) - double(float(q[i]) * s);  // what DequantizeLinear gives back
-        out.error.maxAbs = std::max(out.error.maxAbs, std::fabs(error));
-        out.error.sumSquaredError += error * error;
-        out.error.sumSquared += double(values[i]) * values[i];
-    }
-    out.error.bytesBefore = int64_t(w.byteSize());
-    out.error.bytesAfter = int64_t(values.size()) + channels * 5;  // int8 values, float scales, int8 zero points
-    return out;
-}
 
 class QuantizeInt8Weights final : public Pass {
 public:
@@ -150,6 +105,31 @@ private:
 };
 
 } // namespace
+
+QuantizedWeight quantizePerChannel(const Tensor& w, int64_t axis) {
+    const auto values = w.span<float>();
+    const int64_t channels = w.dims()[size_t(axis)];
+    int64_t inner = 1;
+    for (size_t i = size_t(axis) + 1; i < w.rank(); ++i) inner *= w.dims()[i];
+    auto channelOf = [&](size_t i) { return size_t((int64_t(i) / inner) % channels); };
+    std::vector<float> scale(size_t(channels), 0.f);
+    for (size_t i = 0; i < values.size(); ++i) scale[channelOf(i)] = std::max(scale[channelOf(i)], std::fabs(values[i]));
+    for (float& s : scale) s = s > 0 ? s / 127.f : 1.f;  // an all-zero channel stays exactly zero
+    QuantizedWeight out{Tensor::allocate(DType::Int8, w.dims()), Tensor::floats({channels}, scale),
+                        Tensor::fromVector(DType::Int8, {channels}, std::vector<int8_t>(size_t(channels), 0)), {}};
+    auto q = out.q.mutableSpan<int8_t>();
+    for (size_t i = 0; i < values.size(); ++i) {
+        const float s = scale[channelOf(i)];
+        q[i] = int8_t(std::clamp(std::nearbyint(values[i] / s), -127.f, 127.f));
+        const double error = double(values[i]) - double(float(q[i]) * s);  // what DequantizeLinear gives back
+        out.error.maxAbs = std::max(out.error.maxAbs, std::fabs(error));
+        out.error.sumSquaredError += error * error;
+        out.error.sumSquared += double(values[i]) * values[i];
+    }
+    out.error.bytesBefore = int64_t(w.byteSize());
+    out.error.bytesAfter = int64_t(values.size()) + channels * 5;  // int8 values, float scales, int8 zero points
+    return out;
+}
 
 std::unique_ptr<Pass> makeQuantizeInt8WeightsPass() { return std::make_unique<QuantizeInt8Weights>(); }
 

@@ -206,6 +206,48 @@ private slots:
         QVERIFY(!table.out.contains("max abs err"));  // error columns only with --verify
     }
 
+    void optimizeQuantizesWithACalibrationFolder() {
+        // sample_cnn's input is [1, 3, 32, 32]; one test_data_set_0 folder calibrates it.
+        const QString calibration = dir_.filePath("calibration");
+        QVERIFY(QDir().mkpath(calibration + "/test_data_set_0"));
+        std::vector<float> x(3 * 32 * 32);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 41) - 20) / 10.f;  // [-2, 2]
+        writeTensorFile((calibration + "/test_data_set_0/input_0.pb").toStdString(), Tensor::floats({1, 3, 32, 32}, x), "input");
+        const QString out = dir_.filePath("quantized.onnx");
+        const Result r = runGraphlens({"optimize", kSample, "-o", out, "--passes", "default,quantize-int8",
+                                       "--calibration", calibration, "--json"});
+        QCOMPARE(r.status, 0);
+        const QJsonArray passes = QJsonDocument::fromJson(r.out).object()["passes"].toArray();
+        const QJsonObject quantize = passes.last().toObject();
+        QCOMPARE(quantize["id"].toString(), QString("quantize-int8"));
+        QVERIFY(quantize["lossy"].toBool());
+        const QJsonArray notes = quantize["notes"].toArray();
+        QCOMPARE(notes.size(), 4);
+        QCOMPARE(notes[0].toString(), "calibrated on 1 input sets from '" + calibration + "'");
+        QVERIFY(notes[3].toString().startsWith("graph outputs on calibration input 1 (CPU plan, int8 kernels) against the float model: max abs error "));
+        const Model m = loadModel(out.toStdString());
+        int quantizeNodes = 0, int8Weights = 0;
+        for (NodeId id : m.graph.nodeIds()) {
+            const Node& n = m.graph.node(id);
+            quantizeNodes += n.opType == "QuantizeLinear";
+            if (n.opType == "DequantizeLinear")
+                if (const Tensor* w = m.graph.constantValue(n.input(0)); w && w->dtype() == DType::Int8) ++int8Weights;
+        }
+        QCOMPARE(int8Weights, 5);  // four Conv weights and the Gemm's
+        QVERIFY(quantizeNodes >= 5);
+        // The CPU plan runs the written model's convolutions on int8 kernels.
+        const Result bench = runGraphlens({"bench", out, "--runs", "1", "--warmup", "0", "--threads", "1"});
+        QCOMPARE(bench.status, 0);
+        QVERIFY2(bench.out.contains("QDQ convolutions as int8 QLinearConv"), bench.out.constData());
+
+        // A file that does not fit the model's input: one sentence naming it.
+        const QString wrong = dir_.filePath("wrong_calibration");
+        QVERIFY(QDir().mkpath(wrong));
+        writeTensorFile((wrong + "/input_0.pb").toStdString(), Tensor::floats({1, 3}, {0, 1, 2}), "input");
+        expectOneLineError({"optimize", kSample, "-o", dir_.filePath("q2.onnx"), "--passes", "quantize-int8", "--calibration", wrong},
+                           "calibration file '" + (wrong + "/input_0.pb").toUtf8() + "' does not match the model's input 'input'");
+    }
+
     void windowReportsItsFirstPaint() {
         const Result r = runGraphlens({kSample, "--quit-after-first-paint"});
         QCOMPARE(r.status, 0);

@@ -141,7 +141,7 @@ private slots:
         QCOMPARE(two[1]->id(), std::string("eliminate-noops"));
         const size_t lossless = size_t(std::count_if(all.begin(), all.end(), [](const auto& p) { return !p->lossy(); }));
         QCOMPARE(def.size(), lossless);
-        QCOMPARE(all.size(), lossless + 2);  // prune-magnitude and quantize-int8-weights
+        QCOMPARE(all.size(), lossless + 3);  // prune-magnitude, quantize-int8 and quantize-int8-weights
         const auto extended = makePipeline("default,quantize-int8-weights");
         QCOMPARE(extended.size(), lossless + 1);
         QCOMPARE(extended.front()->id(), def.front()->id());

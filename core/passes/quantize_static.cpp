@@ -1,0 +1,423 @@
+// quantize-int8 (lossy): static int8 quantization in ONNX Runtime's QDQ format (what its
+// quantize_static writes with QuantFormat.QDQ and per_channel=True), activations calibrated:
+//   weight of Conv, Gemm, MatMul:  W -> DequantizeLinear(q s8, scale_k = max|W_k| / 127, 0, axis)
+//   bias (Conv, Gemm):             b -> DequantizeLinear(round(b / (s_x * s_w,k)) as int32, s_x * s_w,k, 0, 0)
+//   activation t (inputs of those ops, and their outputs, after a Relu that follows):
+//       t -> QuantizeLinear(t, s, z) -> DequantizeLinear(., s, z)   u8, with min <= 0 <= max
+//       the float model's min and max of t over the calibration inputs, s = (max - min) / 255,
+//       z = round(-min / s)
+// The CPU plan runs DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 QLinearConv
+// (core/runtime/cpu/qdq_fusion.h). The pass reports what it costs: each quantized node's output
+// error on the first calibration input and the error of the graph outputs.
+#include "core/passes/calibration.h"
+#include "core/passes/fused_activation.h"
+#include "core/passes/graph_query.h"
+#include "core/passes/quantize_int8.h"
+#include "core/passes/rewriter.h"
+#include "core/passes/subgraph_match.h"
+#include "core/passes/weight_slots.h"
+#include "core/runtime/backend.h"
+#include "core/runtime/tensor_compare.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <stdexcept>
+
+namespace graphlens {
+namespace {
+
+/// u8 asymmetric parameters of an activation whose calibrated range is [lo, hi].
+struct ActivationParams {
+    float lo = 0, hi = 0;
+    float scale = 1;
+    uint8_t zeroPoint = 0;
+};
+
+/// The range widened to include 0; scale = (hi - lo) / 255 (1 for an all-zero tensor),
+/// zero point = round(-lo / scale), in [0, 255].
+ActivationParams activationParams(float lo, float hi) {
+    ActivationParams p;
+    p.lo = std::min(lo, 0.f);
+    p.hi = std::max(hi, 0.f);
+    const double scale = (double(p.hi) - double(p.lo)) / 255.0;
+    p.scale = scale > 0 ? float(scale) : 1.f;
+    const double zero = scale > 0 ? std::nearbyint(-double(p.lo) / scale) : 0.0;
+    p.zeroPoint = uint8_t(std::clamp(zero, 0.0, 255.0));
+    return p;
+}
+
+/// A node whose weight becomes int8 and whose input and output become u8.
+struct Target {
+    NodeId node = kNoId;
+    int64_t axis = 0;       ///< output-channel axis of the weight
+    ValueId input = kNoId;  ///< its activation input
+    ValueId output = kNoId; ///< its output, or the output of the Relu that alone reads it
+    bool quantizeBias = false;
+};
+
+/// One tensor's error: the largest |quantized - float|, and the largest relative error over
+/// elements at least 1% of the tensor's largest magnitude (smaller ones make any ratio huge).
+struct Error {
+    double maxAbs = 0, maxRel = 0;
+};
+
+Error errorOf(const Tensor& got, const Tensor& expected) {
+    double largest = 0;
+    for (double v : expected.toDoubles()) largest = std::max(largest, std::fabs(v));
+    const TensorComparison c = compareTensors(got, expected, 0, std::max(largest * 0.01, 1e-30));
+    return {c.maxAbsError, c.maxRelError};
+}
+
+std::string describeError(const Error& e) {
+    return "max abs error " + formatNumber(e.maxAbs) + ", max rel error " + formatNumber(e.maxRel);
+}
+
+/// Runs a model on input sets with some of its values as extra outputs, compiling the plan once
+/// per set of input shapes.
+class Probe {
+public:
+    Probe(Model model, const std::vector<ValueId>& probes, int threads) : model_(std::move(model)), threads_(threads) {
+        std::vector<ValueId> outputs = model_.graph.outputs();
+        graphOutputs_ = outputs.size();
+        outputs.insert(outputs.end(), probes.begin(), probes.end());
+        model_.graph.setOutputs(outputs);
+    }
+    /// The probed tensors, in order; the graph outputs into `outputs` when given.
+    std::vector<Tensor> run(const InputSet& feeds, std::vector<Tensor>* outputs = nullptr) {
+        CompileOptions compile;
+        compile.threads = threads_;
+        for (const auto& [name, tensor] : feeds) compile.inputShapes[name] = tensor.dims();
+        if (!plan_ || compile.inputShapes != shapes_) {
+            plan_ = makeCpuBackend()->compile(model_, compile);
+            shapes_ = compile.inputShapes;
+        }
+        std::vector<Tensor> results = plan_->run(feeds);
+        if (outputs) outputs->assign(results.begin(), results.begin() + std::ptrdiff_t(graphOutputs_));
+        return {results.begin() + std::ptrdiff_t(graphOutputs_), results.end()};
+    }
+
+private:
+    Model model_;
+    size_t graphOutputs_ = 0;
+    int threads_ = 0;
+    std::unique_ptr<Plan> plan_;
+    std::map<std::string, std::vector<int64_t>> shapes_;
+};
+
+class QuantizeInt8Static final : public Pass {
+public:
+    std::string id() const override { return "quantize-int8"; }
+    std::string title() const override { return "Quantize to int8 with calibrated activations (QDQ)"; }
+    bool lossy() const override { return true; }
+    std::string explanation() const override {
+        return "Lossy: static int8 quantization in ONNX Runtime's QDQ format (quantize_static with "
+               "QuantFormat.QDQ, per_channel=True). The constant float weight of each Conv, Gemm and "
+               "MatMul becomes int8 with one scale per output channel k, scale_k = max|W_k| / 127, behind a "
+               "DequantizeLinear (axis 0 for Conv and for Gemm with transB, 1 for Gemm without it and for "
+               "a MatMul's [K, N] weight); a Conv or Gemm bias becomes int32 in units of input scale * "
+               "scale_k. The activations (the input of each such node, and its output, after the Relu when "
+               "one alone reads it) pass through QuantizeLinear -> DequantizeLinear pairs, u8 asymmetric: "
+               "the float model runs on the calibration inputs (--calibration DIR, ONNX TensorProto files "
+               "as DIR/test_data_set_N/input_K.pb or DIR/input_K.pb; without it 4 seeded random input "
+               "sets, floats standard normal and integers in [0, 10), which the notes say); each tensor's "
+               "min and max, widened to include 0, give scale = (max - min) / 255 and zero point = round(-min / scale). The CPU "
+               "plan runs each DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 "
+               "QLinearConv, and ONNX Runtime runs the file as it runs its own. A FusedConv with no "
+               "activation or a Relu is split back into Conv, Add and Relu first; one with another "
+               "activation (MobileNet's Clip) stays fused and float. Graph outputs stay float. The notes report the error each quantized node's output has on the first "
+               "calibration input against the float model, and the graph outputs' error. It declines "
+               "weights read by several nodes or not float32, and models before opset 13.";
+    }
+
+    void run(Rewriter& rw, PassContext& context) override {
+        splitFusedConvolutions(rw);
+        const std::vector<Target> targets = findTargets(rw, context);
+        if (targets.empty()) return;
+
+        // The activations to quantize, in the order the nodes come.
+        std::vector<ValueId> activations;
+        for (const Target& t : targets)
+            for (ValueId v : {t.input, t.output})
+                if (std::find(activations.begin(), activations.end(), v) == activations.end()) activations.push_back(v);
+
+        // Calibrate: run the float model on every input set, keep each activation's range and
+        // the first set's float values of every probed tensor.
+        const CalibrationSettings& settings = context.calibration;
+        const bool random = settings.inputSets.empty();
+        const std::vector<InputSet> sets =
+            random ? randomCalibrationSets(rw.graph(), settings.randomSamples, settings.seed) : settings.inputSets;
+        if (sets.empty()) return;
+        std::vector<ValueId> probes = activations;
+        for (const Target& t : targets) probes.push_back(rw.graph().node(t.node).output(0));
+        Probe floatModel(modelOf(rw.graph(), context), probes, settings.threads);
+        std::map<ValueId, std::pair<float, float>> ranges;
+        std::map<ValueId, Tensor> floatValues;  // first set
+        std::vector<Tensor> floatOutputs;
+        for (size_t s = 0; s < sets.size(); ++s) {
+            std::vector<Tensor> outputs;
+            std::vector<Tensor> values;
+            try {
+                values = floatModel.run(sets[s], &outputs);
+            } catch (const std::exception& e) {
+                throw std::runtime_error("quantize-int8 could not run the float model on calibration input " +
+                                         std::to_string(s + 1) + " to calibrate it: " + e.what());
+            }
+            for (size_t i = 0; i < probes.size(); ++i) {
+                if (s == 0) floatValues[probes[i]] = values[i];
+                if (i >= activations.size()) continue;
+                const auto span = values[i].span<float>();
+                if (span.empty()) continue;
+                const auto [lo, hi] = std::minmax_element(span.begin(), span.end());
+                auto& range = ranges.try_emplace(probes[i], *lo, *hi).first->second;
+                range = {std::min(range.first, *lo), std::max(range.second, *hi)};
+            }
+            if (s == 0) floatOutputs = std::move(outputs);
+        }
+
+        // Rewrite: activations first (a bias needs its input's scale), then each node's weights.
+        std::map<ValueId, ActivationParams> params;
+        size_t pairs = 0;
+        for (ValueId v : activations) {
+            const auto [lo, hi] = ranges.count(v) ? ranges[v] : std::pair<float, float>{0.f, 0.f};
+            params[v] = activationParams(lo, hi);
+            pairs += insertQdqPair(rw, v, params[v]);
+        }
+        std::vector<size_t> rewriteOf;  // per target: its rewrite's index in the result
+        for (const Target& t : targets) {
+            quantizeWeights(rw, t, params.at(t.input));
+            rewriteOf.push_back(rw.result().rewrites.size() - 1);
+        }
+
+        // Report: each node's output error (QDQ evaluated in float, as ONNX defines it) and the
+        // outputs' error on the CPU plan, which runs the int8 kernels.
+        const Model quantized = modelOf(rw.graph(), context);
+        std::vector<ValueId> outputsProbed;
+        for (const Target& t : targets) outputsProbed.push_back(rw.graph().node(t.node).output(0));
+        const std::vector<Tensor> after = Probe(quantized, outputsProbed, settings.threads).run(sets[0]);
+        Error worst;
+        std::string worstNode;
+        for (size_t i = 0; i < targets.size(); ++i) {
+            const Error e = errorOf(after[i], floatValues.at(outputsProbed[i]));
+            rw.result().rewrites[rewriteOf[i]].sentence += "; its output on calibration input 1: " + describeError(e);
+            if (e.maxAbs >= worst.maxAbs) {
+                worst = e;
+                worstNode = describe(rw.graph().node(targets[i].node));
+            }
+        }
+        std::vector<Tensor> int8Outputs;
+        Probe(quantized, {}, settings.threads).run(sets[0], &int8Outputs);
+        Error outputError;
+        for (size_t i = 0; i < int8Outputs.size() && i < floatOutputs.size(); ++i) {
+            const Error e = errorOf(int8Outputs[i], floatOutputs[i]);
+            outputError = {std::max(outputError.maxAbs, e.maxAbs), std::max(outputError.maxRel, e.maxRel)};
+        }
+        auto& notes = rw.result().notes;
+        notes.push_back("calibrated on " + std::to_string(sets.size()) +
+                        (random ? " seeded random input sets (floats standard normal, integers in [0, 10), seed " + std::to_string(settings.seed) +
+                                      "; give --calibration DIR for representative ranges)"
+                                : " input sets from '" + settings.source + "'"));
+        notes.push_back("int8 QDQ: " + std::to_string(targets.size()) + " nodes with int8 weights, " +
+                        std::to_string(pairs) + " activations as u8 QuantizeLinear -> DequantizeLinear pairs");
+        notes.push_back("largest node output error on calibration input 1: " + worstNode + ", " + describeError(worst));
+        notes.push_back("graph outputs on calibration input 1 (CPU plan, int8 kernels) against the float model: " +
+                        describeError(outputError));
+    }
+
+private:
+    /// `q` as initializer `name` with its scale and zero point, behind a DequantizeLinear along
+    /// `axis`; the DequantizeLinear's output.
+    static ValueId addDequantized(Rewriter& rw, const std::string& name, const Tensor& q, const Tensor& scale,
+                                  const Tensor& zero, int64_t axis, std::span<const NodeId> from) {
+        const ValueId qv = rw.addInitializer(name, q);
+        const ValueId sv = rw.addInitializer(name + "_scale", scale);
+        const ValueId zv = rw.addInitializer(name + "_zero_point", zero);
+        const NodeId dq = rw.addNode("DequantizeLinear", {qv, sv, zv}, {name + "_DequantizeLinear_Output"}, {{"axis", axis}},
+                                     from, name + "_DequantizeLinear");
+        const ValueId out = rw.graph().node(dq).output(0);
+        rw.setValueInfo(out, DType::Float, Shape::ofSizes(q.dims()));
+        return out;
+    }
+
+    /// A model holding a copy of `graph`, for the CPU backend.
+    static Model modelOf(const Graph& graph, const PassContext& context) {
+        Model m;
+        m.opsets = {{"", context.opset}, {"com.microsoft", 1}};
+        m.graph = graph;
+        return m;
+    }
+
+    /// FusedConv(x, w, b, z) with no activation or a Relu -> Conv -> [Add z] -> [Relu], the QDQ
+    /// pattern's form (the fusions ran before, as in `--passes default,quantize-int8`).
+    static void splitFusedConvolutions(Rewriter& rw) {
+        for (NodeId id : rw.graph().topologicalOrder()) {
+            const Graph& g = rw.graph();
+            const Node& n = g.node(id);
+            if (n.opType != "FusedConv" || n.domain != "com.microsoft") continue;
+            const auto activation = activationOf(n.attributes);
+            if (activation && activation->name != "Relu") {
+                rw.decline(id, "kept fused and in float: quantize-int8 splits a FusedConv only when its activation is "
+                               "a Relu or none, and its activation is " + activation->name);
+                continue;
+            }
+            const bool hasZ = hasInput(n, 3);
+            if (!activation && !hasZ) {
+                Attributes attributes = n.attributes;
+                attributes.erase("activation");
+                attributes.erase("activation_params");
+                std::vector<ValueId> inputs(n.inputs().begin(), n.inputs().begin() + std::min<std::ptrdiff_t>(3, std::ptrdiff_t(n.inputs().size())));
+                rw.replaceNodes({id}, "Conv", inputs, attributes);
+                rw.commit("split-fused-conv", "split " + describe(n) + " back into a Conv for the QDQ pattern");
+                continue;
+            }
+            const std::string name = n.name.empty() ? "fused_conv" : n.name;
+            const std::string out = g.value(n.output(0)).name;
+            Attributes attributes = n.attributes;
+            attributes.erase("activation");
+            attributes.erase("activation_params");
+            std::vector<ValueId> convInputs{n.input(0), n.input(1)};
+            if (hasInput(n, 2)) convInputs.push_back(n.input(2));
+            const ValueId z = hasZ ? n.input(3) : kNoId;
+            const std::string sentence = "split " + describe(n) + " back into Conv" + (hasZ ? ", Add" : "") +
+                                         (activation ? ", Relu" : "") + " for the QDQ pattern";
+            const NodeId from[] = {id};
+            const NodeId conv = rw.addNode("Conv", convInputs, {out + "_conv"}, attributes, from, name + "_conv");
+            ValueId last = rw.graph().node(conv).output(0);
+            if (hasZ && activation) {
+                const NodeId add = rw.addNode("Add", {last, z}, {out + "_add"}, {}, from, name + "_add");
+                last = rw.graph().node(add).output(0);
+            }
+            rw.replaceNodes({id}, activation ? "Relu" : "Add", activation ? std::vector<ValueId>{last} : std::vector<ValueId>{last, z}, {});
+            rw.commit("split-fused-conv", sentence);
+        }
+    }
+
+    /// The nodes to quantize, each with its weight's axis, its input and its output activation.
+    static std::vector<Target> findTargets(Rewriter& rw, const PassContext& context) {
+        std::vector<Target> targets;
+        for (NodeId id : rw.graph().topologicalOrder()) {
+            const Graph& g = rw.graph();
+            const Node& n = g.node(id);
+            if (!n.domain.empty() || (n.opType != "Conv" && n.opType != "Gemm" && n.opType != "MatMul")) continue;
+            const Tensor* w = constantInput(g, n, 1);
+            if (!w || !hasInput(n, 0)) continue;  // a product of two activations (attention) stays float
+            const ValueId wv = n.input(1);
+            std::string why;
+            const auto axis = outputChannelAxis(n, w->rank());
+            if (w->dtype() != DType::Float) why = "its weight " + quoted(g, wv) + " is not float32";
+            else if (!axis || (n.opType == "MatMul" && w->rank() != 2))
+                why = "its weight " + quoted(g, wv) + " is not a [K, N] matrix";
+            else if (!hasSingleUse(g, wv)) why = "its weight " + quoted(g, wv) + " is read by other nodes too";
+            else if (g.value(n.input(0)).dtype != DType::Float) why = "its input " + quoted(g, n.input(0)) + " is not float32";
+            else if (context.opset < 13)
+                why = "per-channel DequantizeLinear (its axis attribute) needs opset 13, and the model imports opset " +
+                      std::to_string(context.opset);
+            if (!why.empty()) {
+                rw.decline(id, "kept in float: " + why);
+                continue;
+            }
+            Target t{id, *axis, n.input(0), n.output(0), false};
+            const NodeId next = soleConsumer(g, t.output);
+            if (next != kNoId && g.node(next).opType == "Relu" && g.node(next).domain.empty()) t.output = g.node(next).output(0);
+            // The bias in accumulator units: a constant float vector of one value per output
+            // channel; Gemm only when it adds A * B + C as it is (alpha = beta = 1).
+            if (const Tensor* b = constantInput(g, n, 2)) {
+                const int64_t channels = w->dims()[size_t(*axis)];
+                const bool plainGemm = n.opType != "Gemm" || (n.attributes.getFloat("alpha", 1.f) == 1.f &&
+                                                              n.attributes.getFloat("beta", 1.f) == 1.f);
+                t.quantizeBias = b->dtype() == DType::Float && b->rank() == 1 && b->numel() == channels && plainGemm &&
+                                 hasSingleUse(g, n.input(2));
+            }
+            targets.push_back(t);
+        }
+        // A value read by a sub-graph by name, or a graph output nothing else reads, keeps no pair;
+        // such a target stays float.
+        const auto bySubgraphs = namesReadBySubgraphs(rw.graph());
+        std::erase_if(targets, [&](const Target& t) {
+            for (ValueId v : {t.input, t.output}) {
+                if (!bySubgraphs.count(rw.graph().value(v).name)) continue;
+                rw.decline(t.node, "kept in float: a sub-graph reads " + quoted(rw.graph(), v) + " by name");
+                return true;
+            }
+            return false;
+        });
+        return targets;
+    }
+
+    /// t -> QuantizeLinear -> DequantizeLinear, and every node that read t reads the result.
+    static bool insertQdqPair(Rewriter& rw, ValueId t, const ActivationParams& p) {
+        const Graph& g = rw.graph();
+        const std::vector<Use> uses = g.value(t).uses();
+        if (uses.empty()) return false;  // a graph output nothing else reads stays float
+        const std::string name = g.value(t).name;
+        const Shape shape = g.value(t).shape;
+        std::vector<NodeId> from;
+        if (const Node* producer = producerOf(g, t)) from.push_back(producer->id);
+        const ValueId scale = rw.addInitializer(name + "_scale", Tensor::scalar(p.scale));
+        const ValueId zero = rw.addInitializer(name + "_zero_point", Tensor::fromVector(DType::UInt8, {}, std::vector<uint8_t>{p.zeroPoint}));
+        const NodeId q = rw.addNode("QuantizeLinear", {t, scale, zero}, {name + "_QuantizeLinear_Output"}, {}, from,
+                                    name + "_QuantizeLinear");
+        const ValueId quantized = rw.graph().node(q).output(0);
+        rw.setValueInfo(quantized, DType::UInt8, shape);
+        const NodeId dq = rw.addNode("DequantizeLinear", {quantized, scale, zero}, {name + "_DequantizeLinear_Output"}, {},
+                                     from, name + "_DequantizeLinear");
+        const ValueId dequantized = rw.graph().node(dq).output(0);
+        rw.setValueInfo(dequantized, DType::Float, shape);
+        for (const Use& use : uses) rw.setNodeInput(use.node, use.input, dequantized);
+        rw.count("numActivations");
+        rw.commit("quantize-activation", "quantized the activation '" + name + "' to u8: calibrated range [" +
+                                             formatNumber(p.lo) + ", " + formatNumber(p.hi) + "], scale " +
+                                             formatNumber(p.scale) + ", zero point " + std::to_string(p.zeroPoint));
+        return true;
+    }
+
+    /// The weight (and bias) of `t` as int8 (int32) behind DequantizeLinear nodes.
+    static void quantizeWeights(Rewriter& rw, const Target& t, const ActivationParams& input) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(t.node);
+        const NodeId from[] = {t.node};
+        const ValueId wv = n.input(1);
+        const Tensor w = *g.constantValue(wv);
+        const QuantizedWeight qw = quantizePerChannel(w, t.axis);
+        const std::string wname = g.value(wv).name + "_quantized";
+        std::string sentence = "quantized " + describe(n) + ": weight '" + g.value(wv).name + "' to int8 (" +
+                               std::to_string(qw.scale.numel()) + " scales along axis " + std::to_string(t.axis) +
+                               ", max abs weight error " + formatNumber(qw.error.maxAbs) + ")";
+        std::vector<NodeId> constants;
+        if (const Node* c = producerOf(g, wv)) constants.push_back(c->id);
+        const ValueId wq = addDequantized(rw, wname, qw.q, qw.scale, qw.zeroPoint, t.axis, from);
+        rw.setNodeInput(t.node, 1, wq);
+        if (t.quantizeBias) {
+            const ValueId bv = rw.graph().node(t.node).input(2);
+            const auto b = rw.graph().constantValue(bv)->span<float>();
+            const auto ws = qw.scale.span<float>();
+            std::vector<float> unit(ws.size());
+            std::vector<int32_t> q(ws.size());
+            for (size_t k = 0; k < ws.size(); ++k) {
+                unit[k] = input.scale * ws[k];
+                const double v = std::nearbyint(double(b[k] / unit[k]));
+                q[k] = int32_t(std::clamp(v, double(INT32_MIN), double(INT32_MAX)));
+            }
+            if (const Node* c = producerOf(rw.graph(), bv)) constants.push_back(c->id);
+            const int64_t channels = int64_t(ws.size());
+            const ValueId bq = addDequantized(rw, rw.graph().value(bv).name + "_quantized",
+                                                 Tensor::fromVector(DType::Int32, {channels}, q), Tensor::floats({channels}, unit),
+                                                 Tensor::fromVector(DType::Int32, {channels}, std::vector<int32_t>(size_t(channels), 0)),
+                                                 0, from);
+            rw.setNodeInput(t.node, 2, bq);
+            sentence += ", bias to int32 in units of input scale * weight scale";
+        }
+        for (NodeId c : constants)
+            if (rw.graph().hasNode(c) && rw.graph().value(rw.graph().node(c).output(0)).uses().empty()) rw.removeNode(c);
+        rw.count("numQuantized");
+        rw.commit("quantize-int8-static", sentence);
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> makeQuantizeInt8StaticPass() { return std::make_unique<QuantizeInt8Static>(); }
+
+} // namespace graphlens

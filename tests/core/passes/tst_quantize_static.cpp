@@ -1,0 +1,388 @@
+// quantize-int8: static int8 quantization in ONNX Runtime's QDQ format, checked on
+// x -> Conv(+bias) -> Relu -> Flatten -> Gemm(transB, +bias) -> y: the Q/DQ nodes it writes,
+// the int8 weights and int32 biases against their formulas, the output against the float model
+// within a bound derived from the quantization steps, calibration from .pb folders (the exact
+// scale and zero point a known range gives), the one-sentence errors, the split of a FusedConv
+// and the CPU plan's int8 kernel.
+#include "core/graph/builder.h"
+#include "core/onnx/tensor_file.h"
+#include "core/passes/calibration.h"
+#include "core/runtime/backend.h"
+#include "core/runtime/tensor_compare.h"
+#include "support/pass_harness.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <tuple>
+#include <fstream>
+
+using namespace graphlens;
+using namespace graphlens::testing;
+
+namespace {
+
+constexpr int64_t kC = 3, kM = 4, kH = 8, kN = 5, kK = kM * kH * kH;
+
+/// x [1, 3, 8, 8] -> Conv(4x3x3x3, bias, pads 1) -> Relu -> Flatten -> Gemm(transB, W [5, 256], bias) -> y
+Model convReluGemm() {
+    GraphBuilder b;
+    auto x = b.input("x", DType::Float, {1, kC, kH, kH});
+    auto c = b.op("Conv", {x, b.initializer("conv.w", seeded({kM, kC, 3, 3}, 1, -0.5f, 0.5f)), b.initializer("conv.b", seeded({kM}, 2, -0.2f, 0.2f))},
+                  {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv");
+    auto r = b.op("Relu", {c}, {}, "relu");
+    auto f = b.op("Flatten", {r}, {}, "flatten");
+    b.output(b.op("Gemm", {f, b.initializer("fc.w", seeded({kN, kK}, 3, -0.1f, 0.1f)), b.initializer("fc.b", seeded({kN}, 4, -0.2f, 0.2f))},
+                  {{"transB", int64_t(1)}}, "fc"));
+    return withShapes(b.model(13));
+}
+
+/// One calibration input set: x uniform in [lo, hi], with both ends present.
+InputSet inputSpanning(float lo, float hi, uint64_t seed) {
+    Tensor x = seeded({1, kC, kH, kH}, seed, lo, hi);
+    x.mutableSpan<float>()[0] = lo;
+    x.mutableSpan<float>()[1] = hi;
+    return {{"x", x}};
+}
+
+/// The node reading value `v` as input `input` of a node of `opType`.
+const Node& consumerOf(const Graph& g, ValueId v, const std::string& opType) {
+    for (const Use& u : g.value(v).uses())
+        if (g.node(u.node).opType == opType) return g.node(u.node);
+    throw std::runtime_error("no " + opType + " reads " + g.value(v).name);
+}
+
+/// The DequantizeLinear producing input `index` of the node named `name`.
+const Node& dequantizerOf(const Graph& g, const std::string& name, size_t index) {
+    const Node& n = g.node(*g.findNode(name));
+    const Node& dq = g.node(g.value(n.input(index)).producer());
+    if (dq.opType != "DequantizeLinear") throw std::runtime_error("input " + std::to_string(index) + " of " + name + " is no DequantizeLinear");
+    return dq;
+}
+
+/// Scale and zero point of the QuantizeLinear that quantizes graph value `name`.
+std::pair<float, int> activationParamsOf(const Graph& g, const std::string& name) {
+    const auto v = g.findValue(name);
+    if (!v) throw std::runtime_error("no value " + name);
+    const Node& q = consumerOf(g, *v, "QuantizeLinear");
+    return {g.constantValue(q.input(1))->span<float>()[0], int(g.constantValue(q.input(2))->span<uint8_t>()[0])};
+}
+
+PassResult quantize(Model& m, PassContext context = {}) {
+    context.opset = m.opsetVersion();
+    context.failIfNotConverged = true;
+    auto passes = makePipeline("quantize-int8");
+    PassResult r = runPass(*passes.front(), m, context);
+    if (const auto problems = m.graph.validate(); !problems.empty()) throw std::runtime_error(problems.front());
+    return r;
+}
+
+float maxAbs(std::span<const float> v) {
+    float m = 0;
+    for (float x : v) m = std::max(m, std::fabs(x));
+    return m;
+}
+
+} // namespace
+
+class TestQuantizeStatic : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+    std::filesystem::path folder(const QString& name) {
+        const std::filesystem::path p = dir_.filePath(name).toStdString();
+        std::filesystem::create_directories(p);
+        return p;
+    }
+
+private slots:
+    void writesTheQdqFormat() {
+        Model m = convReluGemm();
+        const Model original = m;
+        PassContext context;
+        context.calibration.inputSets = {inputSpanning(-1, 1, 5)};
+        const PassResult r = quantize(m, context);
+        // Q/DQ pairs on x (Conv input), the Relu's output (Conv output) and the Flatten's output
+        // (Gemm input); y is a graph output and stays float. Four more DequantizeLinear for the
+        // two weights and the two biases.
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 3);
+        QCOMPARE(countOps(m.graph, "DequantizeLinear"), 7);
+        QCOMPARE(countOps(m.graph, "Conv"), 1);
+        QCOMPARE(countOps(m.graph, "Gemm"), 1);
+        QCOMPARE(r.counter("numQuantized"), int64_t(2));
+        QCOMPARE(r.counter("numActivations"), int64_t(3));
+        QVERIFY(m.graph.value(m.graph.outputs()[0]).producer() == *m.graph.findNode("fc"));
+        for (const char* gone : {"conv.w", "conv.b", "fc.w", "fc.b"}) QVERIFY2(!m.graph.findValue(gone), gone);
+        QVERIFY(r.lossy);
+
+        struct Expected {
+            const char* node;
+            const char* weight;
+            const char* bias;
+            const char* input;
+            int64_t channels;
+        };
+        for (const Expected& e : {Expected{"conv", "conv.w", "conv.b", "x", kM}, Expected{"fc", "fc.w", "fc.b", "flatten_out", kN}}) {
+            const Tensor& w = *original.graph.constantValue(*original.graph.findValue(e.weight));
+            const Tensor& b = *original.graph.constantValue(*original.graph.findValue(e.bias));
+            const Node& wdq = dequantizerOf(m.graph, e.node, 1);
+            QCOMPARE(wdq.attributes.getInt("axis", -1), int64_t(0));  // Conv, and Gemm with transB
+            const Tensor& q = *m.graph.constantValue(wdq.input(0));
+            const Tensor& s = *m.graph.constantValue(wdq.input(1));
+            QCOMPARE(q.dtype(), DType::Int8);
+            QCOMPARE(q.dims(), w.dims());
+            QCOMPARE(s.numel(), e.channels);
+            QCOMPARE(m.graph.constantValue(wdq.input(2))->dtype(), DType::Int8);
+            // scale_k = max|W_k| / 127, q = round(W / scale_k)
+            const int64_t per = w.numel() / e.channels;
+            for (int64_t k = 0; k < e.channels; ++k) {
+                const float scale = maxAbs(w.span<float>().subspan(size_t(k * per), size_t(per))) / 127.f;
+                QCOMPARE(s.span<float>()[size_t(k)], scale);
+                for (int64_t i = 0; i < per; ++i) {
+                    const size_t at = size_t(k * per + i);
+                    QCOMPARE(int(q.span<int8_t>()[at]), int(std::nearbyint(w.span<float>()[at] / scale)));
+                }
+            }
+            // bias: int32 in units of input scale * weight scale, zero point 0
+            const Node& bdq = dequantizerOf(m.graph, e.node, 2);
+            const Tensor& bq = *m.graph.constantValue(bdq.input(0));
+            const Tensor& bs = *m.graph.constantValue(bdq.input(1));
+            QCOMPARE(bq.dtype(), DType::Int32);
+            QCOMPARE(bq.numel(), e.channels);
+            QCOMPARE(bdq.attributes.getInt("axis", -1), int64_t(0));
+            QCOMPARE(m.graph.constantValue(bdq.input(2))->dtype(), DType::Int32);
+            const float inputScale = activationParamsOf(m.graph, e.input).first;
+            for (int64_t k = 0; k < e.channels; ++k) {
+                const float unit = inputScale * s.span<float>()[size_t(k)];
+                QCOMPARE(bs.span<float>()[size_t(k)], unit);
+                QCOMPARE(bq.span<int32_t>()[size_t(k)], int32_t(std::nearbyint(b.span<float>()[size_t(k)] / unit)));
+            }
+        }
+        // The Conv reads x through its pair; the Flatten reads the Relu's output through its pair.
+        QCOMPARE(dequantizerOf(m.graph, "conv", 0).opType, std::string("DequantizeLinear"));
+        QCOMPARE(dequantizerOf(m.graph, "flatten", 0).opType, std::string("DequantizeLinear"));
+        // The report: the calibration source, each node's error, the outputs' error.
+        QCOMPARE(r.notes.size(), size_t(4));
+        QVERIFY2(r.notes[0].find("calibrated on 1 input sets") != std::string::npos, r.notes[0].c_str());
+        QVERIFY(r.notes[3].find("graph outputs on calibration input 1") != std::string::npos);
+        int withError = 0;
+        for (const Rewrite& w : r.rewrites) withError += w.sentence.find("its output on calibration input 1: max abs error") != std::string::npos;
+        QCOMPARE(withError, 2);
+    }
+
+    void matMulAndGemmWithoutTransBQuantizeAlongTheirColumns() {
+        // x [2, 16] -> MatMul(W [16, 8]) -> Relu -> Gemm(B [8, 4], no transB) -> y: both weights are
+        // [K, N], so one scale per column N, axis 1.
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 16});
+        auto mm = b.op("MatMul", {x, b.initializer("mm.w", seeded({16, 8}, 1, -0.5f, 0.5f))}, {}, "mm");
+        auto r = b.op("Relu", {mm}, {}, "relu");
+        b.output(b.op("Gemm", {r, b.initializer("gemm.w", seeded({8, 4}, 2, -0.5f, 0.5f))}, {}, "gemm"));
+        Model m = withShapes(b.model(13));
+        const Model original = m;
+        quantize(m);
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 2);  // x and the Relu's output
+        QCOMPARE(countOps(m.graph, "DequantizeLinear"), 4);
+        for (const auto& [node, weight, columns] : {std::tuple{"mm", "mm.w", int64_t(8)}, std::tuple{"gemm", "gemm.w", int64_t(4)}}) {
+            const Node& dq = dequantizerOf(m.graph, node, 1);
+            QCOMPARE(dq.attributes.getInt("axis", -1), int64_t(1));
+            const Tensor& s = *m.graph.constantValue(dq.input(1));
+            const Tensor& q = *m.graph.constantValue(dq.input(0));
+            QCOMPARE(s.numel(), columns);
+            const Tensor& w = *original.graph.constantValue(*original.graph.findValue(weight));
+            const int64_t rows = w.dims()[0];
+            for (int64_t n = 0; n < columns; ++n) {
+                float largest = 0;
+                for (int64_t k = 0; k < rows; ++k) largest = std::max(largest, std::fabs(w.span<float>()[size_t(k * columns + n)]));
+                QCOMPARE(s.span<float>()[size_t(n)], largest / 127.f);
+                for (int64_t k = 0; k < rows; ++k)
+                    QCOMPARE(int(q.span<int8_t>()[size_t(k * columns + n)]), int(std::nearbyint(w.span<float>()[size_t(k * columns + n)] / (largest / 127.f))));
+            }
+        }
+    }
+
+    void theOutputStaysWithinTheBoundOfItsQuantizationSteps() {
+        // Each quantized value is off by at most half its step: x by e_x = s_x / 2, a weight of
+        // channel k by s_w,k / 2, a bias by s_x * s_w,k / 2, an activation requantized by s / 2; a
+        // Relu and a Flatten add nothing. A dot product sum_i w_i x_i then errs by at most
+        // sum_i |w_i| e_x + s_w / 2 * sum_i (|x_i| + e_x) + s_x s_w / 2. The bound chains that
+        // through Conv (27 terms), the Relu's and the Flatten's pairs, and the Gemm (256 terms),
+        // with the sums taken over the actual weights and the largest |x| and |f|.
+        Model m = convReluGemm();
+        const Model original = m;
+        const InputSet feeds = inputSpanning(-1, 1, 5);
+        PassContext context;
+        context.calibration.inputSets = {feeds};
+        quantize(m, context);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const Tensor expected = makeCpuBackend()->compile(original, reference)->run(feeds).at(0);
+        const Tensor got = makeCpuBackend()->compile(m, reference)->run(feeds).at(0);
+        const Tensor gotFast = makeCpuBackend()->compile(m, {})->run(feeds).at(0);  // the int8 kernels
+
+        const Graph& g = original.graph;
+        const auto half = [](float s) { return double(s) / 2; };
+        const auto [sx, zx] = activationParamsOf(m.graph, "x");
+        const auto [sr, zr] = activationParamsOf(m.graph, "relu_out");
+        const auto [sf, zf] = activationParamsOf(m.graph, "flatten_out");
+        const Tensor& cw = *g.constantValue(*g.findValue("conv.w"));
+        const Tensor& fw = *g.constantValue(*g.findValue("fc.w"));
+        const Tensor& cs = *m.graph.constantValue(dequantizerOf(m.graph, "conv", 1).input(1));
+        const Tensor& fs = *m.graph.constantValue(dequantizerOf(m.graph, "fc", 1).input(1));
+        double ec = 0;  // Conv output, 27 terms per output
+        for (int64_t k = 0; k < kM; ++k) {
+            const double s = cs.span<float>()[size_t(k)];
+            double wsum = 0;
+            for (float w : cw.span<float>().subspan(size_t(k * 27), 27)) wsum += std::fabs(w);
+            ec = std::max(ec, wsum * half(sx) + s / 2 * 27 * (1 + half(sx)) + sx * s / 2);
+        }
+        const double ef = ec + half(sr) + half(sf);
+        double fmax = 0;
+        {
+            CompileOptions probe;
+            probe.referenceOnly = true;
+            Model copy = original;
+            copy.graph.setOutputs({*copy.graph.findValue("flatten_out")});
+            fmax = maxAbs(makeCpuBackend()->compile(copy, probe)->run(feeds).at(0).span<float>());
+        }
+        double bound = 0;
+        for (int64_t n = 0; n < kN; ++n) {
+            const double s = fs.span<float>()[size_t(n)];
+            double wsum = 0;
+            for (float w : fw.span<float>().subspan(size_t(n * kK), size_t(kK))) wsum += std::fabs(w);
+            bound = std::max(bound, wsum * ef + s / 2 * kK * (fmax + ef) + sf * s / 2);
+        }
+        const TensorComparison c = compareTensors(got, expected, 0, bound);
+        QVERIFY2(c.matches, (c.mismatch + ", bound " + std::to_string(bound)).c_str());
+        QVERIFY(c.maxAbsError > 0);  // lossy
+        // The int8 kernels requantize the Conv's output once (round(acc * s_x s_w / s_r)) where
+        // the float evaluation rounds the float sum: at most one more step of the Relu's output.
+        // (Machines without VNNI sum u8 x s8 pairs into saturating 16-bit sums, which this does
+        // not bound: measured 0.061 with ONEDNN_MAX_CPU_ISA=AVX2, 0.0073 with VNNI.)
+        double wsumMax = 0;
+        for (int64_t n = 0; n < kN; ++n) {
+            double wsum = 0;
+            for (float w : fw.span<float>().subspan(size_t(n * kK), size_t(kK))) wsum += std::fabs(w);
+            wsumMax = std::max(wsumMax, wsum);
+        }
+        const double fastBound = bound + wsumMax * sr;
+        const TensorComparison fast = compareTensors(gotFast, expected, 0, fastBound);
+        QVERIFY2(fast.matches, (fast.mismatch + ", bound " + std::to_string(fastBound)).c_str());
+        qInfo("output error %.3g (reference QDQ), %.3g (int8 kernels); derived bound %.3g, %.3g; |y| up to %.3g",
+              c.maxAbsError, fast.maxAbsError, bound, fastBound, maxAbs(expected.span<float>()));
+    }
+
+    void theCpuPlanRunsTheConvolutionOnInt8Kernels() {
+        Model m = convReluGemm();
+        quantize(m);
+        const auto plan = makeCpuBackend()->compile(m, {});
+        int int8 = 0;
+        for (const PlannedNode& p : plan->nodes()) int8 += p.kernel.find("qlinear_conv") != std::string::npos;
+        QCOMPARE(int8, 1);
+    }
+
+    void withoutCalibrationItSaysItUsedRandomInputs() {
+        Model m = convReluGemm();
+        const PassResult r = quantize(m);
+        QVERIFY2(r.notes[0].find("calibrated on 4 seeded random input sets (floats standard normal, integers in [0, 10), seed 0") != std::string::npos,
+                 r.notes[0].c_str());
+        Model again = convReluGemm();
+        quantize(again);  // seeded: the same ranges again
+        QCOMPARE(activationParamsOf(again.graph, "relu_out"), activationParamsOf(m.graph, "relu_out"));
+    }
+
+    void calibrationFoldersGiveTheirRanges() {
+        // Two test_data_set_N folders: x spans [-1, 2] in one and [-0.5, 3] in the other, so
+        // [-1, 3]: scale 4 / 255, zero point round(255 / 4) = 64.
+        const auto root = folder("sets");
+        std::filesystem::create_directories(root / "test_data_set_0");
+        std::filesystem::create_directories(root / "test_data_set_1");
+        writeTensorFile(root / "test_data_set_0" / "input_0.pb", inputSpanning(-1, 2, 11).at("x"), "x");
+        writeTensorFile(root / "test_data_set_1" / "input_0.pb", inputSpanning(-0.5f, 3, 12).at("x"), "x");
+        Model m = convReluGemm();
+        PassContext context;
+        context.calibration.inputSets = readCalibrationSets(root, m.graph);
+        context.calibration.source = root.string();
+        QCOMPARE(context.calibration.inputSets.size(), size_t(2));
+        const PassResult r = quantize(m, context);
+        QCOMPARE(activationParamsOf(m.graph, "x").first, float(4.0 / 255.0));
+        QCOMPARE(activationParamsOf(m.graph, "x").second, 64);
+        QVERIFY(r.notes[0].find("calibrated on 2 input sets from '" + root.string() + "'") != std::string::npos);
+        // The Relu's output is never negative: zero point 0.
+        QCOMPARE(activationParamsOf(m.graph, "relu_out").second, 0);
+
+        // A flat folder of input_K.pb is one set; [0.5, 2] widens to [0, 2]: scale 2 / 255, zero point 0.
+        const auto flat = folder("flat");
+        writeTensorFile(flat / "input_0.pb", inputSpanning(0.5f, 2, 13).at("x"), "x");
+        Model n = convReluGemm();
+        context.calibration.inputSets = readCalibrationSets(flat, n.graph);
+        quantize(n, context);
+        QCOMPARE(activationParamsOf(n.graph, "x").first, float(2.0 / 255.0));
+        QCOMPARE(activationParamsOf(n.graph, "x").second, 0);
+    }
+
+    void aBadCalibrationFolderGetsOneSentenceNamingTheFile() {
+        const Model m = convReluGemm();
+        const auto wrong = folder("wrong");
+        writeTensorFile(wrong / "input_0.pb", seeded({1, 3, 4, 4}, 1), "x");
+        const auto expectError = [&](const std::filesystem::path& dir, const std::string& sentence) {
+            try {
+                readCalibrationSets(dir, m.graph);
+                QFAIL("a bad calibration folder was accepted");
+            } catch (const std::runtime_error& e) {
+                QCOMPARE(QString(e.what()), QString::fromStdString(sentence));
+            }
+        };
+        expectError(wrong, "calibration file '" + (wrong / "input_0.pb").string() +
+                               "' does not match the model's input 'x': it holds float [1,3,4,4], the input is float [1,3,8,8]");
+        const auto empty = folder("empty");
+        expectError(empty, "calibration folder '" + empty.string() + "' holds neither test_data_set_N folders nor input_K.pb files");
+        const auto garbage = folder("garbage");
+        {
+            std::ofstream f(garbage / "input_0.pb");
+            f << "not a tensor";
+        }
+        try {
+            readCalibrationSets(garbage, m.graph);
+            QFAIL("a file that is no TensorProto was accepted");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).rfind("calibration file '" + (garbage / "input_0.pb").string() +
+                                                 "' is not a readable ONNX TensorProto: ", 0) == 0, e.what());
+        }
+    }
+
+    void aFusedConvIsSplitBackIntoTheQdqPattern() {
+        // default fuses conv -> add(z) -> relu into one FusedConv; quantize-int8 splits it again
+        // so the CPU plan finds DequantizeLinear -> Conv -> QuantizeLinear and Add between pairs.
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {1, 4, 6, 6});
+        auto c1 = b.op("Conv", {x, b.initializer("w1", seeded({4, 4, 3, 3}, 1, -0.3f, 0.3f))}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "c1");
+        auto r1 = b.op("Relu", {c1}, {}, "r1");
+        auto c2 = b.op("Conv", {r1, b.initializer("w2", seeded({4, 4, 3, 3}, 2, -0.3f, 0.3f)), b.initializer("b2", seeded({4}, 3))},
+                       {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "c2");
+        auto sum = b.op("Add", {c2, r1}, {}, "add");
+        auto r2 = b.op("Relu", {sum}, {}, "r2");
+        b.output(b.op("Conv", {r2, b.initializer("w3", seeded({2, 4, 1, 1}, 4))}, {}, "c3"));
+        Model m = withShapes(b.model(13));
+        PassContext context = contextFor(m);
+        runPipeline(m, makePipeline("default"), context, {});
+        QCOMPARE(countOps(m.graph, "FusedConv"), 2);  // c1 + r1, and c2 + add + r2
+        const PassResult r = quantize(m);
+        QCOMPARE(countOps(m.graph, "FusedConv"), 0);
+        QCOMPARE(countOps(m.graph, "Conv"), 3);
+        QCOMPARE(countOps(m.graph, "Add"), 1);
+        QCOMPARE(countOps(m.graph, "Relu"), 2);
+        QCOMPARE(r.counter("numQuantized"), int64_t(3));
+        // pairs: x, r1 (c1's output after its Relu, c2's input), c2's output (read by the Add), r2
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 4);
+        const auto plan = makeCpuBackend()->compile(m, {});
+        int int8 = 0;
+        for (const PlannedNode& p : plan->nodes()) int8 += p.kernel.find("qlinear") != std::string::npos;
+        QVERIFY2(int8 >= 2, std::to_string(int8).c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestQuantizeStatic)
+#include "tst_quantize_static.moc"

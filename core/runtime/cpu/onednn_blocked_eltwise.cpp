@@ -303,14 +303,15 @@ private:
 };
 
 /// An element-wise activation on a channel-blocked input (blocked in and out): its CPU kernel run
-/// over the whole blocked buffer, padded slots included, which are then set back to zero
-/// (Sigmoid(0) is not 0).
+/// over the whole blocked buffer, padded slots included (zeros, as every blocked kernel writes
+/// them), which are set back to zero where the activation of 0 is not 0 (Sigmoid, HardSigmoid).
 class BlockedUnary final : public ChannelBlockedKernel {
 public:
     BlockedUnary(const memory::desc& layout, ChannelBlocks b, size_t inputs, std::unique_ptr<PreparedKernel> plain,
                  int threads)
         : ChannelBlockedKernel(layout, flags(inputs), true, threads), b_(b), plain_(std::move(plain)),
-          floats_(int64_t(layout.get_size() / sizeof(float))) {}
+          floats_(int64_t(layout.get_size() / sizeof(float))),
+          clearPadding_(b.channels % b.block != 0 && !mapsZeroToZero(*plain_, inputs)) {}
 
     std::string name() const override { return plain_->name() + "[blocked in,out]"; }
     bool writesInPlace() const override { return plain_->writesInPlace(); }
@@ -323,7 +324,7 @@ public:
         in[0] = &x;
         std::vector<Tensor> out{Tensor::view(DType::Float, {floats_}, outputs[0].data(), bytes, outputs[0].sharedStorage())};
         plain_->run(in, out);
-        if (b_.channels % b_.block == 0) return;
+        if (!clearPadding_) return;
         float* y = reinterpret_cast<float*>(outputs[0].mutableData());
         for (int64_t row = b_.blocks() - 1; row < b_.rows(); row += b_.blocks())
             clearPadding(y + row * b_.rowFloats(), b_, row, b_.spatial);
@@ -336,9 +337,19 @@ private:
         return f;
     }
 
+    /// The activation of 0 is exactly 0 (not NaN), asked of the kernel itself.
+    static bool mapsZeroToZero(PreparedKernel& kernel, size_t inputs) {
+        const Tensor zero = Tensor::allocate(DType::Float, {1});
+        std::vector<const Tensor*> in(inputs, &zero);  // the kernel reads input 0 only
+        std::vector<Tensor> out{Tensor::floats({1}, {1.f})};
+        kernel.run(in, out);
+        return out[0].span<float>()[0] == 0.f;
+    }
+
     ChannelBlocks b_;
     std::unique_ptr<PreparedKernel> plain_;
     int64_t floats_;
+    bool clearPadding_;
 };
 
 /// Concat along the channels of channel-blocked inputs whose channel counts are multiples of the

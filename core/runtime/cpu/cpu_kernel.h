@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,17 @@ struct CpuClaim {
 /// The CPU backend's answer for one node of a prepared graph: an optimized kernel when one
 /// accepts `node` (nullopt descriptor: shapes known only at run time, said in `openShapes`).
 CpuClaim claimOnCpu(const std::optional<NodeDescriptor>& node, const Node& n, const std::string& openShapes);
+
+/// The element-wise activation kernel (elementwise.cpp) for an activation node (Relu, Clip with
+/// constant bounds, Sigmoid, HardSwish, ...): it maps each of its input's elements on its own,
+/// whatever their layout. nullptr for other nodes.
+std::unique_ptr<PreparedKernel> prepareCpuActivation(const NodeDescriptor& info);
+/// Inference BatchNormalization as y = x * scale[c] + shift[c], computed as its CPU kernel does
+/// (elementwise.cpp); nullopt when its parameters are not constants of one value per channel.
+struct ChannelAffine {
+    std::vector<float> scale, shift;
+};
+std::optional<ChannelAffine> batchNormAffine(const NodeDescriptor& info);
 
 // Families of optimized kernels; each file registers its factories.
 void registerOneDnnKernels(CpuKernelRegistry& registry);      ///< Conv, ConvTranspose, Gemm, MatMul, pooling

@@ -268,26 +268,11 @@ private:
 };
 
 std::unique_ptr<PreparedKernel> prepareBatchNorm(const NodeDescriptor& info) {
-    if (!hasInputs(info, 5) || !allFloat(info) || info.outputDims.size() != 1 || info.inputDims.size() != 5) return nullptr;
-    if (info.attributes().getInt("training_mode", 0) != 0) return nullptr;
-    for (size_t i = 1; i < 5; ++i)
-        if (!info.constants[i]) return nullptr;
+    std::optional<ChannelAffine> affine = batchNormAffine(info);
+    if (!affine) return nullptr;
     const auto& x = info.inputDims[0];
-    if (x.size() < 2) return nullptr;
-    const int64_t channels = x[1];
-    const float eps = floatAttributeOrDefault(info.attributes(), OpKey::of(info.node), info.opset, "epsilon");
-    const auto gamma = info.constants[1]->span<float>(), beta = info.constants[2]->span<float>();
-    const auto mean = info.constants[3]->span<float>(), var = info.constants[4]->span<float>();
-    if (int64_t(gamma.size()) != channels || int64_t(beta.size()) != channels || int64_t(mean.size()) != channels ||
-        int64_t(var.size()) != channels)
-        return nullptr;
-    std::vector<float> scale(static_cast<size_t>(channels)), shift(static_cast<size_t>(channels));
-    for (size_t c = 0; c < size_t(channels); ++c) {
-        scale[c] = gamma[c] / std::sqrt(var[c] + eps);  // k = gamma / sqrt(var + eps)
-        shift[c] = beta[c] - mean[c] * scale[c];         // b = beta - mean * k
-    }
-    const int64_t inner = ref::elementCount(x) / (x[0] * channels);
-    return std::make_unique<BatchNormKernel>(std::move(scale), std::move(shift), x[0], inner);
+    const int64_t inner = ref::elementCount(x) / (x[0] * x[1]);
+    return std::make_unique<BatchNormKernel>(std::move(affine->scale), std::move(affine->shift), x[0], inner);
 }
 
 // ---- GlobalAveragePool --------------------------------------------------------------------------
@@ -320,6 +305,30 @@ std::unique_ptr<PreparedKernel> prepareGlobalAveragePool(const NodeDescriptor& i
 }
 
 } // namespace
+
+std::optional<ChannelAffine> batchNormAffine(const NodeDescriptor& info) {
+    if (!hasInputs(info, 5) || !allFloat(info) || info.outputDims.size() != 1 || info.inputDims.size() != 5) return std::nullopt;
+    if (info.attributes().getInt("training_mode", 0) != 0) return std::nullopt;
+    for (size_t i = 1; i < 5; ++i)
+        if (!info.constants[i]) return std::nullopt;
+    const auto& x = info.inputDims[0];
+    if (x.size() < 2) return std::nullopt;
+    const int64_t channels = x[1];
+    const float eps = floatAttributeOrDefault(info.attributes(), OpKey::of(info.node), info.opset, "epsilon");
+    const auto gamma = info.constants[1]->span<float>(), beta = info.constants[2]->span<float>();
+    const auto mean = info.constants[3]->span<float>(), var = info.constants[4]->span<float>();
+    if (int64_t(gamma.size()) != channels || int64_t(beta.size()) != channels || int64_t(mean.size()) != channels ||
+        int64_t(var.size()) != channels)
+        return std::nullopt;
+    ChannelAffine a{std::vector<float>(size_t(channels)), std::vector<float>(size_t(channels))};
+    for (size_t c = 0; c < size_t(channels); ++c) {
+        a.scale[c] = gamma[c] / std::sqrt(var[c] + eps);  // k = gamma / sqrt(var + eps)
+        a.shift[c] = beta[c] - mean[c] * a.scale[c];      // b = beta - mean * k
+    }
+    return a;
+}
+
+std::unique_ptr<PreparedKernel> prepareCpuActivation(const NodeDescriptor& info) { return prepareActivation(info); }
 
 void registerCpuElementwiseKernels(CpuKernelRegistry& registry) {
     registry.add("GlobalAveragePool", prepareGlobalAveragePool);

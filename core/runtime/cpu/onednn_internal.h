@@ -107,5 +107,14 @@ std::unique_ptr<PreparedKernel> prepareBlockedGlobalAveragePool(const NodeDescri
 /// prepareBlockedVariant), one value per channel, or a scalar; writes the first's layout.
 std::unique_ptr<PreparedKernel> prepareBlockedBinary(const NodeDescriptor& info,
                                                      const std::vector<const dnnl::memory::desc*>& inputs);
+/// Inference BatchNormalization reading `src`, a channel-blocked layout, and writing the same.
+std::unique_ptr<PreparedKernel> prepareBlockedBatchNorm(const NodeDescriptor& info, const dnnl::memory::desc& src);
+/// An element-wise activation (prepareCpuActivation) reading `src`, a channel-blocked layout, and
+/// writing the same.
+std::unique_ptr<PreparedKernel> prepareBlockedActivation(const NodeDescriptor& info, const dnnl::memory::desc& src);
+/// Concat along the channels of channel-blocked inputs (`inputs` as for prepareBlockedVariant, all
+/// offered) whose channel counts are multiples of channelBlock(); writes the same kind of layout.
+std::unique_ptr<PreparedKernel> prepareBlockedConcat(const NodeDescriptor& info,
+                                                     const std::vector<const dnnl::memory::desc*>& inputs);
 
 } // namespace graphlens::onednn

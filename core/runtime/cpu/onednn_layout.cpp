@@ -3,6 +3,7 @@
 // off only inside a chain are dropped, with what they read and wrote, until nothing changes.
 #include "core/runtime/cpu/onednn_layout.h"
 
+#include "core/graph/activation_kinds.h"
 #include "core/graph/op_key.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/executor.h"
@@ -18,9 +19,12 @@ bool isConvolution(const Node& n) { return n.opType == "Conv" || n.opType == "Fu
 bool isWindowPool(const Node& n) { return n.opType == "MaxPool" || n.opType == "AveragePool"; }
 bool isChannelwise(const Node& n) { return n.opType == "GlobalAveragePool" || n.opType == "Add" || n.opType == "Mul"; }
 
+/// BatchNormalization and the element-wise activations, blocked in and out.
+bool isPerElement(const Node& n) { return n.opType == "BatchNormalization" || activationKindOfOp(n.domain, n.opType); }
+
 bool hasBlockedVariant(const Node& n) {
     const bool known = isDefaultDomain(n.domain) || n.domain == "com.microsoft";
-    return known && (isConvolution(n) || isWindowPool(n) || isChannelwise(n));
+    return known && (isConvolution(n) || isWindowPool(n) || isChannelwise(n) || isPerElement(n) || n.opType == "Concat");
 }
 
 } // namespace
@@ -32,6 +36,10 @@ std::unique_ptr<PreparedKernel> prepareBlockedVariant(const NodeDescriptor& info
     if (isConvolution(n)) return prepareBlockedConv(info);
     if (n.opType == "GlobalAveragePool") return inputs.at(0) ? prepareBlockedGlobalAveragePool(info, *inputs[0]) : nullptr;
     if (isChannelwise(n)) return prepareBlockedBinary(info, inputs);
+    if (n.opType == "Concat") return prepareBlockedConcat(info, inputs);
+    if (!inputs.at(0)) return nullptr;
+    if (n.opType == "BatchNormalization") return prepareBlockedBatchNorm(info, *inputs[0]);
+    if (isPerElement(n)) return prepareBlockedActivation(info, *inputs[0]);
     return inputs.at(0) ? prepareBlockedPool(info, *inputs[0]) : nullptr;
 }
 

@@ -35,8 +35,9 @@ public:
 
 /// A variant of the node's kernel that computes blocked, for when its neighbours are blocked
 /// too: convolutions that alone run faster on NCHW (large 1x1, an image's first conv); pooling,
-/// GlobalAveragePool (its [N, C, 1...] output plain) and Add/Mul (same shapes or one value per
-/// channel), which read the layouts their producers write: `inputs[i]` is the blocked layout
+/// GlobalAveragePool (its [N, C, 1...] output plain), Add/Mul (same shapes or one value per
+/// channel) and Concat along channels that are multiples of the block (SqueezeNet's Fire modules),
+/// which read the layouts their producers write: `inputs[i]` is the blocked layout
 /// input i's producer offers, nullptr when it writes plain. nullptr when there is none. A
 /// variant is worth it only when every value it would read or write blocked stays blocked.
 std::unique_ptr<PreparedKernel> prepareBlockedVariant(const NodeDescriptor& info,

@@ -70,6 +70,31 @@ public:
         const Dims xd = dimsOf(in);
         return declare(b.op("GlobalAveragePool", {in}), {xd[0], xd[1], 1, 1});
     }
+    /// Concat along the channels.
+    ValueId concat(const std::vector<ValueId>& parts) {
+        Dims d = dimsOf(parts.at(0));
+        d[1] = 0;
+        for (ValueId v : parts) d[1] += dimsOf(v)[1];
+        Attributes a;
+        a.set("axis", int64_t(1));
+        return declare(b.op("Concat", parts, a), d);
+    }
+    /// Inference BatchNormalization with random parameters (variances in [0.5, 1.5]).
+    ValueId batchNorm(ValueId in) {
+        const int64_t channels = dimsOf(in)[1];
+        const ValueId scale = constant({channels}), shift = constant({channels}), mean = constant({channels});
+        Tensor var = randomTensor({channels}, 300 + ++count_, 0.5f);
+        for (float& v : var.mutableSpan<float>()) v += 1.f;
+        const ValueId variance = declare(b.initializer("var" + std::to_string(count_), var), {channels});
+        return declare(b.op("BatchNormalization", {in, scale, shift, mean, variance}), dimsOf(in));
+    }
+    /// Clip(in, 0, 6): ReLU6, its bounds constant inputs.
+    ValueId relu6(ValueId in) {
+        const int k = ++count_;
+        const ValueId lo = declare(b.initializer("lo" + std::to_string(k), Tensor::scalar(0.f)), {});
+        const ValueId hi = declare(b.initializer("hi" + std::to_string(k), Tensor::scalar(6.f)), {});
+        return declare(b.op("Clip", {in, lo, hi}), dimsOf(in));
+    }
     /// A constant operand (an initializer).
     ValueId constant(Dims dims) {
         const int k = ++count_;
@@ -398,8 +423,9 @@ private slots:
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
     }
 
-    /// A blocked Mul's output read by an element-wise kernel stays plain, so the Mul runs plain
-    /// and so, in turn, does everything that fed it blocked (the pool, the conv's output).
+    /// A blocked Mul's output read by an element-wise kernel whose output is a graph output (so
+    /// plain) stays plain, so the Mul runs plain and so, in turn, does everything that fed it
+    /// blocked (the pool, the conv's output).
     void squeezeExciteBeforeAPlainKernelStaysPlain() {
         Chain c({1, 16, 10, 10});
         const ValueId a = c.conv(c.x, 24, 3);
@@ -409,6 +435,87 @@ private slots:
         QCOMPARE(blockedValues(*plan), 0);
         QCOMPARE(kernelNames(*plan)[1], std::string("cpu:global-average-pool"));
         QCOMPARE(kernelNames(*plan)[4], std::string("cpu:binary"));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// SqueezeNet's Fire module: a 1x1 and a 3x3 conv of one squeezed input, concatenated along
+    /// the channels; with channel counts that are multiples of the block the concat copies
+    /// whole blocks, so the convs write blocked, and the pool and the next conv read blocked. Two
+    /// images, so each image's blocks are copied apart.
+    void concatOfWholeBlocksStaysBlocked() {
+        LayoutGuard guard;  // every conv blocked (small ones alone may compute on NCHW)
+        onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
+        const int64_t block = onednn::channelBlock();
+        Chain c({2, 16, 10, 10});
+        const ValueId squeezed = c.conv(c.x, 16, 1, "Relu");
+        const ValueId fire = c.concat({c.conv(squeezed, block, 1, "Relu"), c.conv(squeezed, 2 * block, 3, "Relu")});
+        c.b.output(c.conv(c.maxPool(fire), 24, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        const std::vector<std::string> kernels = kernelNames(*plan);
+        QCOMPARE(kernels.size(), size_t(6));
+        QCOMPARE(kernels[3], std::string("cpu:concat[blocked in,out]"));
+        QCOMPARE(kernels[4], std::string("onednn:pool[blocked in,out]"));
+        QCOMPARE(kernels[5], std::string("onednn:conv[blocked in]"));
+        QCOMPARE(blockedValues(*plan), 5);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+
+        // The concat as a graph output: plain, and so are the convs it reads; same outputs.
+        Chain p({2, 16, 10, 10});
+        const ValueId ps = p.conv(p.x, 16, 1, "Relu");
+        const ValueId pf = p.concat({p.conv(ps, block, 1, "Relu"), p.conv(ps, 2 * block, 3, "Relu")});
+        p.b.output(p.conv(p.maxPool(pf), 24, 3));
+        p.b.output(pf);
+        auto plain = optimizedPlan(p.b.model(17));
+        QCOMPARE(kernelNames(*plain)[3], std::string("cpu:concat"));
+        expectIdenticalOutputs(*plan, *plain, c.feeds);
+    }
+
+    /// A part whose channel count is not a multiple of the block (its blocked form padded) keeps
+    /// the concat plain, and with it the parts; the results still equal the reference's.
+    void concatOffTheBlockStaysPlain() {
+        LayoutGuard guard;
+        onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
+        const int64_t block = onednn::channelBlock();
+        Chain c({1, 16, 8, 8});
+        const ValueId a = c.conv(c.x, block, 3), b = c.conv(c.x, block + 4, 3);
+        c.b.output(c.conv(c.concat({a, b}), 16, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(kernelNames(*plan)[2], std::string("cpu:concat"));
+        QCOMPARE(blockedValues(*plan), 0);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// A model exported with its BatchNormalization and activations apart from the convs (no
+    /// passes): BatchNormalization, Sigmoid and Mul (SiLU), HardSwish, Clip (ReLU6) and Relu
+    /// run on the blocked values between the convs, with 20 channels (padded to the block,
+    /// Sigmoid(0) = 0.5 written back to 0 in the padding) and with a multiple of the block.
+    void batchNormAndActivationsStayBlocked_data() {
+        QTest::addColumn<int64_t>("channels");
+        QTest::newRow("20 channels") << int64_t(20);
+        QTest::newRow("two blocks") << 2 * onednn::channelBlock();
+    }
+    void batchNormAndActivationsStayBlocked() {
+        QFETCH(int64_t, channels);
+        LayoutGuard guard;  // every conv blocked: some of these alone compute on NCHW
+        onednn::setConvLayoutPolicy(onednn::ConvLayout::Blocked);
+        Chain c({2, 16, 9, 9});
+        const ValueId bn = c.batchNorm(c.conv(c.x, channels, 3));
+        ValueId v = c.binary("Mul", bn, c.unary("Sigmoid", bn));
+        v = c.relu6(c.unary("HardSwish", v));
+        v = c.unary("Relu", c.batchNorm(c.conv(v, channels, 3)));
+        c.b.output(c.conv(c.unary("Sigmoid", v), 8, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(kernelNames(*plan), (std::vector<std::string>{
+                                         "onednn:conv[blocked out]", "cpu:batchnorm[blocked in,out]",
+                                         "cpu:activation[blocked in,out]", "cpu:binary[blocked in,out]",
+                                         "cpu:activation[blocked in,out]", "cpu:activation[blocked in,out]",
+                                         "onednn:conv[blocked in,out]", "cpu:batchnorm[blocked in,out]",
+                                         "cpu:activation[blocked in,out]", "cpu:activation[blocked in,out]",
+                                         "onednn:conv[blocked in]"}));
+        QCOMPARE(blockedValues(*plan), 10);
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
     }
 

@@ -1,4 +1,4 @@
-// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--sparsity S] [--json]`:
+// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--sparsity S] [--fsync] [--json]`:
 // runs a pass pipeline, optionally proving each pass numerically, and writes the result.
 // `graphlens passes [ID] [--json]`: the pass library with each pass's explanation.
 #include "app/cli/cli.h"
@@ -34,6 +34,8 @@ void addOptimizeOptions(QCommandLineParser& parser) {
     parser.addOption({"portable", "write standard ONNX operators only (no com.microsoft fused ops)"});
     parser.addOption({"log", "list every rewrite and why patterns declined"});
     parser.addOption({"json", "print JSON instead of a table"});
+    parser.addOption({"fsync", "wait until the written model is on the disk before renaming it into place "
+                               "(default: start the write-back and rename without waiting, as onnx.save does)"});
     parser.addOption({"input", "verification input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
     parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
     parser.addOption({"seed", "seed of the random verification inputs", "N", "0"});
@@ -141,7 +143,9 @@ int runOptimize(const QStringList& args) {
         try {
             lowerFusedOps(*model, parser.isSet("portable") ? Lowering::StandardOnly : Lowering::ForOnnxRuntime);
             recordProvenance(*model, original);  // `graphlens compare` matches the nodes through it
-            saveModel(*model, parser.value("output").toStdString());
+            SaveOptions save;
+            save.waitForDisk = parser.isSet("fsync");
+            saveModel(*model, parser.value("output").toStdString(), save);
         } catch (const std::exception& e) {
             return fail(e.what());
         }

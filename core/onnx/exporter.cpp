@@ -291,8 +291,8 @@ void saveModel(const Model& model, const fs::path& path, const SaveOptions& opti
         throw OnnxError("the model is over 2 GiB even with external data, which ONNX cannot store");
     AtomicFile modelFile(path);
     writer.write(modelFile);
-    if (dataFile) dataFile->commit();
-    modelFile.commit();
+    if (dataFile) dataFile->commit(options.waitForDisk);
+    modelFile.commit(options.waitForDisk);
 }
 
 } // namespace graphlens

@@ -169,16 +169,21 @@ private slots:
         m.producerName = "tests";
         m.docString = "a model written in parts";
         m.metadata = {{"author", "tests"}};
-        QTemporaryDir dir;
-        const QString out = dir.filePath("parts.onnx");
-        saveModel(m, out.toStdString());
-        QFile f(out);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QByteArray written = f.readAll();
         const std::string expected = serializeModel(m);
-        QCOMPARE(size_t(written.size()), expected.size());
-        QVERIFY(written == QByteArray::fromStdString(expected));
-        compareModels(m, loadModel(out.toStdString()));
+        for (bool waitForDisk : {true, false}) {  // fsync, or only start the write-back
+            QTemporaryDir dir;
+            const QString out = dir.filePath("parts.onnx");
+            SaveOptions options;
+            options.waitForDisk = waitForDisk;
+            saveModel(m, out.toStdString(), options);
+            QFile f(out);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray written = f.readAll();
+            QCOMPARE(size_t(written.size()), expected.size());
+            QVERIFY(written == QByteArray::fromStdString(expected));
+            QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"parts.onnx"});
+            compareModels(m, loadModel(out.toStdString()));
+        }
     }
 
     void inferredShapesAreWrittenOnlyWhenAsked() {

@@ -2,6 +2,7 @@
 // runs a pass pipeline, optionally proving each pass numerically, and writes the result.
 // `graphlens passes [ID] [--json]`: the pass library with each pass's explanation.
 #include "app/cli/cli.h"
+#include "app/cli/heap_huge_pages.h"
 #include "app/cli/model_inputs.h"
 #include "app/cli/model_report.h"
 #include "app/cli/pass_options.h"
@@ -119,6 +120,7 @@ int runOptimize(const QStringList& args) {
     if (!parser.isSet("output")) return fail("optimize needs an output file: -o OUT");
     QElapsedTimer timer;
     timer.start();
+    backHeapWithHugePages();  // one short run that allocates a lot: parse, graph, shape inference
     PhaseTimes times;
     auto lap = [&timer, last = 0.0]() mutable {
         const double now = double(timer.nsecsElapsed()) / 1e6, since = now - last;

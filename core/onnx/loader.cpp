@@ -62,6 +62,20 @@ struct ParsedFile {
 /// tensor that shape inference reads values from (of lifted data it sees an 8-byte placeholder).
 constexpr size_t kLiftRawDataBytes = size_t(64) << 10;
 
+/// Parses the model in `buffer` around the raw data of its large initializers, which stay there.
+ParsedFile parseModelBuffer(std::shared_ptr<std::byte> buffer, size_t size) {
+    const std::span<const std::byte> bytes(buffer.get(), size);
+    ParsedFile parsed;
+    if (auto split = splitRawData(bytes, kLiftRawDataBytes)) {
+        parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
+        parsed.lifted = std::move(split->lifted);
+        parsed.fileBytes = std::move(buffer);
+    } else {
+        parsed.proto = parseModelBytes(bytes.data(), bytes.size());
+    }
+    return parsed;
+}
+
 /// Reads the whole file into one huge-page buffer and parses it without copying the weights: the
 /// peak memory of a load is the file's size plus the parsed structure, and the tensors of the
 /// large initializers view the buffer, which lives as long as any of them.
@@ -97,16 +111,7 @@ ParsedFile parseModelFile(const fs::path& path) {
         done += size_t(n);
     }
     ::close(fd);
-    const std::span<const std::byte> bytes(buffer.get(), size_t(size));
-    ParsedFile parsed;
-    if (auto split = splitRawData(bytes, kLiftRawDataBytes)) {
-        parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
-        parsed.lifted = std::move(split->lifted);
-        parsed.fileBytes = std::move(buffer);
-    } else {
-        parsed.proto = parseModelBytes(bytes.data(), bytes.size());
-    }
-    return parsed;
+    return parseModelBuffer(std::move(buffer), size_t(size));
 }
 
 /// Names visible in a graph and in the graphs around it (sub-graphs read outer values).
@@ -407,7 +412,11 @@ Model loadModel(const fs::path& path, const LoadOptions& options) {
 Model loadModelFromBytes(std::string_view bytes, const fs::path& baseDir, const LoadOptions& options) {
     if (bytes.empty()) throw OnnxError("the model data is empty");
     if (bytes.size() > size_t(INT_MAX)) throw OnnxError("the model data is over 2 GiB");
-    return importModel({parseModelBytes(bytes.data(), bytes.size()), nullptr, {}}, baseDir, options);
+    // One copy, as protobuf would make: the same parse as a file's (and the fuzz targets, which
+    // load from bytes, exercise it).
+    std::shared_ptr<std::byte> buffer = allocateLargeBuffer(bytes.size());
+    std::memcpy(buffer.get(), bytes.data(), bytes.size());
+    return importModel(parseModelBuffer(std::move(buffer), bytes.size()), baseDir, options);
 }
 
 } // namespace graphlens

@@ -18,8 +18,12 @@ model, ONNX Runtime on both, timed in the same interleaved rounds; printed with 
 GraphLens int8 / GraphLens float and GraphLens int8 / ORT int8 (medians of the rounds' ratios),
 and the largest difference between the two int8 outputs.
 
-usage: compare_ort.py GRAPHLENS [MODEL.onnx ...] [--int8 FLOAT.onnx,QDQ.onnx ...] [--threads T] [--runs N]
-       [--rounds R] [--busy B] [--passes LIST] (forwarded to graphlens when given)
+With --pipeline MODEL.onnx (repeatable), the pipeline row (compare_pipeline.py): `graphlens optimize`
+with the default passes, load and write included, against ONNX Runtime's session creation from the
+same file, in --rounds interleaved rounds: each phase's median and the ratio.
+
+usage: compare_ort.py GRAPHLENS [MODEL.onnx ...] [--int8 FLOAT.onnx,QDQ.onnx ...] [--pipeline MODEL.onnx ...]
+       [--threads T] [--runs N] [--rounds R] [--busy B] [--passes LIST] (forwarded to graphlens when given)
 Needs: Debian's python3-onnx and numpy, node, and `npm install --ignore-scripts onnxruntime-node`
 in this folder (done on first use).
 """
@@ -154,10 +158,15 @@ def start_busy(count):
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
+def pipeline_models():
+    """The models of each --pipeline MODEL."""
+    return [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--pipeline"]
+
+
 def main():
     args = positional()
     pairs = int8_pairs()
-    if len(args) < 1 or (len(args) < 2 and not pairs):
+    if len(args) < 1 or (len(args) < 2 and not pairs and not pipeline_models()):
         sys.exit(__doc__)
     graphlens, models = args[0], args[1:]
     threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 20)), int(option("--rounds", 3))
@@ -197,6 +206,11 @@ def main():
         name = os.path.splitext(os.path.basename(qdq_model))[0]
         print(f"{name:24} {t['int8']:11.2f} {t['float']:12.2f} {t['ort_int8']:12.2f} {t['ort_float']:13.2f}"
               f" {own:14.2f} {versus:12.2f} {abs_err:18.3e}")
+    if pipeline_models():
+        from compare_pipeline import print_pipeline_rows
+        print()
+        print_pipeline_rows(graphlens, pipeline_models(), rounds=rounds, threads=threads,
+                            passes=option("--passes", "default"))
     return 1 if failures else 0
 
 

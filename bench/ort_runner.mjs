@@ -1,7 +1,8 @@
 // ONNX Runtime (npm onnxruntime-node, CPU) side of the benchmarks and cross-checks.
 //   node ort_runner.mjs bench MODEL INPUTS.json --threads T --runs N --warmup W   -> JSON medians
 //   node ort_runner.mjs run   MODEL INPUTS.json OUT_DIR                            -> output_K.bin + outputs.json
-//   node ort_runner.mjs session MODEL - --runs N      -> JSON median_ms of InferenceSession.create
+//   node ort_runner.mjs session MODEL - --runs N [--from-path 1]  -> JSON median_ms of InferenceSession.create
+//                                                       (from the bytes in memory, or with 1 from the file itself)
 // INPUTS.json: [{"name", "type": "float32"|"int64"|..., "dims": [...], "file": raw little-endian data}]
 import fs from "node:fs";
 import path from "node:path";
@@ -36,7 +37,7 @@ const median = (samples) => {
   return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 };
 if (mode === "session") {  // session creation with every graph optimization on, model bytes in memory
-  const bytes = fs.readFileSync(modelPath);
+  const bytes = option("from-path", 0) ? modelPath : fs.readFileSync(modelPath);
   const samples = [];
   for (let i = 0; i < option("runs", 5); ++i) {
     const start = process.hrtime.bigint();

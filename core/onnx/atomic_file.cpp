@@ -1,4 +1,4 @@
-// AtomicFile: mkstemp in the target's folder, write, fsync, rename.
+// AtomicFile: mkstemp in the target's folder, write, fsync (or start the write-back), rename.
 #include "core/onnx/atomic_file.h"
 
 #include "core/onnx/onnx_error.h"
@@ -47,8 +47,10 @@ void AtomicFile::writeMessage(const google::protobuf::MessageLite& message) {
     if (!message.SerializeToZeroCopyStream(&stream) || !stream.Flush()) fail();
 }
 
-void AtomicFile::commit() {
-    if (::fchmod(fd_, 0644) != 0 || ::fsync(fd_) != 0 || ::close(fd_) != 0) {
+void AtomicFile::commit(bool waitForDisk) {
+    // Starting the write-back is advice: where the file system cannot, the kernel writes later.
+    if (!waitForDisk) (void)::sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE);
+    if (::fchmod(fd_, 0644) != 0 || (waitForDisk && ::fsync(fd_) != 0) || ::close(fd_) != 0) {
         fd_ = -1;
         fail();
     }

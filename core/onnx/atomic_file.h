@@ -21,8 +21,9 @@ public:
     void write(const void* data, size_t size);
     /// Serializes `message` into the file.
     void writeMessage(const google::protobuf::MessageLite& message);
-    /// Flushes to disk and renames the file into place.
-    void commit();
+    /// Flushes to disk and renames the file into place; with `waitForDisk` false, starts the
+    /// write-back (sync_file_range) and renames without waiting for it.
+    void commit(bool waitForDisk = true);
     [[noreturn]] void fail() const;
 
 private:

@@ -1,10 +1,12 @@
 // ONNX export: IR -> ModelProto -> file. Nodes are written in topological order; unnamed values
-// that something reads get generated names; external data is appended to one side file.
+// that something reads get generated names; external data is appended to one side file. A file
+// gets the main graph's raw data straight from the tensors (raw_data_writer.h).
 #include "core/onnx/exporter.h"
 
 #include "core/onnx/atomic_file.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
+#include "core/onnx/raw_data_writer.h"
 #include "core/onnx/tensor_proto.h"
 
 #include <onnx/onnx_pb.h>
@@ -60,6 +62,12 @@ public:
     GraphExporter(const SaveOptions& options, ExternalDataWriter* external)
         : options_(options), external_(external) {}
 
+    /// Leaves the raw data of `g`'s initializers out of the message; `rawData` gets each one's
+    /// tensor (null where the data went in), for RawDataModelWriter.
+    void streamRawData(const Graph* g, std::vector<const Tensor*>* rawData) {
+        streamedGraph_ = g;
+        rawData_ = rawData;
+    }
     void exportGraph(const Graph& g, onnx::GraphProto& out);
 
 private:
@@ -70,6 +78,8 @@ private:
 
     const SaveOptions& options_;
     ExternalDataWriter* external_;
+    const Graph* streamedGraph_ = nullptr;
+    std::vector<const Tensor*>* rawData_ = nullptr;
     std::unordered_map<const Graph*, std::unordered_map<ValueId, std::string>> generatedNames_;
 };
 
@@ -102,7 +112,16 @@ void GraphExporter::exportGraph(const Graph& g, onnx::GraphProto& out) {
     for (ValueId v : g.inputs()) valueToValueInfo(g.value(v), *out.add_input());
     for (ValueId v : g.initializers()) {
         auto* t = out.add_initializer();
-        writeTensor(*g.value(v).initializer, *t, true);
+        const Tensor& tensor = *g.value(v).initializer;
+        const bool streamed = &g == streamedGraph_ && tensor.dtype() != DType::String &&
+                              tensor.byteSize() <= options_.omitDataAboveBytes && !(external_ && external_->wants(tensor));
+        if (streamed) {  // what tensorToProto writes, but the data
+            t->set_data_type(static_cast<int32_t>(tensor.dtype()));
+            for (int64_t d : tensor.dims()) t->add_dims(d);
+        } else {
+            writeTensor(tensor, *t, true);
+        }
+        if (&g == streamedGraph_) rawData_->push_back(streamed ? &tensor : nullptr);
         t->set_name(g.value(v).name);
     }
     for (const std::string& sparse : g.sparseInitializers)
@@ -218,9 +237,10 @@ void fillModelFields(const Model& model, onnx::ModelProto& proto) {
 }
 
 void buildProto(const Model& model, onnx::ModelProto& proto, const SaveOptions& options,
-                ExternalDataWriter* external) {
+                ExternalDataWriter* external, std::vector<const Tensor*>* rawData = nullptr) {
     fillModelFields(model, proto);
     GraphExporter exporter(options, external);
+    if (rawData) exporter.streamRawData(&model.graph, rawData);
     try {
         exporter.exportGraph(model.graph, *proto.mutable_graph());
     } catch (const GraphError& e) {
@@ -264,13 +284,15 @@ void saveModel(const Model& model, const fs::path& path, const SaveOptions& opti
         dataFile.emplace(path.parent_path() / location);
         external.emplace(*dataFile, location, options.externalThresholdBytes);
     }
-    buildProto(model, proto, options, external ? &*external : nullptr);
-    if (proto.ByteSizeLong() > kProtobufLimit)
+    std::vector<const Tensor*> rawData;
+    buildProto(model, proto, options, external ? &*external : nullptr, &rawData);
+    const RawDataModelWriter writer(proto, std::move(rawData));
+    if (writer.byteSize() > kProtobufLimit)
         throw OnnxError("the model is over 2 GiB even with external data, which ONNX cannot store");
     AtomicFile modelFile(path);
-    modelFile.writeMessage(proto);
-    if (dataFile) dataFile->commit();
-    modelFile.commit();
+    writer.write(modelFile);
+    if (dataFile) dataFile->commit(options.waitForDisk);
+    modelFile.commit(options.waitForDisk);
 }
 
 } // namespace graphlens

@@ -1,26 +1,31 @@
-// ONNX import: the file is parsed once; tensors view its bytes instead of copying them.
+// ONNX import: the file is read once into memory and parsed around the weights; tensors view its
+// bytes instead of copying them.
 // Structural problems (duplicate names, undefined inputs, cycles, bad tensors) stop the load with
 // one sentence; what the ONNX checker and shape inference say is kept as warnings, so a model that
 // ONNX Runtime runs also opens here.
 #include "core/onnx/loader.h"
 
+#include "core/graph/large_buffer.h"
 #include "core/onnx/external_data.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
+#include "core/onnx/raw_data_split.h"
 #include "core/onnx/shape_inference.h"
 #include "core/runtime/op_validation.h"
 #include "core/onnx/tensor_proto.h"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/checker.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -45,24 +50,68 @@ ProtoPtr parseModelBytes(const void* data, size_t size) {
     return parseModelStream(array);
 }
 
-/// Reads the file in blocks rather than mapping it whole, so the peak memory of a load is the
-/// parsed model plus one block, not twice the file.
-ProtoPtr parseModelFile(const fs::path& path) {
+/// A parsed file: the message, and where the raw data of its large initializers lies in the
+/// file's bytes (see raw_data_split.h), owned by `fileBytes`.
+struct ParsedFile {
+    ProtoPtr proto;
+    std::shared_ptr<const void> fileBytes;
+    std::vector<std::span<const std::byte>> lifted;
+};
+
+/// Raw data from this size up is viewed in the file buffer instead of parsed. Far above any shape
+/// tensor that shape inference reads values from (of lifted data it sees an 8-byte placeholder).
+constexpr size_t kLiftRawDataBytes = size_t(64) << 10;
+
+/// Parses the model in `buffer` around the raw data of its large initializers, which stay there.
+ParsedFile parseModelBuffer(std::shared_ptr<std::byte> buffer, size_t size) {
+    const std::span<const std::byte> bytes(buffer.get(), size);
+    ParsedFile parsed;
+    if (auto split = splitRawData(bytes, kLiftRawDataBytes)) {
+        parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
+        parsed.lifted = std::move(split->lifted);
+        parsed.fileBytes = std::move(buffer);
+    } else {
+        parsed.proto = parseModelBytes(bytes.data(), bytes.size());
+    }
+    return parsed;
+}
+
+/// Reads the whole file into one huge-page buffer and parses it without copying the weights: the
+/// peak memory of a load is the file's size plus the parsed structure, and the tensors of the
+/// large initializers view the buffer, which lives as long as any of them.
+ParsedFile parseModelFile(const fs::path& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (ec || !fs::exists(status)) throw OnnxError("cannot open the file: it does not exist");
     if (!fs::is_regular_file(status)) throw OnnxError("it is not a regular file");
-    const auto size = fs::file_size(path, ec);
-    if (ec) throw OnnxError("cannot read the file's size: " + ec.message());
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw OnnxError(std::string("cannot open the file: ") + std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        ::close(fd);
+        throw OnnxError(std::string("cannot read the file's size: ") + std::strerror(errno));
+    }
+    const uint64_t size = uint64_t(st.st_size);
+    if (size == 0 || size > uint64_t(INT_MAX)) ::close(fd);
     if (size == 0) throw OnnxError("the file is empty");
     if (size > uint64_t(INT_MAX))
         throw OnnxError("the file is over 2 GiB; ONNX models that large keep their weights in "
                         "external data files");
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw OnnxError(std::string("cannot open the file: ") + std::strerror(errno));
-    google::protobuf::io::FileInputStream stream(fd, 1 << 20);
-    stream.SetCloseOnDelete(true);
-    return parseModelStream(stream);
+    std::shared_ptr<std::byte> buffer = allocateLargeBuffer(size_t(size));
+    size_t done = 0;
+    while (done < size) {
+        const ssize_t n = ::read(fd, buffer.get() + done, size_t(size) - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int err = n < 0 ? errno : 0;
+            ::close(fd);
+            throw OnnxError(err ? std::string("cannot read the file: ") + std::strerror(err)
+                                : std::string("the file became shorter while it was read"));
+        }
+        done += size_t(n);
+    }
+    ::close(fd);
+    return parseModelBuffer(std::move(buffer), size_t(size));
 }
 
 /// Names visible in a graph and in the graphs around it (sub-graphs read outer values).
@@ -79,6 +128,14 @@ public:
     GraphImporter(std::shared_ptr<const void> owner, ExternalDataReader* external)
         : owner_(std::move(owner)), external_(external) {}
 
+    /// The raw data of `graph`'s initializers that the file buffer `fileBytes` holds (by index).
+    void setLiftedRawData(const onnx::GraphProto* graph, std::vector<std::span<const std::byte>> lifted,
+                          std::shared_ptr<const void> fileBytes) {
+        liftedGraph_ = graph;
+        lifted_ = std::move(lifted);
+        fileBytes_ = std::move(fileBytes);
+    }
+
     std::shared_ptr<Graph> import(const onnx::GraphProto& proto, const Scope* outer);
 
     /// Every imported graph with the proto it came from, to apply inferred shapes afterwards.
@@ -94,6 +151,9 @@ private:
 
     std::shared_ptr<const void> owner_;
     ExternalDataReader* external_;
+    const onnx::GraphProto* liftedGraph_ = nullptr;
+    std::vector<std::span<const std::byte>> lifted_;
+    std::shared_ptr<const void> fileBytes_;
 };
 
 std::string nodeLabel(const onnx::NodeProto& node) {
@@ -142,9 +202,12 @@ void GraphImporter::importInputsAndInitializers(const onnx::GraphProto& proto, G
             throw OnnxError("the graph input '" + in.name() + "' has the shape " +
                             shape.toString() + ", whose element count overflows 64 bits");
     }
-    for (const auto& init : proto.initializer()) {
+    for (int i = 0; i < proto.initializer_size(); ++i) {
+        const onnx::TensorProto& init = proto.initializer(i);
         const std::string label = "initializer '" + init.name() + "'";
-        Tensor t = tensorFromProto(init, owner_, external_, label);
+        const bool lifted = &proto == liftedGraph_ && size_t(i) < lifted_.size() && !lifted_[size_t(i)].empty();
+        Tensor t = lifted ? tensorFromProto(init, fileBytes_, external_, label, lifted_[size_t(i)])
+                          : tensorFromProto(init, owner_, external_, label);
         if (auto existing = g.findValue(init.name())) {
             if (g.value(*existing).initializer)
                 throw OnnxError("the initializer name '" + init.name() + "' is used more than once");
@@ -297,7 +360,8 @@ void inferShapes(onnx::ModelProto& proto, GraphImporter& importer, Model& model)
     }
 }
 
-Model importModel(ProtoPtr proto, const fs::path& dir, const LoadOptions& options) {
+Model importModel(ParsedFile parsed, const fs::path& dir, const LoadOptions& options) {
+    const ProtoPtr& proto = parsed.proto;
     if (!proto->has_graph())
         throw OnnxError("the file holds no graph, so it is not an ONNX model");
     if (proto->ir_version() <= 0)
@@ -322,6 +386,7 @@ Model importModel(ProtoPtr proto, const fs::path& dir, const LoadOptions& option
 
     ExternalDataReader external(dir);
     GraphImporter importer(proto, &external);
+    importer.setLiftedRawData(&proto->graph(), std::move(parsed.lifted), std::move(parsed.fileBytes));
     std::shared_ptr<Graph> main = importer.import(proto->graph(), nullptr);
     // Out-of-range attributes (a zero stride reaches a division in ONNX's shape inference) are
     // refused before anything reads them, and again once inferred shapes show the input ranks.
@@ -338,16 +403,20 @@ Model importModel(ProtoPtr proto, const fs::path& dir, const LoadOptions& option
 } // namespace
 
 Model loadModel(const fs::path& path, const LoadOptions& options) {
-    ProtoPtr proto = parseModelFile(path);
+    ParsedFile parsed = parseModelFile(path);
     fs::path dir = path.parent_path();
     if (dir.empty()) dir = ".";
-    return importModel(std::move(proto), dir, options);
+    return importModel(std::move(parsed), dir, options);
 }
 
 Model loadModelFromBytes(std::string_view bytes, const fs::path& baseDir, const LoadOptions& options) {
     if (bytes.empty()) throw OnnxError("the model data is empty");
     if (bytes.size() > size_t(INT_MAX)) throw OnnxError("the model data is over 2 GiB");
-    return importModel(parseModelBytes(bytes.data(), bytes.size()), baseDir, options);
+    // One copy, as protobuf would make: the same parse as a file's (and the fuzz targets, which
+    // load from bytes, exercise it).
+    std::shared_ptr<std::byte> buffer = allocateLargeBuffer(bytes.size());
+    std::memcpy(buffer.get(), bytes.data(), bytes.size());
+    return importModel(parseModelBuffer(std::move(buffer), bytes.size()), baseDir, options);
 }
 
 } // namespace graphlens

@@ -62,7 +62,8 @@ std::string packTypedField(const onnx::TensorProto& p, DType dtype, uint64_t byt
 } // namespace
 
 Tensor tensorFromProto(const onnx::TensorProto& proto, const std::shared_ptr<const void>& owner,
-                       ExternalDataReader* external, const std::string& label) {
+                       ExternalDataReader* external, const std::string& label,
+                       std::span<const std::byte> liftedRawData) {
     const auto dtype = dtypeFromOnnx(proto.data_type());
     if (!dtype || *dtype == DType::Undefined)
         throw OnnxError(label + " has an unknown element type (" +
@@ -95,7 +96,9 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::shared_ptr<con
         return Tensor::fromStrings(std::move(dims), {proto.string_data().begin(), proto.string_data().end()});
     }
     if (proto.has_raw_data()) {
-        const std::string& raw = proto.raw_data();
+        const std::string_view raw = liftedRawData.empty()
+                                         ? std::string_view(proto.raw_data())
+                                         : std::string_view(reinterpret_cast<const char*>(liftedRawData.data()), liftedRawData.size());
         if (raw.size() != expected)
             throw OnnxError(label + " holds " + std::to_string(raw.size()) + " bytes but its shape " +
                             dimsText(dims) + " of type " + typeName + " needs " +

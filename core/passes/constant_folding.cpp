@@ -1,11 +1,17 @@
 // fold-constants: a node whose inputs are all constants computes the same tensor on every run,
-// so it is computed once, now, by its reference kernel, and replaced by initializers holding its
-// outputs. The folding itself (foldToConstants) is shared with fold-shapes.
+// so it is computed once, now, and replaced by initializers holding its outputs. Data movement
+// whose result the optimized CPU kernel checks against its inputs (Transpose, Concat: the bulk
+// of what folding moves, a transposed weight per MatMul in PyTorch exports) runs on that kernel,
+// into huge-page storage; everything else on its reference kernel. The folding itself
+// (foldToConstants) is shared with fold-shapes.
 #include "core/passes/constant_folding.h"
 
+#include "core/graph/large_buffer.h"
 #include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
+#include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/kernel.h"
+#include "core/runtime/node_descriptor.h"
 #include "core/runtime/op_validation.h"
 
 #include <algorithm>
@@ -82,10 +88,46 @@ std::string sizeProblem(uint64_t outputBytes, uint64_t inputBytes, const PassCon
            std::to_string(inputBytes) + " bytes together, so it would grow the model";
 }
 
-/// Runs the node's reference kernel on its constant inputs.
-std::vector<Tensor> evaluate(const Node& n, const std::vector<std::optional<Tensor>>& inputs, int64_t opset) {
+/// Ops whose optimized CPU kernel gives the reference's bytes (they only move data) and whose
+/// factory checks the output dims against the inputs', so a shape the file misstates cannot
+/// make it read or write out of bounds.
+bool movesDataOnCpu(const Node& n) {
+    return n.domain.empty() && (n.opType == "Transpose" || n.opType == "Concat");
+}
+
+/// The node's outputs from its optimized CPU kernel, into `slab`; nullopt when that kernel does
+/// not take the node (the reference kernel then runs it).
+std::optional<std::vector<Tensor>> evaluateOnCpuKernel(const Graph& g, const Node& n,
+                                                       const std::vector<std::optional<Tensor>>& inputs,
+                                                       int64_t opset, TensorSlab& slab) {
+    if (!movesDataOnCpu(n) || inputs.empty() || !inputs[0]) return std::nullopt;
+    const auto info = describeNode(g, n, opset, 1);
+    if (!info || info->inputDims.size() != inputs.size()) return std::nullopt;
+    std::vector<const Tensor*> given;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        // The kernel is prepared for the inferred shapes: they must be the tensors' own.
+        if (!inputs[i] || info->inputDims[i] != inputs[i]->dims() || info->inputTypes[i] != inputs[i]->dtype())
+            return std::nullopt;
+        given.push_back(&*inputs[i]);
+    }
+    for (size_t i = 0; i < info->outputTypes.size(); ++i)
+        if (info->outputTypes[i] != inputs[0]->dtype()) return std::nullopt;
+    const auto kernel = cpuKernels().prepare(*info);
+    if (!kernel) return std::nullopt;
+    std::vector<Tensor> outputs;
+    for (size_t i = 0; i < info->outputTypes.size(); ++i) outputs.push_back(slab.allocate(info->outputTypes[i], info->outputDims[i]));
+    kernel->run(given, outputs);
+    return outputs;
+}
+
+/// Runs the node on its constant inputs: on its optimized CPU kernel where that moves the data
+/// (evaluateOnCpuKernel), else on its reference kernel.
+std::vector<Tensor> evaluate(const Graph& g, const Node& n, const std::vector<std::optional<Tensor>>& inputs,
+                             int64_t opset, TensorSlab* slab) {
     // Identity of a weight (PyTorch writes hundreds for shared parameters) shares its storage.
     if (n.opType == "Identity" && n.domain.empty() && !inputs.empty() && inputs[0]) return {*inputs[0]};
+    if (slab)
+        if (auto outputs = evaluateOnCpuKernel(g, n, inputs, opset, *slab)) return std::move(*outputs);
     std::vector<const Tensor*> given;
     for (const auto& t : inputs) given.push_back(t ? &*t : nullptr);
     KernelContext ctx(n, opset, std::move(given));
@@ -106,7 +148,8 @@ std::string outputNames(const Graph& g, const Node& n) {
 
 /// The node's outputs, computed on its constant inputs; nullopt (after a decline) when the
 /// kernel fails or the result is over the size cap.
-std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, const PassContext& context) {
+std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, const PassContext& context,
+                                                     TensorSlab* slab) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
     std::vector<std::optional<Tensor>> inputs;
@@ -120,7 +163,7 @@ std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, co
     std::vector<Tensor> outputs;
     if (why.empty()) {
         try {
-            outputs = evaluate(n, inputs, context.opset);
+            outputs = evaluate(g, n, inputs, context.opset, slab);
         } catch (const std::exception& e) {
             why = std::string("its reference kernel failed: ") + e.what();
         }
@@ -140,17 +183,19 @@ std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, co
 std::vector<Tensor> evaluateOnConstants(const Graph& g, const Node& n, int64_t opset) {
     std::vector<std::optional<Tensor>> inputs;
     for (ValueId v : n.inputs()) inputs.push_back(v == kNoId ? std::nullopt : constantTensor(g, v));
-    return evaluate(n, inputs, opset);
+    return evaluate(g, n, inputs, opset, nullptr);
 }
 
-bool foldToConstants(NodeId id, Rewriter& rw, const PassContext& context, const std::string& kind) {
+namespace {
+
+bool foldInto(NodeId id, Rewriter& rw, const PassContext& context, const std::string& kind, TensorSlab* slab) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
     if (const std::string why = whyNotFoldable(g, n); !why.empty()) {
         rw.decline(id, "kept: " + why);
         return false;
     }
-    std::optional<std::vector<Tensor>> outputs = evaluateWithinCap(id, rw, context);
+    std::optional<std::vector<Tensor>> outputs = evaluateWithinCap(id, rw, context, slab);
     if (!outputs) return false;
     uint64_t bytes = 0;
     for (const Tensor& t : *outputs) bytes += t.byteSize();
@@ -167,6 +212,12 @@ bool foldToConstants(NodeId id, Rewriter& rw, const PassContext& context, const 
     return true;
 }
 
+} // namespace
+
+bool foldToConstants(NodeId id, Rewriter& rw, const PassContext& context, const std::string& kind) {
+    return foldInto(id, rw, context, kind, nullptr);  // one node: not worth a slab's block
+}
+
 namespace {
 
 class FoldConstants final : public Pass {
@@ -178,7 +229,8 @@ public:
         return "A node whose inputs are all constants (initializers or Constant nodes, never graph "
                "inputs, whose values change from run to run) computes the same tensor every time the "
                "model runs: Transpose(W), Cast(c), Reshape(c, s), Mul(a, b) of two weights. The pass "
-               "evaluates it once with the node's reference kernel and stores the result as an "
+               "evaluates it once (Transpose and Concat on the optimized CPU kernels, which move the "
+               "same bytes, the rest with the node's reference kernel) and stores the result as an "
                "initializer under the same value name, so consumers and graph outputs do not change. "
                "Nodes are visited in topological order, so whole constant chains collapse in one sweep; "
                "a Constant node left without readers is removed. A node is kept when it draws random "
@@ -189,11 +241,12 @@ public:
                "blowing a few bytes up into megabytes would be.";
     }
     void run(Rewriter& rw, PassContext& context) override {
+        TensorSlab slab;  // the folded tensors, packed into shared huge pages
         for (NodeId id : rw.graph().topologicalOrder()) {
             if (!rw.graph().hasNode(id)) continue;  // an orphaned Constant removed by a fold
             const Node& n = rw.graph().node(id);
             if (n.opType == "Constant" && n.domain.empty()) continue;  // a constant already
-            if (allInputsConstant(rw.graph(), n)) foldToConstants(id, rw, context, "fold-constant");
+            if (allInputsConstant(rw.graph(), n)) foldInto(id, rw, context, "fold-constant", &slab);
         }
     }
 };

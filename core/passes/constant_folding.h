@@ -1,6 +1,7 @@
 // Constant folding, shared by fold-constants and fold-shapes: a node whose inputs are all
-// constants is evaluated once, now, by its reference kernel, and its outputs become initializers
-// under the same value names, so the runtime never computes it again.
+// constants is evaluated once, now, by its reference kernel (fold-constants runs Transpose and
+// Concat on their optimized CPU kernels, which move the same bytes), and its outputs become
+// initializers under the same value names, so the runtime never computes it again.
 #pragma once
 
 #include "core/passes/rewriter.h"

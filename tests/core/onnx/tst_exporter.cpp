@@ -145,6 +145,47 @@ private slots:
         QCOMPARE(QFileInfo(out).size(), qint64(serializeModel(m).size()));
     }
 
+    void aFileHoldsProtobufsOwnBytesWithTheWeightsStreamedFromTheTensors() {
+        // saveModel writes the main graph's raw data straight from the tensors; the bytes must be
+        // the ones protobuf writes with the data inside the message (serializeModel).
+        GraphBuilder b;
+        ValueId x = b.input("x", DType::Float, {64, 300});
+        std::vector<float> big(300 * 256);
+        for (size_t i = 0; i < big.size(); ++i) big[i] = float(i) * 0.5f - 7.f;
+        ValueId w = b.initializer("w", Tensor::floats({300, 256}, big));        // 300 KB, written directly
+        ValueId bias = b.initializer("bias", Tensor::floats({256}, std::vector<float>(256, 0.25f)));
+        ValueId none = b.initializer("empty", Tensor::floats({0, 256}, {}));
+        ValueId labels = b.initializer("labels", Tensor::fromStrings({2}, {"cat", "dog"}));
+        ValueId y = b.op("Add", {b.op("MatMul", {x, w}), b.op("Add", {bias, none})}, {}, "add");
+        b.output(y, DType::Float, {64, 256});
+        b.output(b.op("Identity", {labels}), DType::String, {2});
+        GraphBuilder body("body");
+        body.output(body.op("Identity", {body.initializer("inner", Tensor::floats({2}, {1, 2}))}));
+        ValueId chosen = b.op("If", {b.initializer("cond", Tensor::fromVector(DType::Bool, {}, std::vector<uint8_t>{1}))},
+                              {{"then_branch", GraphPtr(std::make_shared<Graph>(body.graph()))},
+                               {"else_branch", GraphPtr(std::make_shared<Graph>(body.graph()))}}, "if");
+        b.output(chosen, DType::Float, {2});
+        Model m = b.model(17);
+        m.producerName = "tests";
+        m.docString = "a model written in parts";
+        m.metadata = {{"author", "tests"}};
+        const std::string expected = serializeModel(m);
+        for (bool waitForDisk : {true, false}) {  // fsync, or only start the write-back
+            QTemporaryDir dir;
+            const QString out = dir.filePath("parts.onnx");
+            SaveOptions options;
+            options.waitForDisk = waitForDisk;
+            saveModel(m, out.toStdString(), options);
+            QFile f(out);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray written = f.readAll();
+            QCOMPARE(size_t(written.size()), expected.size());
+            QVERIFY(written == QByteArray::fromStdString(expected));
+            QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"parts.onnx"});
+            compareModels(m, loadModel(out.toStdString()));
+        }
+    }
+
     void inferredShapesAreWrittenOnlyWhenAsked() {
         const Model m = loadModel(kSample.toStdString());
         onnx::ModelProto plain, withShapes;

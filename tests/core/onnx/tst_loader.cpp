@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstring>
+
 using namespace graphlens;
 using namespace graphlens::testing;
 
@@ -52,6 +54,70 @@ private slots:
         QCOMPARE(w.byteSize(), size_t(16 * 27 * 4));
         const Model copy = m;  // a snapshot of the whole model shares every weight
         QVERIFY(copy.graph.value(*copy.graph.findValue("stem.conv.weight")).initializer->sharesStorageWith(w));
+    }
+
+    void largeInitializersAreViewedInTheFileWithTheBytesProtobufWouldRead() {
+        // From 64 KiB up, raw data stays in the file buffer instead of being parsed into a string;
+        // the values must be the ones protobuf reads, including where raw_data appears twice (the
+        // last one wins) and where a tensor has none.
+        onnx::ModelProto p = emptyModel();
+        auto& g = *p.mutable_graph();
+        addInput(g, "x", {4, 256});
+        std::string weights(256 * 128 * sizeof(float), '\0');
+        for (size_t i = 0; i < 256 * 128; ++i) {
+            const float v = float(i % 1000) * 0.125f - 3.f;
+            std::memcpy(weights.data() + i * sizeof v, &v, sizeof v);
+        }
+        auto* w = g.add_initializer();
+        w->set_name("w");
+        w->set_data_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : {256, 128}) w->add_dims(d);
+        w->set_raw_data(std::string(8, 'x'));  // overridden by the field after it
+        w->mutable_unknown_fields()->AddLengthDelimited(9, weights);  // a second raw_data, written last
+        auto* v = g.add_initializer();
+        v->set_name("v");
+        v->set_data_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : {256, 128}) v->add_dims(d);
+        for (size_t i = 0; i < 256 * 128; ++i) v->add_float_data(float(i));  // typed, not raw
+        addFloatInitializer(g, "b", {128}, {});
+        g.mutable_initializer(2)->set_raw_data(std::string(128 * sizeof(float), '\0'));
+        addNode(g, "MatMul", {"x", "w"}, {"h"});
+        addNode(g, "Add", {"h", "v"}, {"hv"});
+        addNode(g, "Add", {"hv", "b"}, {"y"});
+        addOutput(g, "y", {4, 128});
+        QTemporaryDir dir;
+        const QString path = dir.filePath("big.onnx");
+        writeModel(path, p);
+
+        const Model fromFile = loadModel(path.toStdString());
+        onnx::ModelProto parsed;
+        QVERIFY(parsed.ParseFromString(p.SerializeAsString()));
+        QVERIFY(parsed.graph().initializer(0).raw_data() == weights);  // what protobuf reads
+        const Model fromBytes = loadModelFromBytes(p.SerializeAsString());  // copied, then split alike
+        QVERIFY2(fromFile.warnings.empty(), fromFile.warnings.empty() ? "" : fromFile.warnings[0].c_str());
+        for (const char* name : {"w", "v", "b"}) {
+            const Tensor& a = *fromFile.graph.value(*fromFile.graph.findValue(name)).initializer;
+            const Tensor& b = *fromBytes.graph.value(*fromBytes.graph.findValue(name)).initializer;
+            QVERIFY2(a.contentEquals(b), name);
+        }
+        const Tensor& loaded = *fromFile.graph.value(*fromFile.graph.findValue("w")).initializer;
+        QVERIFY(std::memcmp(loaded.data(), weights.data(), weights.size()) == 0);
+        QCOMPARE(fromFile.graph.value(*fromFile.graph.findValue("y")).shape, Shape({4, 128}));
+
+        // A lifted raw data of the wrong size is refused in the same sentence as a parsed one.
+        w->mutable_unknown_fields()->Clear();
+        w->set_raw_data(weights.substr(0, weights.size() - 4));
+        writeModel(path, p);
+        for (auto load : {+[](const QString& file, const std::string&) { return loadModel(file.toStdString()); },
+                          +[](const QString&, const std::string& bytes) { return loadModelFromBytes(bytes); }}) {
+            try {
+                load(path, p.SerializeAsString());
+                QFAIL("a raw data 4 bytes short must be refused");
+            } catch (const OnnxError& e) {
+                QCOMPARE(std::string(e.what()), std::string("initializer 'w' holds 131068 bytes but its shape [256,128] "
+                                                             "of type float needs 131072"));
+            }
+        }
     }
 
     void typedFieldsAreReadLikeRawData() {

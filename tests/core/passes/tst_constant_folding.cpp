@@ -1,6 +1,7 @@
 // fold-constants: constant chains become initializers under their own names; random ops,
 // sub-graphs, other domains, DequantizeLinear and results over the size cap stay.
 #include "core/graph/builder.h"
+#include "core/passes/constant_folding.h"
 #include "support/kernel_harness.h"
 #include "support/pass_harness.h"
 
@@ -101,6 +102,54 @@ private slots:
         QVERIFY(target);
         QCOMPARE(values<int64_t>(*target), (std::vector<int64_t>{2, -1}));
         QVERIFY(out.verification.passed);
+    }
+
+    void transposesAndConcatsFoldOnTheCpuKernelsToTheReferenceBytes() {
+        // Transpose and Concat fold on the optimized CPU kernels (tiled, into huge-page storage);
+        // the stored tensors must be the reference kernel's bytes, including where a shape the
+        // graph states is wrong (the kernel then declines and the reference folds the node).
+        GraphBuilder b;
+        auto w = b.initializer("w", seeded({67, 45}, 3));
+        auto wt = b.op("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}}, "wt");
+        auto ids = b.initializer("ids", Tensor::int64s({3, 5, 7}, [] {
+            std::vector<int64_t> v(105);
+            for (size_t i = 0; i < v.size(); ++i) v[i] = int64_t(i) * 1000003 - 7;
+            return v;
+        }()));
+        auto idsT = b.op("Transpose", {ids}, {{"perm", std::vector<int64_t>{2, 0, 1}}}, "ids_t");
+        auto joined = b.op("Concat", {wt, b.initializer("extra", seeded({45, 5}, 4))}, {{"axis", int64_t(1)}}, "joined");
+        auto misstated = b.op("Transpose", {b.initializer("m", seeded({6, 4}, 5))}, {}, "misstated");
+        b.output(b.op("Add", {b.input("x", DType::Float, {45, 72}), joined}, {}, "add"));
+        b.output(b.op("Add", {b.input("i", DType::Int64, {7, 3, 5}), idsT}, {}, "add_ids"));
+        b.output(b.op("Add", {b.input("y", DType::Float, {4, 6}), misstated}, {}, "add_m"));
+        b.output(wt);  // read by the Concat too, so it stays once that is folded
+        Model m = withShapes(b.model());
+        m.graph.value(*m.graph.findValue("misstated_out")).shape = Shape({2, 12});  // really [4, 6]
+        std::map<std::string, Tensor> expected;
+        for (const char* name : {"wt", "ids_t", "misstated"}) {
+            const Node& n = m.graph.node(*m.graph.findNode(name));
+            expected[name] = evaluateOnConstants(m.graph, n, 17).at(0);
+        }
+        const Model before = m;
+        const PassResult result = runUnverified(m, "fold-constants");
+        QCOMPARE(countOps(m.graph, "Transpose") + countOps(m.graph, "Concat"), 0);
+        for (const auto& [name, want] : expected) {
+            const Tensor* got = m.graph.constantValue(*m.graph.findValue(name + "_out"));
+            QVERIFY2(got && got->contentEquals(want), name.c_str());
+        }
+        const Tensor* joinedNow = m.graph.constantValue(*m.graph.findValue("joined_out"));
+        QVERIFY(joinedNow);
+        QCOMPARE(joinedNow->dims(), (std::vector<int64_t>{45, 72}));
+        const auto rows = joinedNow->span<float>();
+        const auto wtRows = expected["wt"].span<float>();
+        const auto extra = before.graph.constantValue(*before.graph.findValue("extra"))->span<float>();
+        for (size_t r = 0; r < 45; ++r) {
+            QVERIFY(std::equal(wtRows.begin() + std::ptrdiff_t(r * 67), wtRows.begin() + std::ptrdiff_t(r * 67 + 67),
+                               rows.begin() + std::ptrdiff_t(r * 72)));
+            QVERIFY(std::equal(extra.begin() + std::ptrdiff_t(r * 5), extra.begin() + std::ptrdiff_t(r * 5 + 5),
+                               rows.begin() + std::ptrdiff_t(r * 72 + 67)));
+        }
+        QCOMPARE(result.counter("numFolded"), int64_t(4));
     }
 
     void declinesResultsOverTheSizeCapThatGrowTheModel() {

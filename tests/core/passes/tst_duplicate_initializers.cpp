@@ -40,6 +40,36 @@ private slots:
         QCOMPARE(out.verification.maxAbsError, 0.0);
     }
 
+    void largeTensorsAlikeInTheSampledBytesMergeOnlyWhenEqual() {
+        // Large tensors are bucketed by a hash of their first and last bytes and a spread sample;
+        // ones that agree there but differ in a byte between must stay apart.
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 512});
+        const Tensor base = iota({512, 512});
+        auto variant = [&](int64_t index, float value) {
+            Tensor t = Tensor::allocate(DType::Float, {512, 512});
+            std::copy(base.span<float>().begin(), base.span<float>().end(), t.mutableSpan<float>().begin());
+            if (index >= 0) t.mutableSpan<float>()[size_t(index)] = value;
+            return t;
+        };
+        // 1001 lies between the sampled bytes (64 bytes, then one byte every 16 KiB).
+        auto w1 = b.initializer("w1", variant(1001, -5.f));
+        auto w2 = b.initializer("w2", variant(-1, 0));
+        auto w3 = b.initializer("w3", variant(1001, -5.f));  // a copy of w1
+        auto w4 = b.initializer("w4", variant(-1, 0));       // a copy of w2
+        auto sum = b.op("Add", {b.op("MatMul", {x, w1}, {}, "mm1"), b.op("MatMul", {x, w2}, {}, "mm2")}, {}, "s1");
+        sum = b.op("Add", {sum, b.op("MatMul", {x, w3}, {}, "mm3")}, {}, "s2");
+        b.output(b.op("Add", {sum, b.op("MatMul", {x, w4}, {}, "mm4")}, {}, "s3"));
+        Model m = withShapes(b.model());
+        const CheckedPass out = runPassChecked(m, "merge-duplicate-initializers");
+        QCOMPARE(out.result.counter("numMerged"), int64_t(2));
+        QCOMPARE(m.graph.node(*m.graph.findNode("mm3")).input(1), *m.graph.findValue("w1"));
+        QCOMPARE(m.graph.node(*m.graph.findNode("mm4")).input(1), *m.graph.findValue("w2"));
+        QVERIFY(m.graph.findValue("w1") != m.graph.findValue("w2"));
+        QVERIFY(out.verification.passed);
+        QCOMPARE(out.verification.maxAbsError, 0.0);
+    }
+
     void mergesSmallScalarsAndKeepsOverridableDefaults() {
         GraphBuilder b;
         auto x = b.input("x", DType::Float, {3});

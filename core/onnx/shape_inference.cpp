@@ -211,6 +211,11 @@ void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
         if (!input.type().has_tensor_type() && !input.type().has_sequence_type() && !input.type().has_optional_type() &&
             !input.type().has_map_type() && !input.type().has_sparse_tensor_type())
             throw OnnxError("the graph input '" + input.name() + "' has no type, so shape inference did not run");
+    // Nor do they check for a sparse tensor where they read a dense one (fuzzing: a ConvTranspose
+    // weight typed as a sparse tensor crashed inside libonnx); no kernel takes sparse inputs either.
+    for (const onnx::ValueInfoProto& input : proto.graph().input())
+        if (input.type().has_sparse_tensor_type())
+            throw OnnxError("the graph input '" + input.name() + "' is a sparse tensor, so shape inference did not run");
     std::unordered_map<std::string, int> opsets;
     for (const auto& o : proto.opset_import()) opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = int(o.version());
     verifyAgainstSchemas(proto.graph(), opsets);

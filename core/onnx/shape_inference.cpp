@@ -44,7 +44,7 @@ std::string schemaViolation(const onnx::NodeProto& node, const onnx::OpSchema& s
 /// The rank and the largest dim of each value whose shape the file states: graph inputs,
 /// initializers, value_info and Constant nodes' tensors (of `graph` and the graphs enclosing it).
 struct StatedShape {
-    int rank = 0;
+    int rank = 0;  ///< -1: the file types the value as a tensor but gives no shape
     int64_t largest = 0;
 };
 using KnownRanks = std::unordered_map<std::string, StatedShape>;
@@ -58,7 +58,11 @@ StatedShape stated(const Dims& dims) {
 
 void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
     auto typed = [&ranks](const onnx::ValueInfoProto& v) {
-        if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+        if (!v.type().has_tensor_type()) return;
+        if (!v.type().tensor_type().has_shape()) {
+            ranks[v.name()] = {-1, 0};
+            return;
+        }
         std::vector<int64_t> dims;
         for (const auto& d : v.type().tensor_type().shape().dim()) dims.push_back(d.has_dim_value() ? d.dim_value() : 0);
         ranks[v.name()] = stated(dims);
@@ -76,18 +80,22 @@ void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
 /// a rank it indexes (judged on the ranks the file states), a value it divides by; empty when
 /// nothing does.
 std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks) {
-    struct MinRank { const char* op; int input; int rank; };
+    struct MinRank { const char* op; int input; int rank; bool needsShape = false; int maxInputs = 64; };
     // ConvTranspose's inference reads dims 0 and 1 of the weight (fuzzing: a 1-D weight crashed it).
     // STFT's reads dims 0 to 2 of the signal (fuzzing: a 1-D signal).
     // LayerNormalization's takes its axis from the end of the input's dims (fuzzing: a scalar input).
-    // MaxUnpool's reads dim 1 of its indices when no output_shape is given (fuzzing: a 1-D tensor
-    // in their place).
+    // MaxUnpool's reads dim 1 of its indices when no output_shape is given, without looking for a
+    // shape (fuzzing: a 1-D tensor in their place; indices typed without a shape).
     static constexpr MinRank rules[] = {{"ConvTranspose", 0, 3}, {"ConvTranspose", 1, 3}, {"STFT", 0, 3},
-                                        {"LayerNormalization", 0, 1}, {"MaxUnpool", 1, 2}};
+                                        {"LayerNormalization", 0, 1}, {"MaxUnpool", 1, 2, true, 2}};
     for (const MinRank& rule : rules) {
-        if (node.op_type() != rule.op || node.input_size() <= rule.input) continue;
+        if (node.op_type() != rule.op || node.input_size() <= rule.input || node.input_size() > rule.maxInputs) continue;
         const auto known = ranks.find(node.input(rule.input));
-        if (known != ranks.end() && known->second.rank < rule.rank)
+        if (known == ranks.end() || (known->second.rank < 0 && !rule.needsShape)) continue;
+        if (known->second.rank < 0)
+            return "its input " + std::to_string(rule.input) + " ('" + node.input(rule.input) +
+                   "') has no shape, which libonnx's inference of it reads";
+        if (known->second.rank < rule.rank)
             return "its input " + std::to_string(rule.input) + " ('" + node.input(rule.input) + "') has rank " +
                    std::to_string(known->second.rank) + ", below the " + std::to_string(rule.rank) + " it needs";
     }
@@ -120,13 +128,14 @@ std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks
     if (node.op_type() == "Transpose" && node.input_size() > 0) {
         const auto known = ranks.find(node.input(0));
         for (const onnx::AttributeProto& a : node.attribute())
-            if (a.name() == "perm" && known != ranks.end() && a.ints_size() != known->second.rank)
+            if (a.name() == "perm" && known != ranks.end() && known->second.rank >= 0 && a.ints_size() != known->second.rank)
                 return "its perm has " + std::to_string(a.ints_size()) + " values but its input ('" + node.input(0) +
                        "') has rank " + std::to_string(known->second.rank);
     }
     // Axes and batch dims index the input's dims (fuzzing: GatherND with batch_dims -2). Axis ranges
     // differ by op by one at the ends; anything further out is refused before libonnx sees it.
-    const auto rank0 = node.input_size() > 0 ? ranks.find(node.input(0)) : ranks.end();
+    auto rank0 = node.input_size() > 0 ? ranks.find(node.input(0)) : ranks.end();
+    if (rank0 != ranks.end() && rank0->second.rank < 0) rank0 = ranks.end();  // no shape stated
     for (const onnx::AttributeProto& a : node.attribute()) {
         if (a.type() != onnx::AttributeProto::INT) continue;
         if (a.name() == "batch_dims" && (a.i() < 0 || (rank0 != ranks.end() && a.i() >= rank0->second.rank)))

@@ -6,6 +6,7 @@
 #include "core/onnx/external_data.h"
 #include "core/onnx/onnx_error.h"
 
+#include <cstddef>
 #include <cstring>
 
 namespace graphlens {
@@ -103,8 +104,16 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::shared_ptr<con
             throw OnnxError(label + " holds " + std::to_string(raw.size()) + " bytes but its shape " +
                             dimsText(dims) + " of type " + typeName + " needs " +
                             std::to_string(expected));
-        return Tensor::view(*dtype, std::move(dims), reinterpret_cast<const std::byte*>(raw.data()),
-                            raw.size(), owner);
+        const auto* bytes = reinterpret_cast<const std::byte*>(raw.data());
+        // Kernels read the elements in place, and a view needs the alignment of a heap block: raw
+        // data lifted out of the file buffer lies at any offset (UBSan: misaligned float loads in
+        // the LSTM kernel), so such bytes are copied.
+        if (reinterpret_cast<uintptr_t>(bytes) % alignof(std::max_align_t) != 0) {
+            Tensor copy = Tensor::allocate(*dtype, std::move(dims));
+            std::memcpy(copy.mutableData(), bytes, raw.size());
+            return copy;
+        }
+        return Tensor::view(*dtype, std::move(dims), bytes, raw.size(), owner);
     }
     const uint64_t present = uint64_t(typedFieldCount(proto, *dtype));
     if (present != n)

@@ -257,6 +257,9 @@ Attributes GraphImporter::importAttributes(const onnx::NodeProto& node, const Sc
     Attributes attrs;
     for (const auto& a : node.attribute()) {
         const std::string label = "attribute '" + a.name() + "' of " + nodeLabel(node);
+        // A second value would replace the first, and with it a subgraph already imported and
+        // registered for shape inference (fuzzing: a use after free).
+        if (attrs.has(a.name())) throw OnnxError("the " + label + " is given twice");
         Attribute value = importAttribute(a, label, scope);
         value.refAttrName = a.ref_attr_name();
         value.docString = a.doc_string();

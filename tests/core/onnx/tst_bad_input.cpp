@@ -353,6 +353,8 @@ private slots:
                                                     << "its input 1 ('output_shape') has rank 1, below the 2 it needs";
         QTest::newRow("MaxUnpool indices without a shape") << "fuzz_load/maxunpool_indices_without_shape.onnx"
                                                            << "its input 1 ('xI') has no shape, which libonnx's inference of it reads";
+        QTest::newRow("MaxUnpool indices of a map type") << "fuzz_load/maxunpool_indices_of_map_type.onnx"
+                                                         << "its input 1 ('xI') is not a tensor";
         QTest::newRow("sparse ConvTranspose weight") << "fuzz_load/convtranspose_sparse_weight_input.onnx"
                                                      << "the graph input 'W' is a sparse tensor, so shape inference did not run";
         QTest::newRow("Expand to 2^63 - 1 dims") << "fuzz_load/expand_shape_of_2_63_values.onnx"

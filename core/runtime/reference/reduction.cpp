@@ -10,12 +10,24 @@
 namespace graphlens {
 namespace reduction {
 
+namespace {
+
+/// a * b for the dims of `dims`; KernelError when it overflows (fuzzing: partial products of an
+/// empty tensor with a dim of 2^63 - 1 beside a dim of 2).
+int64_t productOf(int64_t a, int64_t b, const std::vector<int64_t>& dims) {
+    int64_t product = 0;
+    if (__builtin_mul_overflow(a, b, &product)) throw KernelError("the shape " + ref::dimsText(dims) + " is too large");
+    return product;
+}
+
+} // namespace
+
 AxisSplit splitAt(const std::vector<int64_t>& dims, int64_t axis) {
     AxisSplit s;
     for (int64_t i = 0; i < int64_t(dims.size()); ++i) {
-        if (i < axis) s.outer *= dims[size_t(i)];
+        if (i < axis) s.outer = productOf(s.outer, dims[size_t(i)], dims);
         else if (i == axis) s.length = dims[size_t(i)];
-        else s.inner *= dims[size_t(i)];
+        else s.inner = productOf(s.inner, dims[size_t(i)], dims);
     }
     return s;
 }
@@ -110,7 +122,7 @@ ReducePlan planReduction(const std::vector<int64_t>& dims, const std::vector<boo
     for (size_t d = 0; d < dims.size(); ++d) {
         if (mask[d]) {
             kept[d] = 1;
-            p.groupSize *= dims[d];
+            p.groupSize = productOf(p.groupSize, dims[d], dims);
         }
         if (!mask[d] || keepDims) p.outDims.push_back(kept[d]);
     }

@@ -108,11 +108,8 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::shared_ptr<con
         // Kernels read the elements in place, and a view needs the alignment of a heap block: raw
         // data lifted out of the file buffer lies at any offset (UBSan: misaligned float loads in
         // the LSTM kernel), so such bytes are copied.
-        if (reinterpret_cast<uintptr_t>(bytes) % alignof(std::max_align_t) != 0) {
-            Tensor copy = Tensor::allocate(*dtype, std::move(dims));
-            std::memcpy(copy.mutableData(), bytes, raw.size());
-            return copy;
-        }
+        if (reinterpret_cast<uintptr_t>(bytes) % alignof(std::max_align_t) != 0)
+            return Tensor::fromBytes(*dtype, std::move(dims), std::string(raw));  // one copy, no zero-fill first
         return Tensor::view(*dtype, std::move(dims), bytes, raw.size(), owner);
     }
     const uint64_t present = uint64_t(typedFieldCount(proto, *dtype));

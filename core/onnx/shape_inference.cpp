@@ -43,8 +43,11 @@ std::string schemaViolation(const onnx::NodeProto& node, const onnx::OpSchema& s
 
 /// The rank and the largest dim of each value whose shape the file states: graph inputs,
 /// initializers, value_info and Constant nodes' tensors (of `graph` and the graphs enclosing it).
+constexpr int kNoShape = -1;     ///< StatedShape::rank of a tensor the file types without a shape
+constexpr int kNotATensor = -2;  ///< StatedShape::rank of a value the file types as a map, sequence, ...
+
 struct StatedShape {
-    int rank = 0;  ///< -1: the file types the value as a tensor but gives no shape; -2: not a tensor
+    int rank = 0;  ///< or kNoShape, kNotATensor
     int64_t largest = 0;
 };
 using KnownRanks = std::unordered_map<std::string, StatedShape>;
@@ -59,11 +62,11 @@ StatedShape stated(const Dims& dims) {
 void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
     auto typed = [&ranks](const onnx::ValueInfoProto& v) {
         if (!v.type().has_tensor_type()) {
-            if (v.has_type() && v.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) ranks[v.name()] = {-2, 0};
+            if (v.has_type() && v.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) ranks[v.name()] = {kNotATensor, 0};
             return;
         }
         if (!v.type().tensor_type().has_shape()) {
-            ranks[v.name()] = {-1, 0};
+            ranks[v.name()] = {kNoShape, 0};
             return;
         }
         std::vector<int64_t> dims;
@@ -94,10 +97,10 @@ std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks
     for (const MinRank& rule : rules) {
         if (node.op_type() != rule.op || node.input_size() <= rule.input || node.input_size() > rule.maxInputs) continue;
         const auto known = ranks.find(node.input(rule.input));
-        if (known == ranks.end() || (known->second.rank == -1 && !rule.needsShape)) continue;
-        if (known->second.rank == -2)
+        if (known == ranks.end() || (known->second.rank == kNoShape && !rule.needsShape)) continue;
+        if (known->second.rank == kNotATensor)
             return "its input " + std::to_string(rule.input) + " ('" + node.input(rule.input) + "') is not a tensor";
-        if (known->second.rank < 0)
+        if (known->second.rank == kNoShape)
             return "its input " + std::to_string(rule.input) + " ('" + node.input(rule.input) +
                    "') has no shape, which libonnx's inference of it reads";
         if (known->second.rank < rule.rank)

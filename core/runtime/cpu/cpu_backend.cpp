@@ -274,9 +274,13 @@ class CpuBackend final : public Backend {
 public:
     std::string name() const override { return "cpu"; }
     std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) override {
-        // QDQ convolutions run on the int8 kernels; reference plans (the oracle) keep the graph.
+        // QDQ convolutions and products run on the int8 kernels; reference plans (the oracle)
+        // keep the graph.
         std::map<NodeId, NodeId> reportedAs;
-        if (!options.referenceOnly) fuseQdqConvolutions(prepared, &reportedAs);
+        if (!options.referenceOnly) {
+            fuseQdqConvolutions(prepared, &reportedAs);
+            fuseQdqMatMuls(prepared, &reportedAs);
+        }
         dequantizeConstantWeights(prepared);
         return std::make_unique<CpuPlan>(std::move(prepared), options, false, false, std::move(reportedAs));
     }

@@ -11,6 +11,7 @@
 #include "core/passes/rewriter.h"
 #include "core/runtime/node_descriptor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -194,6 +195,21 @@ std::optional<QdqProduct> matchProductAt(const Graph& g, const Node& p, std::str
     if (ws->numel() > 1 && (axis != columnAxis || ws->numel() != m.columns)) {
         why = "its weight scales are not per output column (axis " + std::to_string(columnAxis) + ")";
         return std::nullopt;
+    }
+    // The int8 kernel takes s8 weights w - w_zero (onednn_int8.cpp); others would leave the
+    // product to the reference kernel's loops, slower than the float product.
+    if (m.weightDq->inputs().size() > 2 && m.weightDq->input(2) != kNoId) {
+        const std::vector<double> z = g.constantValue(m.weightDq->input(2))->toDoubles();
+        const bool s8AroundZero = w->dtype() == DType::Int8 && std::all_of(z.begin(), z.end(), [](double v) { return v == 0; });
+        const std::vector<double> values = s8AroundZero ? std::vector<double>{} : w->toDoubles();
+        const int64_t k = w->dims()[m.transB ? 1 : 0];
+        for (size_t i = 0; i < values.size(); ++i) {
+            const double centered = values[i] - z[z.size() == 1 ? 0 : size_t(m.transB ? int64_t(i) / k : int64_t(i) % m.columns)];
+            if (centered < -128 || centered > 127) {
+                why = "its weights minus their zero point leave [-128, 127], which the int8 kernel takes";
+                return std::nullopt;
+            }
+        }
     }
     if (m.gemm && p.inputs().size() > 2 && p.input(2) != kNoId) {
         m.biasDq = producerOf(g, p.input(2), "DequantizeLinear");

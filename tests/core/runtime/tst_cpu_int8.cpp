@@ -585,6 +585,9 @@ private slots:
         c.perChannel = true;
         c.outputPerAxis = true;
         QTest::newRow("MatMul whose QuantizeLinear has a scale per column") << c;
+        c = {};
+        c.w = DType::UInt8;  // around 0: -2 is 254, 254 steps from its zero point
+        QTest::newRow("MatMul of u8 weights beyond [-128, 127] from their zero point") << c;
     }
 
     /// Products the int8 kernels cannot take stay float, and the plan computes what the reference

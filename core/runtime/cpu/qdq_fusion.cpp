@@ -5,6 +5,9 @@
 // -> QLinearConv(x_q, x_s, x_z, w_q, w_s, w_z, y_s, y_z, b_i32)
 // Relu goes only where it changes nothing: Q(relu(v)) = max(Q(v), y_z), which saturation already
 // gives when y_z is the type's lowest value (what ONNX Runtime writes for ReLU outputs).
+// Matrix products the same way (FuseQdqProducts): DQ(x) x DQ(w) -> MatMul | Gemm -> [Relu] -> Q
+// -> QLinearMatMul | com.microsoft QGemm(.., C as int32, y_scale, y_zero); with no Q after it,
+// com.microsoft MatMulIntegerToFloat | QGemm without y_scale (int8 sums scaled to float).
 #include "core/runtime/cpu/qdq_fusion.h"
 
 #include "core/passes/pass_manager.h"

@@ -3,6 +3,7 @@
 // by the memory planner. Threads are OpenMP's, shared with oneDNN.
 #include "core/runtime/backend.h"
 #include "core/runtime/value_observer.h"
+#include "core/runtime/cpu/conv_tuning.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
@@ -140,8 +141,10 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
         checkMemory(lifetimes({}, planned), nullptr);
     }
     if (memoryCheckOnly) return;
+    takeConvTuningCounts();  // what this plan's kernels measure (conv_tuning.h)
     claimNodes(opset, options.referenceOnly);
     planArena(options.referenceOnly || plainLayouts ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(opset));
+    if (std::string tuned = convTuningLine(takeConvTuningCounts()); !tuned.empty()) preparation_.push_back(std::move(tuned));
     refreshKernelNames();  // a kernel kept in a blocked layout names it
     for (PlannedNode& planned : nodes_)
         if (auto it = reportedAs_.find(planned.node); it != reportedAs_.end()) planned.node = it->second;
@@ -219,11 +222,36 @@ std::vector<TensorLifetime> CpuPlan::lifetimes(const std::map<ValueId, uint64_t>
         t.lastStep = std::max(pos, lastRead.count(v) ? lastRead[v] : pos);
         const PreparedKernel* kernel = executor_->preparedKernel(value.producer());
         const Node& producer = graph_.node(value.producer());
-        if (kernel && kernel->writesInPlace() && value.producerOutput() == 0 && !producer.inputs().empty())
-            if (auto it = indexOf.find(producer.input(0)); it != indexOf.end()) t.inPlaceOf = it->second;
+        // In place on an input other than 0 only where no other input is the same value (a
+        // convolution's residual that is also its source would be overwritten while read).
+        const int shared = kernel ? kernel->inPlaceInput() : -1;
+        const auto& ins = producer.inputs();
+        if (shared >= 0 && value.producerOutput() == 0 && size_t(shared) < ins.size() &&
+            (shared == 0 || std::count(ins.begin(), ins.end(), ins[size_t(shared)]) == 1))
+            if (auto it = indexOf.find(ins[size_t(shared)]); it != indexOf.end()) t.inPlaceOf = it->second;
         indexOf[v] = int(result.size());
         planned.push_back(v);
         result.push_back(t);
+    }
+    // A Concat that only copies its inputs side by side into its output finds them in place:
+    // each input the arena holds, read once by it, of the piece's size and in no other Concat,
+    // lives inside the Concat's output (its producer writes there directly).
+    for (const auto& [pos, v] : byPosition) {
+        const auto owner = indexOf.find(v);
+        if (owner == indexOf.end() || graph_.value(v).producerOutput() != 0) continue;
+        const NodeId id = graph_.value(v).producer();
+        const PreparedKernel* kernel = executor_->preparedKernel(id);
+        const std::vector<PreparedKernel::Piece> pieces = kernel ? kernel->inputPieces() : std::vector<PreparedKernel::Piece>();
+        const auto& ins = graph_.node(id).inputs();
+        if (pieces.size() != ins.size()) continue;
+        for (size_t i = 0; i < pieces.size(); ++i) {
+            const auto part = indexOf.find(ins[i]);
+            if (part == indexOf.end() || std::count(ins.begin(), ins.end(), ins[i]) != 1) continue;
+            TensorLifetime& t = result[size_t(part->second)];
+            if (t.partOf >= 0 || t.bytes != pieces[i].bytes) continue;
+            t.partOf = owner->second;
+            t.offsetInOwner = pieces[i].offset;
+        }
     }
     return result;
 }

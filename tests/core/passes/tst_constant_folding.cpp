@@ -9,6 +9,8 @@
 #include "support/pass_harness.h"
 #include "support/proto_fixtures.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace graphlens;
@@ -297,6 +299,31 @@ private slots:
         QCOMPARE(w->byteSize(), raw.size());
         QVERIFY(std::memcmp(w->data(), raw.data(), raw.size()) == 0);
         QCOMPARE(countOps(m.graph, "Mul"), 1);
+    }
+
+    void transposesAWeightInExternalDataIntoNewStorage() {
+        // A weight kept in external data views a read-only mapping of its file: the fold never
+        // writes over it, and the file keeps its bytes.
+        const onnx::ModelProto p = transposedWeightModel(false);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("external.onnx");
+        SaveOptions options;
+        options.externalData = SaveOptions::ExternalData::Always;
+        options.externalThresholdBytes = 256;
+        saveModel(loadModelFromBytes(p.SerializeAsString()), path.toStdString(), options);
+        QFile data(dir.filePath("external.data"));
+        QVERIFY(data.open(QIODevice::ReadOnly));
+        const QByteArray before = data.readAll();
+        data.close();
+        Model m = loadModel(path.toStdString());
+        const Tensor* w = m.graph.constantValue(*m.graph.findValue("w"));
+        QVERIFY(w && w->externalOrigin());
+        QVERIFY(!exclusivelyHeldBytes(*w, 1));
+        const PassResult result = runUnverified(m, "fold-constants");
+        QCOMPARE(result.counter("numFolded"), int64_t(1));
+        QCOMPARE(floatsOf(*m.graph.constantValue(*m.graph.findValue("wt"))), transposedWeight(p));
+        QVERIFY(data.open(QIODevice::ReadOnly));
+        QVERIFY(data.readAll() == before);
     }
 };
 

@@ -133,7 +133,10 @@ int runOptimize(const QStringList& args) {
     auto model = loadOrReport(positional[0]);
     if (!model) return 1;
     times.loadMs = lap();
-    const Graph original = model->graph;  // a snapshot, for the provenance the output records
+    // A snapshot for the provenance the output records: nodes and names, not the weights, which
+    // stay the model's alone (fold-constants then transposes a weight over its own bytes).
+    Graph original = model->graph;
+    for (ValueId v : original.initializers()) original.setInitializer(v, std::nullopt);
     PipelineReport report;
     try {
         const auto passes = makePipeline(parser.value("passes").toStdString());

@@ -37,6 +37,16 @@ std::shared_ptr<std::byte> allocateLargeBuffer(size_t bytes) {
     return {start, [mapped](std::byte* p) { munmap(p, mapped); }};
 }
 
+std::shared_ptr<const void> writableRegion(std::shared_ptr<std::byte> block, std::byte* at) {
+    return std::shared_ptr<std::byte>(at, WritableRegion{std::move(block)});
+}
+
+std::byte* exclusivelyHeldBytes(const Tensor& tensor, long holders) {
+    const std::shared_ptr<const std::byte> storage = tensor.sharedStorage();  // one more holder
+    if (!storage || !std::get_deleter<WritableRegion>(storage) || storage.use_count() != holders + 1) return nullptr;
+    return tensor.mutableData();
+}
+
 Tensor TensorSlab::allocate(DType type, std::vector<int64_t> dims) {
     const int64_t count = checkedElementCount(dims).value_or(-1);
     if (type == DType::String || count < 0) return Tensor::allocate(type, std::move(dims));

@@ -1,5 +1,5 @@
-// ONNX import: the file is read once into memory and parsed around the weights; tensors view its
-// bytes instead of copying them.
+// ONNX import: the file is parsed around its weights, which are read once, into a buffer of their
+// own that tensors view.
 // Structural problems (duplicate names, undefined inputs, cycles, bad tensors) stop the load with
 // one sentence; what the ONNX checker and shape inference say is kept as warnings, so a model that
 // ONNX Runtime runs also opens here.
@@ -19,12 +19,14 @@
 #include <onnx/checker.h>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -50,35 +52,57 @@ ProtoPtr parseModelBytes(const void* data, size_t size) {
     return parseModelStream(array);
 }
 
-/// A parsed file: the message, and where the raw data of its large initializers lies in the
-/// file's bytes (see raw_data_split.h), owned by `fileBytes`.
+/// A parsed file: the message, and where the raw data of its large initializers lies (see
+/// raw_data_split.h), each with an owner of its own (a WritableRegion of one shared buffer).
 struct ParsedFile {
     ProtoPtr proto;
-    std::shared_ptr<const void> fileBytes;
     std::vector<std::span<const std::byte>> lifted;
+    std::vector<std::shared_ptr<const void>> owners;  ///< by initializer index, as `lifted`
 };
 
-/// Raw data from this size up is viewed in the file buffer instead of parsed. Far above any shape
-/// tensor that shape inference reads values from (of lifted data it sees an 8-byte placeholder).
+/// Raw data from this size up is copied into a buffer of its own instead of parsed. Far above any
+/// shape tensor that shape inference reads values from (of lifted data it sees an 8-byte placeholder).
 constexpr size_t kLiftRawDataBytes = size_t(64) << 10;
+/// Where each lifted raw data starts in that buffer: kernels read weights in place, aligned.
+constexpr size_t kLiftedAlignment = 64;
 
-/// Parses the model in `buffer` around the raw data of its large initializers, which stay there.
-ParsedFile parseModelBuffer(std::shared_ptr<std::byte> buffer, size_t size) {
-    const std::span<const std::byte> bytes(buffer.get(), size);
+/// Copies `size` bytes found at `offset` of the model's bytes to `to`.
+using ReadAt = std::function<void(std::byte* to, size_t size, uint64_t offset)>;
+
+/// Parses the model in `bytes` around the raw data of its large initializers: only the structure
+/// is parsed, and `readAt` copies each large raw data into one huge-page buffer, at a 64-byte
+/// boundary whatever its offset in the file. Tensors view it there; the peak memory of a load is
+/// the weights plus the parsed structure, and `bytes` is not needed afterwards.
+ParsedFile parseModelLifted(std::span<const std::byte> bytes, const ReadAt& readAt) {
     ParsedFile parsed;
-    if (auto split = splitRawData(bytes, kLiftRawDataBytes)) {
-        parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
-        parsed.lifted = std::move(split->lifted);
-        parsed.fileBytes = std::move(buffer);
-    } else {
+    auto split = splitRawData(bytes, kLiftRawDataBytes);
+    if (!split) {
         parsed.proto = parseModelBytes(bytes.data(), bytes.size());
+        return parsed;
+    }
+    parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
+    auto place = [](size_t n) { return (n + kLiftedAlignment - 1) / kLiftedAlignment * kLiftedAlignment; };
+    size_t total = 0;
+    for (const auto& raw : split->lifted) total += place(raw.size());
+    if (total == 0) return parsed;
+    std::shared_ptr<std::byte> buffer = allocateLargeBuffer(total);
+    parsed.lifted.resize(split->lifted.size());
+    parsed.owners.resize(split->lifted.size());
+    size_t at = 0;
+    for (size_t i = 0; i < split->lifted.size(); ++i) {
+        const auto raw = split->lifted[i];
+        if (raw.empty()) continue;
+        std::byte* to = buffer.get() + at;
+        readAt(to, raw.size(), uint64_t(raw.data() - bytes.data()));
+        parsed.lifted[i] = {to, raw.size()};
+        parsed.owners[i] = writableRegion(buffer, to);
+        at += place(raw.size());
     }
     return parsed;
 }
 
-/// Reads the whole file into one huge-page buffer and parses it without copying the weights: the
-/// peak memory of a load is the file's size plus the parsed structure, and the tensors of the
-/// large initializers view the buffer, which lives as long as any of them.
+/// Maps the file to find its structure and reads each large raw data with pread straight to its
+/// place: the weights are copied once out of the page cache, and nothing else of the file is.
 ParsedFile parseModelFile(const fs::path& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
@@ -86,32 +110,35 @@ ParsedFile parseModelFile(const fs::path& path) {
     if (!fs::is_regular_file(status)) throw OnnxError("it is not a regular file");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw OnnxError(std::string("cannot open the file: ") + std::strerror(errno));
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
     struct stat st {};
-    if (fstat(fd, &st) != 0) {
-        ::close(fd);
-        throw OnnxError(std::string("cannot read the file's size: ") + std::strerror(errno));
-    }
+    if (fstat(fd, &st) != 0) throw OnnxError(std::string("cannot read the file's size: ") + std::strerror(errno));
     const uint64_t size = uint64_t(st.st_size);
-    if (size == 0 || size > uint64_t(INT_MAX)) ::close(fd);
     if (size == 0) throw OnnxError("the file is empty");
     if (size > uint64_t(INT_MAX))
         throw OnnxError("the file is over 2 GiB; ONNX models that large keep their weights in "
                         "external data files");
-    std::shared_ptr<std::byte> buffer = allocateLargeBuffer(size_t(size));
-    size_t done = 0;
-    while (done < size) {
-        const ssize_t n = ::read(fd, buffer.get() + done, size_t(size) - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const int err = n < 0 ? errno : 0;
-            ::close(fd);
-            throw OnnxError(err ? std::string("cannot read the file: ") + std::strerror(err)
-                                : std::string("the file became shorter while it was read"));
+    void* mapped = mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (mapped == MAP_FAILED) throw OnnxError(std::string("cannot map the file: ") + std::strerror(errno));
+    struct Unmapper {
+        void* addr;
+        size_t size;
+        ~Unmapper() { munmap(addr, size); }
+    } unmapper{mapped, size_t(size)};
+    const std::span<const std::byte> bytes(static_cast<const std::byte*>(mapped), size_t(size));
+    return parseModelLifted(bytes, [fd](std::byte* to, size_t n, uint64_t offset) {
+        for (size_t done = 0; done < n;) {
+            const ssize_t got = ::pread(fd, to + done, n - done, off_t(offset + done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0)
+                throw OnnxError(got < 0 ? std::string("cannot read the file: ") + std::strerror(errno)
+                                        : std::string("the file became shorter while it was read"));
+            done += size_t(got);
         }
-        done += size_t(n);
-    }
-    ::close(fd);
-    return parseModelBuffer(std::move(buffer), size_t(size));
+    });
 }
 
 /// Names visible in a graph and in the graphs around it (sub-graphs read outer values).
@@ -128,12 +155,13 @@ public:
     GraphImporter(std::shared_ptr<const void> owner, ExternalDataReader* external)
         : owner_(std::move(owner)), external_(external) {}
 
-    /// The raw data of `graph`'s initializers that the file buffer `fileBytes` holds (by index).
+    /// The raw data of `graph`'s initializers that were lifted out of the file, and their owners
+    /// (by index).
     void setLiftedRawData(const onnx::GraphProto* graph, std::vector<std::span<const std::byte>> lifted,
-                          std::shared_ptr<const void> fileBytes) {
+                          std::vector<std::shared_ptr<const void>> owners) {
         liftedGraph_ = graph;
         lifted_ = std::move(lifted);
-        fileBytes_ = std::move(fileBytes);
+        liftedOwners_ = std::move(owners);
     }
 
     std::shared_ptr<Graph> import(const onnx::GraphProto& proto, const Scope* outer);
@@ -153,7 +181,7 @@ private:
     ExternalDataReader* external_;
     const onnx::GraphProto* liftedGraph_ = nullptr;
     std::vector<std::span<const std::byte>> lifted_;
-    std::shared_ptr<const void> fileBytes_;
+    std::vector<std::shared_ptr<const void>> liftedOwners_;
 };
 
 std::string nodeLabel(const onnx::NodeProto& node) {
@@ -206,7 +234,7 @@ void GraphImporter::importInputsAndInitializers(const onnx::GraphProto& proto, G
         const onnx::TensorProto& init = proto.initializer(i);
         const std::string label = "initializer '" + init.name() + "'";
         const bool lifted = &proto == liftedGraph_ && size_t(i) < lifted_.size() && !lifted_[size_t(i)].empty();
-        Tensor t = lifted ? tensorFromProto(init, fileBytes_, external_, label, lifted_[size_t(i)])
+        Tensor t = lifted ? tensorFromProto(init, liftedOwners_[size_t(i)], external_, label, lifted_[size_t(i)])
                           : tensorFromProto(init, owner_, external_, label);
         if (auto existing = g.findValue(init.name())) {
             if (g.value(*existing).initializer)
@@ -389,7 +417,7 @@ Model importModel(ParsedFile parsed, const fs::path& dir, const LoadOptions& opt
 
     ExternalDataReader external(dir);
     GraphImporter importer(proto, &external);
-    importer.setLiftedRawData(&proto->graph(), std::move(parsed.lifted), std::move(parsed.fileBytes));
+    importer.setLiftedRawData(&proto->graph(), std::move(parsed.lifted), std::move(parsed.owners));
     std::shared_ptr<Graph> main = importer.import(proto->graph(), nullptr);
     // Out-of-range attributes (a zero stride reaches a division in ONNX's shape inference) are
     // refused before anything reads them, and again once inferred shapes show the input ranks.
@@ -415,11 +443,11 @@ Model loadModel(const fs::path& path, const LoadOptions& options) {
 Model loadModelFromBytes(std::string_view bytes, const fs::path& baseDir, const LoadOptions& options) {
     if (bytes.empty()) throw OnnxError("the model data is empty");
     if (bytes.size() > size_t(INT_MAX)) throw OnnxError("the model data is over 2 GiB");
-    // One copy, as protobuf would make: the same parse as a file's (and the fuzz targets, which
-    // load from bytes, exercise it).
-    std::shared_ptr<std::byte> buffer = allocateLargeBuffer(bytes.size());
-    std::memcpy(buffer.get(), bytes.data(), bytes.size());
-    return importModel(parseModelBuffer(std::move(buffer), bytes.size()), baseDir, options);
+    // The same parse as a file's (and the fuzz targets, which load from bytes, exercise it).
+    const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    return importModel(parseModelLifted(data, [&](std::byte* to, size_t n, uint64_t offset) {
+                           std::memcpy(to, data.data() + offset, n);
+                       }), baseDir, options);
 }
 
 } // namespace graphlens

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string_view>
 
 namespace graphlens {
@@ -95,11 +96,44 @@ bool movesDataOnCpu(const Node& n) {
     return n.domain.empty() && (n.opType == "Transpose" || n.opType == "Concat");
 }
 
-/// The node's outputs from its optimized CPU kernel, into `slab`; nullopt when that kernel does
-/// not take the node (the reference kernel then runs it).
+/// Where folded tensors go: a slab of huge pages, and a scratch buffer reused by the Transposes
+/// that write their result over their input.
+struct FoldMemory {
+    TensorSlab slab;
+    std::shared_ptr<std::byte> scratch;
+    size_t scratchBytes = 0;
+
+    std::byte* scratchOf(size_t bytes) {
+        if (bytes > scratchBytes) {
+            scratch = allocateLargeBuffer(bytes);
+            scratchBytes = bytes;
+        }
+        return scratch.get();
+    }
+};
+
+/// The input bytes a Transpose may overwrite with its result: those of an initializer that this
+/// fold erases (this node reads it once; no graph input or output) and whose storage nothing else
+/// holds and may be written (a weight the loader read; not one shared with another value or a
+/// snapshot of the model, not a read-only mapping of external data). Folding the transposed
+/// weights of a PyTorch export there takes no fresh memory, whose first touch costs more than the
+/// transpose. `input` is the fold's own copy of the initializer's tensor.
+std::byte* overwritableInput(const Graph& g, const Node& n, const Tensor& input) {
+    if (n.opType != "Transpose" || n.inputs().size() != 1) return nullptr;
+    const ValueId v = n.input(0);
+    const Value& value = g.value(v);
+    if (!value.initializer || value.producer() != kNoId || value.uses().size() != 1 || g.isGraphOutput(v) ||
+        g.isGraphInput(v))
+        return nullptr;
+    return exclusivelyHeldBytes(input, 2);  // the graph's initializer and `input`
+}
+
+/// The node's outputs from its optimized CPU kernel, into `memory` (a Transpose over its input
+/// where overwritableInput allows); nullopt when that kernel does not take the node (the reference
+/// kernel then runs it).
 std::optional<std::vector<Tensor>> evaluateOnCpuKernel(const Graph& g, const Node& n,
                                                        const std::vector<std::optional<Tensor>>& inputs,
-                                                       int64_t opset, TensorSlab& slab) {
+                                                       int64_t opset, FoldMemory& memory) {
     if (!movesDataOnCpu(n) || inputs.empty() || !inputs[0]) return std::nullopt;
     const auto info = describeNode(g, n, opset, 1);
     if (!info || info->inputDims.size() != inputs.size()) return std::nullopt;
@@ -115,7 +149,19 @@ std::optional<std::vector<Tensor>> evaluateOnCpuKernel(const Graph& g, const Nod
     const auto kernel = cpuKernels().prepare(*info);
     if (!kernel) return std::nullopt;
     std::vector<Tensor> outputs;
-    for (size_t i = 0; i < info->outputTypes.size(); ++i) outputs.push_back(slab.allocate(info->outputTypes[i], info->outputDims[i]));
+    if (std::byte* own = overwritableInput(g, n, *inputs[0]); own && info->outputTypes.size() == 1) {
+        const Tensor& input = *inputs[0];
+        const size_t bytes = input.byteSize();
+        std::byte* scratch = memory.scratchOf(bytes);
+        outputs.push_back(Tensor::view(input.dtype(), info->outputDims[0], scratch, bytes, memory.scratch));
+        kernel->run(given, outputs);
+        // Past this point the fold happens: the size cap cannot refuse a result of the input's size.
+        std::memcpy(own, scratch, bytes);
+        outputs[0] = Tensor::view(input.dtype(), info->outputDims[0], own, bytes, input.sharedStorage());
+        return outputs;
+    }
+    for (size_t i = 0; i < info->outputTypes.size(); ++i)
+        outputs.push_back(memory.slab.allocate(info->outputTypes[i], info->outputDims[i]));
     kernel->run(given, outputs);
     return outputs;
 }
@@ -123,11 +169,11 @@ std::optional<std::vector<Tensor>> evaluateOnCpuKernel(const Graph& g, const Nod
 /// Runs the node on its constant inputs: on its optimized CPU kernel where that moves the data
 /// (evaluateOnCpuKernel), else on its reference kernel.
 std::vector<Tensor> evaluate(const Graph& g, const Node& n, const std::vector<std::optional<Tensor>>& inputs,
-                             int64_t opset, TensorSlab* slab) {
+                             int64_t opset, FoldMemory* memory) {
     // Identity of a weight (PyTorch writes hundreds for shared parameters) shares its storage.
     if (n.opType == "Identity" && n.domain.empty() && !inputs.empty() && inputs[0]) return {*inputs[0]};
-    if (slab)
-        if (auto outputs = evaluateOnCpuKernel(g, n, inputs, opset, *slab)) return std::move(*outputs);
+    if (memory)
+        if (auto outputs = evaluateOnCpuKernel(g, n, inputs, opset, *memory)) return std::move(*outputs);
     std::vector<const Tensor*> given;
     for (const auto& t : inputs) given.push_back(t ? &*t : nullptr);
     KernelContext ctx(n, opset, std::move(given));
@@ -149,7 +195,7 @@ std::string outputNames(const Graph& g, const Node& n) {
 /// The node's outputs, computed on its constant inputs; nullopt (after a decline) when the
 /// kernel fails or the result is over the size cap.
 std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, const PassContext& context,
-                                                     TensorSlab* slab) {
+                                                     FoldMemory* memory) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
     std::vector<std::optional<Tensor>> inputs;
@@ -163,7 +209,7 @@ std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, co
     std::vector<Tensor> outputs;
     if (why.empty()) {
         try {
-            outputs = evaluate(g, n, inputs, context.opset, slab);
+            outputs = evaluate(g, n, inputs, context.opset, memory);
         } catch (const std::exception& e) {
             why = std::string("its reference kernel failed: ") + e.what();
         }
@@ -188,14 +234,14 @@ std::vector<Tensor> evaluateOnConstants(const Graph& g, const Node& n, int64_t o
 
 namespace {
 
-bool foldInto(NodeId id, Rewriter& rw, const PassContext& context, const std::string& kind, TensorSlab* slab) {
+bool foldInto(NodeId id, Rewriter& rw, const PassContext& context, const std::string& kind, FoldMemory* memory) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
     if (const std::string why = whyNotFoldable(g, n); !why.empty()) {
         rw.decline(id, "kept: " + why);
         return false;
     }
-    std::optional<std::vector<Tensor>> outputs = evaluateWithinCap(id, rw, context, slab);
+    std::optional<std::vector<Tensor>> outputs = evaluateWithinCap(id, rw, context, memory);
     if (!outputs) return false;
     uint64_t bytes = 0;
     for (const Tensor& t : *outputs) bytes += t.byteSize();
@@ -241,12 +287,12 @@ public:
                "blowing a few bytes up into megabytes would be.";
     }
     void run(Rewriter& rw, PassContext& context) override {
-        TensorSlab slab;  // the folded tensors, packed into shared huge pages
+        FoldMemory memory;  // the folded tensors, packed into shared huge pages
         for (NodeId id : rw.graph().topologicalOrder()) {
             if (!rw.graph().hasNode(id)) continue;  // an orphaned Constant removed by a fold
             const Node& n = rw.graph().node(id);
             if (n.opType == "Constant" && n.domain.empty()) continue;  // a constant already
-            if (allInputsConstant(rw.graph(), n)) foldInto(id, rw, context, "fold-constant", &slab);
+            if (allInputsConstant(rw.graph(), n)) foldInto(id, rw, context, "fold-constant", &memory);
         }
     }
 };

@@ -1,5 +1,6 @@
 // Optimized CPU kernels that move data without arithmetic: Transpose (a strided copy of
-// contiguous runs, or 16 x 16 tiles when the input's contiguous axis moves away from the end), Slice with unit steps (a copy of
+// contiguous runs, or 16 x 16 tiles when the input's contiguous axis moves away from the end,
+// transposed in SSE registers for 4-byte elements), Slice with unit steps (a copy of
 // contiguous runs), Pad, Concat and its inverse Split (block copies), and Reshape, Flatten,
 // Squeeze, Unsqueeze (a copy that vanishes when the output takes over the input's buffer).
 // Any element size; shapes fixed at plan time.
@@ -11,6 +12,10 @@
 #include <numeric>
 #include <cstdint>
 #include <optional>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace graphlens {
 namespace {
@@ -34,6 +39,30 @@ void stridedCopy(const std::byte* src, std::byte* dst, const std::vector<int64_t
         else std::memcpy(dst + size_t(row) * runBytes, src + size_t(offset) * elementBytes, runBytes);
     }
 }
+
+#if defined(__SSE2__)
+/// One full 16 x 16 tile of 4-byte elements (a float weight's): 4 x 4 blocks, each four loads
+/// along the input's rows, transposed in registers by integer unpacks (bits move unchanged), and
+/// four stores along the output's rows. `src` and `dst` are the tile's first elements.
+void transposeTile4Bytes(const uint32_t* src, uint32_t* dst, int64_t colSrc, int64_t rowDst) {
+    for (int64_t c = 0; c < 16; c += 4)
+        for (int64_t r = 0; r < 16; r += 4) {
+            const auto load = [&](int64_t k) {
+                return _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (c + k) * colSrc + r));
+            };
+            const __m128i a = load(0), b = load(1), d = load(2), e = load(3);
+            const __m128i ab01 = _mm_unpacklo_epi32(a, b), de01 = _mm_unpacklo_epi32(d, e);
+            const __m128i ab23 = _mm_unpackhi_epi32(a, b), de23 = _mm_unpackhi_epi32(d, e);
+            const auto store = [&](int64_t k, __m128i row) {
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (r + k) * rowDst + c), row);
+            };
+            store(0, _mm_unpacklo_epi64(ab01, de01));
+            store(1, _mm_unpackhi_epi64(ab01, de01));
+            store(2, _mm_unpacklo_epi64(ab23, de23));
+            store(3, _mm_unpackhi_epi64(ab23, de23));
+        }
+}
+#endif
 
 /// Copies 2-D tiles for a transpose whose last output axis is strided in the input: `dims` and
 /// `srcStrides` describe the output (in elements), `inner` is the output axis that is contiguous in
@@ -64,6 +93,14 @@ void tiledTranspose(const Element* src, Element* dst, const std::vector<int64_t>
         for (int64_t r0 = 0; r0 < rows; r0 += kTile)
             for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
                 const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+#if defined(__SSE2__)
+                if constexpr (sizeof(Element) == 4)
+                    if (r1 - r0 == kTile && c1 - c0 == kTile) {
+                        transposeTile4Bytes(reinterpret_cast<const uint32_t*>(src + srcBase + c0 * colSrc + r0),
+                                            reinterpret_cast<uint32_t*>(dst + dstBase + r0 * rowDst + c0), colSrc, rowDst);
+                        continue;
+                    }
+#endif
                 for (int64_t c = c0; c < c1; ++c) {
                     const Element* in = src + srcBase + c * colSrc;
                     Element* out = dst + dstBase + c;

@@ -1,10 +1,16 @@
 // fold-constants: constant chains become initializers under their own names; random ops,
 // sub-graphs, other domains, DequantizeLinear and results over the size cap stay.
 #include "core/graph/builder.h"
+#include "core/graph/large_buffer.h"
+#include "core/onnx/exporter.h"
+#include "core/onnx/loader.h"
 #include "core/passes/constant_folding.h"
 #include "support/kernel_harness.h"
 #include "support/pass_harness.h"
+#include "support/proto_fixtures.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace graphlens;
@@ -21,6 +27,42 @@ PassResult runUnverified(Model& model, const std::string& id, PassContext contex
 std::vector<float> floatsOf(const Tensor& t) {
     auto s = t.span<float>();
     return {s.begin(), s.end()};
+}
+
+/// x[4,128] -> MatMul(x, Transpose(w)) -> y, w [160,128] in raw data large enough (80 KiB) for
+/// the loader to read it into a buffer of its own; with `secondReader`, w is also read by a Mul.
+onnx::ModelProto transposedWeightModel(bool secondReader) {
+    onnx::ModelProto p = emptyModel();
+    auto& g = *p.mutable_graph();
+    addInput(g, "x", {4, 128});
+    std::string raw(160 * 128 * sizeof(float), '\0');
+    for (size_t i = 0; i < 160 * 128; ++i) {
+        const float v = float(i % 977) * 0.25f - 100.f;
+        std::memcpy(raw.data() + i * sizeof v, &v, sizeof v);
+    }
+    auto* w = g.add_initializer();
+    w->set_name("w");
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : {160, 128}) w->add_dims(d);
+    w->set_raw_data(raw);
+    addNode(g, "Transpose", {"w"}, {"wt"}, "wt");
+    addNode(g, "MatMul", {"x", "wt"}, {"y"}, "mm");
+    addOutput(g, "y", {4, 160});
+    if (secondReader) {
+        addInput(g, "z", {160, 128});
+        addNode(g, "Mul", {"w", "z"}, {"wz"}, "mul");
+        addOutput(g, "wz", {160, 128});
+    }
+    return p;
+}
+
+/// w [160,128] transposed, as the reference would store it.
+std::vector<float> transposedWeight(const onnx::ModelProto& p) {
+    const std::string& raw = p.graph().initializer(0).raw_data();
+    std::vector<float> out(160 * 128);
+    for (size_t r = 0; r < 128; ++r)
+        for (size_t c = 0; c < 160; ++c) std::memcpy(&out[r * 160 + c], raw.data() + (c * 128 + r) * 4, 4);
+    return out;
 }
 
 } // namespace
@@ -208,6 +250,80 @@ private slots:
         const PassResult result = runUnverified(m, "fold-constants");
         QCOMPARE(countOps(m.graph, "If"), 1);
         QVERIFY(declinedWith(result, "sub-graph"));
+    }
+
+    void foldsALoadedWeightsTransposeOverItsOwnBytes() {
+        // A weight the loader read, read by nothing but the Transpose, is transposed in place (no
+        // fresh memory); the model written is byte for byte the one of an out-of-place fold.
+        const onnx::ModelProto p = transposedWeightModel(false);
+        Model m = loadModelFromBytes(p.SerializeAsString());
+        const std::byte* weightBytes = m.graph.constantValue(*m.graph.findValue("w"))->data();
+        QVERIFY(exclusivelyHeldBytes(*m.graph.constantValue(*m.graph.findValue("w")), 1));
+        const PassResult result = runUnverified(m, "fold-constants");
+        QCOMPARE(result.counter("numFolded"), int64_t(1));
+        QVERIFY(!m.graph.findValue("w"));
+        const Tensor* folded = m.graph.constantValue(*m.graph.findValue("wt"));
+        QVERIFY(folded);
+        QCOMPARE(folded->dims(), (std::vector<int64_t>{128, 160}));
+        QCOMPARE(folded->data(), weightBytes);  // in place
+        QCOMPARE(floatsOf(*folded), transposedWeight(p));
+
+        // A snapshot of the model holds the weight too: it is transposed into new storage and
+        // the snapshot keeps the weight's bytes.
+        Model other = loadModelFromBytes(p.SerializeAsString());
+        const Model snapshot = other;
+        const PassResult again = runUnverified(other, "fold-constants");
+        QCOMPARE(again.counter("numFolded"), int64_t(1));
+        const Tensor* copied = other.graph.constantValue(*other.graph.findValue("wt"));
+        const Tensor* kept = snapshot.graph.constantValue(*snapshot.graph.findValue("w"));
+        QVERIFY(copied && kept);
+        QVERIFY(copied->data() != kept->data());
+        QCOMPARE(floatsOf(*copied), transposedWeight(p));
+        const std::string& raw = p.graph().initializer(0).raw_data();
+        QVERIFY(std::memcmp(kept->data(), raw.data(), raw.size()) == 0);
+        QVERIFY(serializeModel(m) == serializeModel(other));
+    }
+
+    void leavesAWeightReadElsewhereAsItWas() {
+        // w is read by a Mul too: the Transpose's result goes to new storage, w keeps its bytes.
+        const onnx::ModelProto p = transposedWeightModel(true);
+        Model m = loadModelFromBytes(p.SerializeAsString());
+        const PassResult result = runUnverified(m, "fold-constants");
+        QCOMPARE(result.counter("numFolded"), int64_t(1));
+        const Tensor* w = m.graph.constantValue(*m.graph.findValue("w"));
+        const Tensor* folded = m.graph.constantValue(*m.graph.findValue("wt"));
+        QVERIFY(w && folded);
+        QVERIFY(folded->data() != w->data());
+        QCOMPARE(floatsOf(*folded), transposedWeight(p));
+        const std::string& raw = p.graph().initializer(0).raw_data();
+        QCOMPARE(w->byteSize(), raw.size());
+        QVERIFY(std::memcmp(w->data(), raw.data(), raw.size()) == 0);
+        QCOMPARE(countOps(m.graph, "Mul"), 1);
+    }
+
+    void transposesAWeightInExternalDataIntoNewStorage() {
+        // A weight kept in external data views a read-only mapping of its file: the fold never
+        // writes over it, and the file keeps its bytes.
+        const onnx::ModelProto p = transposedWeightModel(false);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("external.onnx");
+        SaveOptions options;
+        options.externalData = SaveOptions::ExternalData::Always;
+        options.externalThresholdBytes = 256;
+        saveModel(loadModelFromBytes(p.SerializeAsString()), path.toStdString(), options);
+        QFile data(dir.filePath("external.data"));
+        QVERIFY(data.open(QIODevice::ReadOnly));
+        const QByteArray before = data.readAll();
+        data.close();
+        Model m = loadModel(path.toStdString());
+        const Tensor* w = m.graph.constantValue(*m.graph.findValue("w"));
+        QVERIFY(w && w->externalOrigin());
+        QVERIFY(!exclusivelyHeldBytes(*w, 1));
+        const PassResult result = runUnverified(m, "fold-constants");
+        QCOMPARE(result.counter("numFolded"), int64_t(1));
+        QCOMPARE(floatsOf(*m.graph.constantValue(*m.graph.findValue("wt"))), transposedWeight(p));
+        QVERIFY(data.open(QIODevice::ReadOnly));
+        QVERIFY(data.readAll() == before);
     }
 };
 

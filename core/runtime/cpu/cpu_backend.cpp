@@ -3,6 +3,7 @@
 // by the memory planner. Threads are OpenMP's, shared with oneDNN.
 #include "core/runtime/backend.h"
 #include "core/runtime/value_observer.h"
+#include "core/runtime/cpu/conv_fusion.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
@@ -63,34 +64,51 @@ private:
     unsigned int saved_ = 0;
 };
 
-/// Passes events on with the node ids of the caller's graph (see CpuPlan's `reportedAs`).
+/// The input whose buffer the kernel's output 0 may take over (MemoryPlan's in-place), or -1.
+int inPlaceInput(const PreparedKernel* kernel) {
+    if (!kernel) return -1;
+    if (kernel->writesInPlace()) return 0;
+    const auto* blocked = dynamic_cast<const onednn::BlockedLayoutKernel*>(kernel);
+    return blocked ? blocked->inPlaceInput() : -1;
+}
+
+/// Passes events on with the node ids of the caller's graph (see CpuPlan's `fusions`): a fused
+/// kernel's under the node it reports as, then one without time for each node it absorbed.
 class ReportingObserver final : public ExecutionObserver {
 public:
-    ReportingObserver(ExecutionObserver* target, const std::map<NodeId, NodeId>& reportedAs)
-        : target_(target), reportedAs_(reportedAs) {}
+    ReportingObserver(ExecutionObserver* target, const PlanFusions& fusions) : target_(target), fusions_(fusions) {}
     void nodeFinished(const NodeEvent& event) override {
         NodeEvent e = event;
-        if (auto it = reportedAs_.find(e.node); it != reportedAs_.end()) e.node = it->second;
+        if (auto it = fusions_.reportedAs.find(e.node); it != fusions_.reportedAs.end()) e.node = it->second;
         target_->nodeFinished(e);
+        const auto absorbed = fusions_.absorbed.find(e.node);
+        if (absorbed == fusions_.absorbed.end()) return;
+        for (NodeId id : absorbed->second) {
+            NodeEvent fused = e;
+            fused.node = id;
+            fused.beginNs = e.endNs;
+            fused.bytesRead = fused.bytesWritten = 0;
+            target_->nodeFinished(fused);
+        }
     }
 
 private:
     ExecutionObserver* target_;
-    const std::map<NodeId, NodeId>& reportedAs_;
+    const PlanFusions& fusions_;
 };
 
 class CpuPlan final : public Plan {
 public:
     /// `plainLayouts`: every activation stays in the plain layout, so a ValueObserver can read it.
-    /// `reportedAs`: nodes the plan made (QDQ fusion) and the node of the caller's graph each
-    /// reports its events and kernel under.
+    /// `fusions`: nodes the plan made (QDQ and kernel fusion), the node of the caller's graph each
+    /// reports its events and kernel under, and the nodes each absorbed.
     CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly = false, bool plainLayouts = false,
-            std::map<NodeId, NodeId> reportedAs = {});
+            PlanFusions fusions = {});
 
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds, ExecutionObserver* observer) override {
         omp_set_num_threads(threads_);
-        ReportingObserver reporting(observer, reportedAs_);
-        if (observer && !reportedAs_.empty()) observer = &reporting;
+        ReportingObserver reporting(observer, fusions_);
+        if (observer && !fusions_.reportedAs.empty()) observer = &reporting;
         if (!flushDenormals_) return executor_->run(feeds, observer);
         DenormalsAsZero scope;
         return executor_->run(feeds, observer);
@@ -107,6 +125,7 @@ private:
     void checkMemory(const std::vector<TensorLifetime>& lifetimes, const MemoryPlan* plan) const;
     void planArena(const std::map<ValueId, uint64_t>& bytesOf);
     void refreshKernelNames();
+    void reportFusedNodes();
 
     Graph graph_;
     int threads_;
@@ -118,14 +137,14 @@ private:
     std::vector<PlannedNode> nodes_;
     MemoryBudget budget_;
     std::string openShapes_;  ///< why some shapes are known only at run time (PreparedModel)
-    std::map<NodeId, NodeId> reportedAs_;
+    PlanFusions fusions_;
     std::vector<std::string> preparation_;
 };
 
 CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly, bool plainLayouts,
-                 std::map<NodeId, NodeId> reportedAs)
+                 PlanFusions fusions)
     : threads_(options.threadCount()), flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)),
-      openShapes_(std::move(prepared.openShapes)), reportedAs_(std::move(reportedAs)), preparation_(std::move(prepared.steps)) {
+      openShapes_(std::move(prepared.openShapes)), fusions_(std::move(fusions)), preparation_(std::move(prepared.steps)) {
     const int64_t opset = prepared.model.opsetVersion();
     graph_ = std::move(prepared.model.graph);
     executor_ = std::make_unique<GraphExecutor>(graph_, referenceKernels(), opset, threads_);
@@ -143,8 +162,7 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
     claimNodes(opset, options.referenceOnly);
     planArena(options.referenceOnly || plainLayouts ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(opset));
     refreshKernelNames();  // a kernel kept in a blocked layout names it
-    for (PlannedNode& planned : nodes_)
-        if (auto it = reportedAs_.find(planned.node); it != reportedAs_.end()) planned.node = it->second;
+    reportFusedNodes();
 }
 
 /// Each node gets its optimized kernel where one accepts it, else the reference kernel, and the
@@ -219,8 +237,13 @@ std::vector<TensorLifetime> CpuPlan::lifetimes(const std::map<ValueId, uint64_t>
         t.lastStep = std::max(pos, lastRead.count(v) ? lastRead[v] : pos);
         const PreparedKernel* kernel = executor_->preparedKernel(value.producer());
         const Node& producer = graph_.node(value.producer());
-        if (kernel && kernel->writesInPlace() && value.producerOutput() == 0 && !producer.inputs().empty())
-            if (auto it = indexOf.find(producer.input(0)); it != indexOf.end()) t.inPlaceOf = it->second;
+        // A Z that is also the convolution's X (conv(x) + x) is read while the output is written.
+        const int input = inPlaceInput(kernel);
+        const auto readOnce = [&](size_t i) {
+            return i == 0 || std::count(producer.inputs().begin(), producer.inputs().end(), producer.input(i)) == 1;
+        };
+        if (input >= 0 && value.producerOutput() == 0 && size_t(input) < producer.inputs().size() && readOnce(size_t(input)))
+            if (auto it = indexOf.find(producer.input(size_t(input))); it != indexOf.end()) t.inPlaceOf = it->second;
         indexOf[v] = int(result.size());
         planned.push_back(v);
         result.push_back(t);
@@ -270,15 +293,41 @@ void CpuPlan::refreshKernelNames() {
         if (const PreparedKernel* kernel = executor_->preparedKernel(planned.node)) planned.kernel = kernel->name();
 }
 
+/// Planned nodes in the caller's terms: a node the plan made under the node it reports as, each
+/// node it absorbed right after it (the memory alive at that step repeated), fused into it.
+void CpuPlan::reportFusedNodes() {
+    std::vector<PlannedNode> nodes;
+    std::vector<uint64_t> live;
+    const std::vector<uint64_t>& planned = memory_.liveBytes;
+    for (size_t step = 0; step < nodes_.size(); ++step) {
+        PlannedNode n = std::move(nodes_[step]);
+        if (auto it = fusions_.reportedAs.find(n.node); it != fusions_.reportedAs.end()) n.node = it->second;
+        const NodeId reported = n.node;
+        const std::string kernel = "fused into " + n.kernel.substr(0, n.kernel.find('['));  // the layout aside
+        nodes.push_back(std::move(n));
+        if (step < planned.size()) live.push_back(planned[step]);
+        const auto absorbed = fusions_.absorbed.find(reported);
+        if (absorbed == fusions_.absorbed.end()) continue;
+        for (NodeId id : absorbed->second) {
+            nodes.push_back(PlannedNode{id, kernel, "cpu", {}, reported});
+            if (step < planned.size()) live.push_back(planned[step]);
+        }
+    }
+    nodes_ = std::move(nodes);
+    memory_.liveBytes = std::move(live);
+}
+
 class CpuBackend final : public Backend {
 public:
     std::string name() const override { return "cpu"; }
     std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) override {
-        // QDQ convolutions run on the int8 kernels; reference plans (the oracle) keep the graph.
-        std::map<NodeId, NodeId> reportedAs;
-        if (!options.referenceOnly) fuseQdqConvolutions(prepared, &reportedAs);
+        // QDQ convolutions run on the int8 kernels, and convolutions take in the nodes after them
+        // (conv_fusion.h); reference plans (the oracle) keep the graph.
+        PlanFusions fusions;
+        if (!options.referenceOnly) fuseQdqConvolutions(prepared, &fusions.reportedAs);
         dequantizeConstantWeights(prepared);
-        return std::make_unique<CpuPlan>(std::move(prepared), options, false, false, std::move(reportedAs));
+        if (!options.referenceOnly && options.fuseKernels) fuseConvolutionKernels(prepared, fusions);
+        return std::make_unique<CpuPlan>(std::move(prepared), options, false, false, std::move(fusions));
     }
 };
 

@@ -90,6 +90,11 @@ void ConvKernel::keepBlocked(const std::vector<bool>& inputs, bool output) {
     keptDst_ = blockedDst_ && output;
 }
 
+int ConvKernel::inPlaceInput() const {
+    // Not a plain Z reordered into a blocked output: the reorder would overwrite what it reads.
+    return residual_ && (!blockedDst_ || keptResidual_) ? 3 : -1;
+}
+
 void ConvKernel::bindSource(const Tensor& x, dnnl::stream& s) {
     if (!blockedSrc_ || keptSrc_) {
         src_.set_data_handle(handleOf(x));

@@ -30,6 +30,9 @@ public:
     std::optional<dnnl::memory::desc> blockedInput(size_t i) const override;
     std::optional<dnnl::memory::desc> blockedOutput() const override;
     void keepBlocked(const std::vector<bool>& inputs, bool output) override;
+    /// Z (input 3) where it arrives in the output's layout: the sum post-op then adds it where it
+    /// already lies, with no copy.
+    int inPlaceInput() const override;
 
 private:
     void prepareWeights(const dnnl::primitive_desc& pd, const dnnl::memory::desc& userWeights, const Tensor* constant);

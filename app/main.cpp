@@ -2,6 +2,7 @@
 #include "app/cli/cli.h"
 #include "app/main_window.h"
 #include "app/window_screenshot.h"
+#include "core/runtime/cpu/conv_tuning.h"
 
 #include <QApplication>
 #include <QIcon>
@@ -28,6 +29,10 @@ void keepErrorsOnOneLine() {
 int main(int argc, char** argv) {
     QElapsedTimer sinceStart;  // for --quit-after-first-paint
     sinceStart.start();
+    // CPU plans measure each convolution's algorithms once per machine and remember the fastest
+    // (conv_tuning.h); GRAPHLENS_CONV_TUNING=off keeps the shape rules.
+    const char* tuning = std::getenv("GRAPHLENS_CONV_TUNING");
+    graphlens::setConvTuning(!tuning || std::string_view(tuning) != "off");
     if (argc > 1 && graphlens::cli::isCommand(QString::fromLocal8Bit(argv[1]))) {
         std::unique_ptr<QCoreApplication> app;
         if (graphlens::cli::commandNeedsGui(QString::fromLocal8Bit(argv[1]))) {

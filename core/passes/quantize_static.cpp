@@ -6,8 +6,8 @@
 //       t -> QuantizeLinear(t, s, z) -> DequantizeLinear(., s, z)   u8, with min <= 0 <= max
 //       the float model's min and max of t over the calibration inputs, s = (max - min) / 255,
 //       z = round(-min / s)
-// The CPU plan runs DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 QLinearConv
-// (core/runtime/cpu/qdq_fusion.h). The pass reports what it costs: each quantized node's output
+// The CPU plan runs DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 QLinearConv,
+// and the same around MatMul and Gemm as QLinearMatMul and QGemm (core/runtime/cpu/qdq_fusion.h). The pass reports what it costs: each quantized node's output
 // error on the first calibration input and the error of the graph outputs.
 #include "core/passes/calibration.h"
 #include "core/passes/fused_activation.h"
@@ -125,7 +125,8 @@ public:
                "sets, floats standard normal and integers in [0, 10), which the notes say); each tensor's "
                "min and max, widened to include 0, give scale = (max - min) / 255 and zero point = round(-min / scale). The CPU "
                "plan runs each DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 "
-               "QLinearConv, and ONNX Runtime runs the file as it runs its own. A FusedConv with no "
+               "QLinearConv (MatMul and Gemm: QLinearMatMul and QGemm, and int8 with a float output where no "
+               "QuantizeLinear follows), and ONNX Runtime runs the file as it runs its own. A FusedConv with no "
                "activation or a Relu is split back into Conv, Add and Relu first; one with another "
                "activation (MobileNet's Clip) stays fused and float. Graph outputs stay float. The notes report the error each quantized node's output has on the first "
                "calibration input against the float model, and the graph outputs' error. It declines "

@@ -74,6 +74,16 @@ public:
     virtual std::string name() const = 0;  ///< "onednn:conv", "cpu:binary", ...
     /// True when output 0 may share its buffer with input 0 (element-wise ops).
     virtual bool writesInPlace() const { return false; }
+    /// The input whose buffer output 0 may share, -1 for none: input 0 where writesInPlace(),
+    /// or another (a convolution's residual, which the result is accumulated onto).
+    virtual int inPlaceInput() const { return writesInPlace() ? 0 : -1; }
+    /// Where each input lies in output 0 (byte offset and size) when the kernel only copies its
+    /// inputs side by side into it (a Concat with one outer row), empty otherwise: the plan may
+    /// then place the inputs there, and run() skips the copy of an input it finds in place.
+    struct Piece {
+        uint64_t offset = 0, bytes = 0;
+    };
+    virtual std::vector<Piece> inputPieces() const { return {}; }
     virtual void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) = 0;
 };
 

@@ -1,6 +1,7 @@
 // Static memory planning for activations: every intermediate tensor gets an offset in one arena,
 // chosen greedily by size into the best-fitting gap among tensors alive at the same time, and
-// element-wise ops may write over an input that dies at that step (in place).
+// element-wise ops may write over an input that dies at that step (in place), and a Concat's
+// inputs may be placed inside its output (no copy).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,12 @@ struct TensorLifetime {
     /// Index of a tensor whose buffer this one may take over (an element-wise op's input);
     /// honoured when that tensor's last step is this one's first step and it is at least as big.
     int inPlaceOf = -1;
+    /// Index of a tensor this one lives inside of, `offsetInOwner` bytes from its start (a
+    /// Concat's input placed where the Concat's output holds it, so the copy finds it there);
+    /// -1: a buffer of its own. The owner's buffer is then reserved from the first step of any
+    /// of its parts; parts and owners take part in no in-place sharing.
+    int partOf = -1;
+    uint64_t offsetInOwner = 0;
 };
 
 struct MemoryPlan {
@@ -25,6 +32,7 @@ struct MemoryPlan {
     uint64_t lowerBoundBytes = 0;    ///< most bytes alive at one step (after in-place sharing)
     std::vector<uint64_t> liveBytes; ///< bytes alive at each step
     int inPlaceCount = 0;            ///< tensors that took over their input's buffer
+    int partCount = 0;               ///< tensors placed inside another's buffer (partOf)
 };
 
 /// Plans `tensors`; sizes are rounded up to `alignment` bytes (a power of two).

@@ -65,7 +65,7 @@ void forgetComputedShapes(Graph& g, const std::map<std::string, std::vector<int6
 /// Int8 weights behind a DequantizeLinear (what quantize-int8-weights writes, and QDQ models)
 /// become float32 initializers once, whatever their size, so convolutions and products see
 /// float constants and run on their fast kernels instead of dequantizing on every run. With
-/// `keepQdqConvWeights`, the weights of QDQ convolutions stay quantized for the CPU backend's
+/// `keepQdqConvWeights`, the weights of QDQ convolutions and products stay quantized for the CPU backend's
 /// int8 kernels (qdq_fusion.h).
 class DequantizeWeights final : public Pass {
 public:
@@ -80,8 +80,8 @@ public:
         for (NodeId id : rw.graph().topologicalOrder()) {
             const Node& n = rw.graph().node(id);
             if (n.opType != "DequantizeLinear" || !n.domain.empty() || !allInputsConstant(rw.graph(), n)) continue;
-            if (keepQdq_ && isQdqConvWeight(rw.graph(), id)) {
-                rw.decline(id, "kept: the weights of a QDQ convolution, for int8 kernels");
+            if (keepQdq_ && isQdqWeight(rw.graph(), id)) {
+                rw.decline(id, "kept: the weights of a QDQ convolution or matrix product, for int8 kernels");
                 continue;
             }
             std::vector<Tensor> weights;
@@ -162,7 +162,7 @@ void dequantizeConstantWeights(PreparedModel& prepared) {
     PassContext context = contextFor(prepared.model);
     DequantizeWeights dequantize(false);
     if (const auto result = runPass(dequantize, prepared.model, context, false); !result.rewrites.empty())
-        prepared.steps.push_back("dequantized " + std::to_string(result.rewrites.size()) + " int8 weights of QDQ convolutions");
+        prepared.steps.push_back("dequantized " + std::to_string(result.rewrites.size()) + " int8 weights of QDQ convolutions and products");
 }
 
 } // namespace graphlens

@@ -4,6 +4,7 @@
 #include "core/runtime/backend.h"
 #include "core/runtime/value_observer.h"
 #include "core/runtime/cpu/conv_fusion.h"
+#include "core/runtime/cpu/conv_tuning.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
@@ -63,14 +64,6 @@ private:
     static constexpr unsigned int kFlushBits = 0x8040;  // FTZ (bit 15) | DAZ (bit 6)
     unsigned int saved_ = 0;
 };
-
-/// The input whose buffer the kernel's output 0 may take over (MemoryPlan's in-place), or -1.
-int inPlaceInput(const PreparedKernel* kernel) {
-    if (!kernel) return -1;
-    if (kernel->writesInPlace()) return 0;
-    const auto* blocked = dynamic_cast<const onednn::BlockedLayoutKernel*>(kernel);
-    return blocked ? blocked->inPlaceInput() : -1;
-}
 
 /// Passes events on with the node ids of the caller's graph (see CpuPlan's `fusions`): a fused
 /// kernel's under the node it reports as, then one without time for each node it absorbed.
@@ -159,8 +152,10 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
         checkMemory(lifetimes({}, planned), nullptr);
     }
     if (memoryCheckOnly) return;
+    takeConvTuningCounts();  // what this plan's kernels measure (conv_tuning.h)
     claimNodes(opset, options.referenceOnly);
     planArena(options.referenceOnly || plainLayouts ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(opset));
+    if (std::string tuned = convTuningLine(takeConvTuningCounts()); !tuned.empty()) preparation_.push_back(std::move(tuned));
     refreshKernelNames();  // a kernel kept in a blocked layout names it
     reportFusedNodes();
 }
@@ -237,16 +232,36 @@ std::vector<TensorLifetime> CpuPlan::lifetimes(const std::map<ValueId, uint64_t>
         t.lastStep = std::max(pos, lastRead.count(v) ? lastRead[v] : pos);
         const PreparedKernel* kernel = executor_->preparedKernel(value.producer());
         const Node& producer = graph_.node(value.producer());
-        // A Z that is also the convolution's X (conv(x) + x) is read while the output is written.
-        const int input = inPlaceInput(kernel);
-        const auto readOnce = [&](size_t i) {
-            return i == 0 || std::count(producer.inputs().begin(), producer.inputs().end(), producer.input(i)) == 1;
-        };
-        if (input >= 0 && value.producerOutput() == 0 && size_t(input) < producer.inputs().size() && readOnce(size_t(input)))
-            if (auto it = indexOf.find(producer.input(size_t(input))); it != indexOf.end()) t.inPlaceOf = it->second;
+        // In place on an input other than 0 only where no other input is the same value (a
+        // convolution's residual that is also its source would be overwritten while read).
+        const int shared = kernel ? kernel->inPlaceInput() : -1;
+        const auto& ins = producer.inputs();
+        if (shared >= 0 && value.producerOutput() == 0 && size_t(shared) < ins.size() &&
+            (shared == 0 || std::count(ins.begin(), ins.end(), ins[size_t(shared)]) == 1))
+            if (auto it = indexOf.find(ins[size_t(shared)]); it != indexOf.end()) t.inPlaceOf = it->second;
         indexOf[v] = int(result.size());
         planned.push_back(v);
         result.push_back(t);
+    }
+    // A Concat that only copies its inputs side by side into its output finds them in place:
+    // each input the arena holds, read once by it, of the piece's size and in no other Concat,
+    // lives inside the Concat's output (its producer writes there directly).
+    for (const auto& [pos, v] : byPosition) {
+        const auto owner = indexOf.find(v);
+        if (owner == indexOf.end() || graph_.value(v).producerOutput() != 0) continue;
+        const NodeId id = graph_.value(v).producer();
+        const PreparedKernel* kernel = executor_->preparedKernel(id);
+        const std::vector<PreparedKernel::Piece> pieces = kernel ? kernel->inputPieces() : std::vector<PreparedKernel::Piece>();
+        const auto& ins = graph_.node(id).inputs();
+        if (pieces.size() != ins.size()) continue;
+        for (size_t i = 0; i < pieces.size(); ++i) {
+            const auto part = indexOf.find(ins[i]);
+            if (part == indexOf.end() || std::count(ins.begin(), ins.end(), ins[i]) != 1) continue;
+            TensorLifetime& t = result[size_t(part->second)];
+            if (t.partOf >= 0 || t.bytes != pieces[i].bytes) continue;
+            t.partOf = owner->second;
+            t.offsetInOwner = pieces[i].offset;
+        }
     }
     return result;
 }
@@ -321,10 +336,13 @@ class CpuBackend final : public Backend {
 public:
     std::string name() const override { return "cpu"; }
     std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) override {
-        // QDQ convolutions run on the int8 kernels, and convolutions take in the nodes after them
-        // (conv_fusion.h); reference plans (the oracle) keep the graph.
+        // QDQ convolutions and products run on the int8 kernels, and convolutions take in the
+        // nodes after them (conv_fusion.h); reference plans (the oracle) keep the graph.
         PlanFusions fusions;
-        if (!options.referenceOnly) fuseQdqConvolutions(prepared, &fusions.reportedAs);
+        if (!options.referenceOnly) {
+            fuseQdqConvolutions(prepared, &fusions.reportedAs);
+            fuseQdqMatMuls(prepared, &fusions.reportedAs);
+        }
         dequantizeConstantWeights(prepared);
         if (!options.referenceOnly && options.fuseKernels) fuseConvolutionKernels(prepared, fusions);
         return std::make_unique<CpuPlan>(std::move(prepared), options, false, false, std::move(fusions));

@@ -272,13 +272,25 @@ public:
         for (size_t b : blockBytes_) rowBytes_ += b;
     }
     std::string name() const override { return "cpu:concat"; }
+    std::vector<Piece> inputPieces() const override {
+        if (outer_ != 1) return {};
+        std::vector<Piece> pieces;
+        uint64_t offset = 0;
+        for (size_t b : blockBytes_) {
+            pieces.push_back({offset, b});
+            offset += b;
+        }
+        return pieces;
+    }
     void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
         std::byte* dst = out[0].mutableData();
 #pragma omp parallel for schedule(static) if (outer_ * int64_t(rowBytes_) >= (1 << 18))
         for (int64_t row = 0; row < outer_; ++row) {
             size_t offset = size_t(row) * rowBytes_;
             for (size_t i = 0; i < in.size(); ++i) {
-                if (blockBytes_[i]) std::memcpy(dst + offset, in[i]->data() + size_t(row) * blockBytes_[i], blockBytes_[i]);
+                // An input the plan placed inside the output (inputPieces) is there already.
+                if (blockBytes_[i] && in[i]->data() != dst + offset)
+                    std::memcpy(dst + offset, in[i]->data() + size_t(row) * blockBytes_[i], blockBytes_[i]);
                 offset += blockBytes_[i];
             }
         }

@@ -377,6 +377,17 @@ public:
             throw std::logic_error("a channel-blocked Concat needs every input and its output blocked");
     }
 
+    std::vector<Piece> inputPieces() const override {
+        if (batch_ != 1) return {};
+        std::vector<Piece> pieces;
+        uint64_t offset = 0;
+        for (size_t b : imageBytes_) {
+            pieces.push_back({offset, b});
+            offset += b;
+        }
+        return pieces;
+    }
+
     void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
         ThreadScope threads(threads_);
         std::byte* dst = out[0].mutableData();
@@ -386,7 +397,9 @@ public:
             const size_t image = size_t(part) / in.size(), i = size_t(part) % in.size();
             size_t offset = image * rowBytes_;
             for (size_t j = 0; j < i; ++j) offset += imageBytes_[j];
-            std::memcpy(dst + offset, in[i]->data() + image * imageBytes_[i], imageBytes_[i]);
+            // An input the plan placed inside the output (inputPieces) is there already.
+            if (in[i]->data() + image * imageBytes_[i] != dst + offset)
+                std::memcpy(dst + offset, in[i]->data() + image * imageBytes_[i], imageBytes_[i]);
         }
     }
 

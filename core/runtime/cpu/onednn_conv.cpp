@@ -1,9 +1,11 @@
 // oneDNN convolutions: Conv and FusedConv (1-D to 3-D, grouped and depthwise, dilated, padded,
 // fused activation and residual add as post-ops) and ConvTranspose: their geometry, and whether
 // each computes on NCHW or in the blocked layout oneDNN prefers (the kernel: onednn_conv_kernel.h).
+#include "core/runtime/cpu/conv_tuning.h"
 #include "core/runtime/cpu/onednn_conv_kernel.h"
 #include "core/runtime/reference/neural_net_internal.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace graphlens::onednn {
@@ -121,17 +123,16 @@ dnnl::primitive_attr postOpsAttr(const NodeDescriptor& info, bool residual, bool
     return attr;
 }
 
-/// The Winograd form of a 3x3, stride 1, undilated, ungrouped 2-D convolution that oneDNN
-/// computes on nChw8c or nChw16c in and out (so the plan's layout choices stay as they are); else nullptr.
-std::unique_ptr<WinogradConv> winogradForm(const ConvGeometry& g, const dnnl::convolution_forward::primitive_desc& pd,
-                                           const NodeDescriptor& info) {
-    if (g.src.size() != 4 || g.group != 1 || g.weights != Dims{g.outChannels, g.inChannels, 3, 3}) return nullptr;
-    if (g.strides != Dims{1, 1} || g.dilates != Dims{0, 0}) return nullptr;
+/// The Winograd geometry of a 3x3, stride 1, undilated, ungrouped 2-D convolution that oneDNN
+/// computes on nChw8c or nChw16c in and out (so the plan's layout choices stay as they are).
+std::optional<WinogradShape> winogradShape(const ConvGeometry& g, const dnnl::convolution_forward::primitive_desc& pd) {
+    if (g.src.size() != 4 || g.group != 1 || g.weights != Dims{g.outChannels, g.inChannels, 3, 3}) return std::nullopt;
+    if (g.strides != Dims{1, 1} || g.dilates != Dims{0, 0}) return std::nullopt;
     WinogradShape shape;
     if (pd.src_desc() == memory::desc(g.src, dt::f32, tag::nChw16c) && pd.dst_desc() == memory::desc(g.dst, dt::f32, tag::nChw16c))
         shape.block = 16;
     else if (pd.src_desc() != memory::desc(g.src, dt::f32, tag::nChw8c) || pd.dst_desc() != memory::desc(g.dst, dt::f32, tag::nChw8c))
-        return nullptr;
+        return std::nullopt;
     shape.batch = g.src[0];
     shape.inChannels = g.inChannels;
     shape.outChannels = g.outChannels;
@@ -141,7 +142,95 @@ std::unique_ptr<WinogradConv> winogradForm(const ConvGeometry& g, const dnnl::co
     shape.outWidth = g.dst[3];
     shape.padTop = g.padL[0];
     shape.padLeft = g.padL[1];
-    return WinogradConv::make(shape, info);
+    return shape;
+}
+
+/// The Winograd form of the convolution where winogradShape gives one and the policy (or, with
+/// `anyShape`, a measurement) takes it; else nullptr.
+std::unique_ptr<WinogradConv> winogradForm(const ConvGeometry& g, const dnnl::convolution_forward::primitive_desc& pd,
+                                           const NodeDescriptor& info, bool anyShape = false) {
+    const std::optional<WinogradShape> shape = winogradShape(g, pd);
+    return shape ? WinogradConv::make(*shape, info, anyShape) : nullptr;
+}
+
+/// oneDNN's own Winograd convolution (AVX-512 only in oneDNN 2.6) on the same layouts as the
+/// direct one `pd`, with the same post-ops; nullopt where it has none for this layer.
+std::optional<dnnl::convolution_forward::primitive_desc> onednnWinograd(const ConvGeometry& g, const ConvDescs& d,
+                                                                        const dnnl::primitive_attr& attr,
+                                                                        const dnnl::convolution_forward::primitive_desc& pd) {
+    if (g.src.size() != 4 || g.group != 1 || !d.blocked) return std::nullopt;
+    try {
+        const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd,
+                                                   pd.src_desc(), d.weights, d.bias, pd.dst_desc(), g.strides, g.dilates,
+                                                   g.padL, g.padR);
+        dnnl::convolution_forward::primitive_desc wino(desc, attr, engine());
+        if (wino.src_desc() != pd.src_desc() || wino.dst_desc() != pd.dst_desc()) return std::nullopt;
+        return wino;
+    } catch (const dnnl::error&) {
+        return std::nullopt;
+    }
+}
+
+/// Whether the plan measures this layer's algorithms (conv_tuning.h): tuning is on, no algorithm
+/// is forced, and weights and bias are constant (the measurement runs on scratch activations).
+bool measurable(const NodeDescriptor& info) {
+    if (!convTuning() || convAlgorithm() != ConvAlgorithm::Auto) return false;
+    if (info.constants.size() < 2 || !info.constants[1]) return false;
+    return !info.hasInput(2) || (info.constants.size() > 2 && info.constants[2]);
+}
+
+/// The layer as the tuning cache knows it: threads, geometry, layout, post-ops.
+std::string layerKey(const ConvGeometry& g, const NodeDescriptor& info, bool blocked, bool residual) {
+    const auto list = [](const Dims& dims) {
+        std::string text;
+        for (size_t i = 0; i < dims.size(); ++i) text += (i ? "x" : "") + std::to_string(dims[i]);
+        return text;
+    };
+    std::string key = "t" + std::to_string(info.threads) + " | conv src " + list(g.src) + " w " + list(g.weights) +
+                      " dst " + list(g.dst) + " s " + list(g.strides) + " d " + list(g.dilates) + " p " +
+                      list(g.padL) + "," + list(g.padR) + (blocked ? " blocked" : " plain");
+    if (const Attribute* a = info.attributes().find("activation"); a && a->holds<std::string>())
+        key += " " + a->get<std::string>();
+    if (info.hasInput(2)) key += " bias";
+    if (residual) key += " sum";
+    return key;
+}
+
+/// The kernel of the algorithm the plan measured fastest for this layer (or remembered): oneDNN's
+/// direct kernel, GraphLens's Winograd or oneDNN's Winograd, each on the same layouts.
+std::unique_ptr<PreparedKernel> measuredConv(const ConvGeometry& g, const ConvDescs& d, const dnnl::primitive_attr& attr,
+                                             const dnnl::convolution_forward::primitive_desc& pd,
+                                             const memory::desc& userWeights, const NodeDescriptor& info, bool residual) {
+    const std::optional<WinogradShape> shape = winogradShape(g, pd);
+    const bool ownWinograd = shape && WinogradConv::canCompute(*shape, info);
+    const auto theirs = onednnWinograd(g, d, attr, pd);
+    std::vector<std::string> algorithms{"direct"};
+    if (ownWinograd) algorithms.push_back("winograd");
+    if (theirs) algorithms.push_back("onednn-winograd");
+    const auto build = [&](const std::string& algorithm) -> std::unique_ptr<ConvKernel> {
+        if (algorithm == "winograd")
+            return std::make_unique<ConvKernel>("onednn:conv", pd, userWeights, info, residual, winogradForm(g, pd, info, true));
+        if (algorithm == "onednn-winograd")
+            return std::make_unique<ConvKernel>("onednn:conv_winograd_4x3", *theirs, userWeights, info, residual);
+        return std::make_unique<ConvKernel>("onednn:conv", pd, userWeights, info, residual);
+    };
+    if (algorithms.size() == 1) return build("direct");
+    const std::string key = layerKey(g, info, d.blocked, residual);
+    if (const auto remembered = rememberedConvAlgorithm(key, algorithms)) return build(algorithms[*remembered]);
+    std::vector<std::unique_ptr<ConvKernel>> kernels;
+    size_t srcBytes = 0, dstBytes = 0;
+    for (const std::string& algorithm : algorithms) {
+        kernels.push_back(build(algorithm));
+        srcBytes = std::max(srcBytes, kernels.back()->sourceBytes());
+        dstBytes = std::max(dstBytes, kernels.back()->destinationBytes());
+    }
+    // Scratch activations of small values (a zero-filled source would let no kernel skip work,
+    // but keeps denormals out of the timing).
+    std::vector<float> src((srcBytes + sizeof(float) - 1) / sizeof(float), 0.5f), dst((dstBytes + sizeof(float) - 1) / sizeof(float));
+    std::vector<ConvCandidate> candidates;
+    for (size_t i = 0; i < kernels.size(); ++i)
+        candidates.push_back({algorithms[i], [&, i] { kernels[i]->computeOn(src.data(), dst.data()); }});
+    return std::move(kernels[measureConvAlgorithm(key, candidates)]);
 }
 
 /// A Conv or FusedConv; with `variant`, its blocked form for chains of blocked kernels (see
@@ -190,8 +279,9 @@ std::unique_ptr<PreparedKernel> makeConv(const NodeDescriptor& info, bool varian
         if (!d) return nullptr;
         ThreadScope threads(info.threads);
         const auto pd = convPrimitive<dnnl::convolution_forward>(dnnl::algorithm::convolution_direct, g, *d, attr);
-        return std::make_unique<ConvKernel>("onednn:conv", pd, plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end())),
-                                            info, residual, winogradForm(g, pd, info));
+        const memory::desc userWeights = plainDesc(std::vector<int64_t>(g.weights.begin(), g.weights.end()));
+        if (measurable(info)) return measuredConv(g, *d, attr, pd, userWeights, info, residual);
+        return std::make_unique<ConvKernel>("onednn:conv", pd, userWeights, info, residual, winogradForm(g, pd, info));
     } catch (const dnnl::error&) {
         return nullptr;
     }

@@ -91,8 +91,10 @@ void ConvKernel::keepBlocked(const std::vector<bool>& inputs, bool output) {
 }
 
 int ConvKernel::inPlaceInput() const {
-    // Not a plain Z reordered into a blocked output: the reorder would overwrite what it reads.
-    return residual_ && (!blockedDst_ || keptResidual_) ? 3 : -1;
+    if (!residual_) return -1;
+    // dst computes blocked: Z kept blocked and the output too, or both plain (dst is the output).
+    const bool sameLayout = blockedDst_ ? keptResidual_ && keptDst_ : true;
+    return sameLayout ? 3 : -1;
 }
 
 void ConvKernel::bindSource(const Tensor& x, dnnl::stream& s) {
@@ -121,6 +123,23 @@ void ConvKernel::prefillResidual(const Tensor& z, dnnl::stream& s) {
     }
 }
 
+void ConvKernel::compute(dnnl::stream& s) {
+    if (winograd_)
+        winograd_->run(static_cast<const float*>(src_.get_data_handle()), static_cast<float*>(dst_.get_data_handle()),
+                       bias_ ? static_cast<const float*>(bias_.get_data_handle()) : nullptr, bool(residual_));
+    else
+        primitive_.execute(s, args_);
+}
+
+void ConvKernel::computeOn(void* src, void* dst) {
+    ThreadScope threads(threads_);
+    dnnl::stream& s = stream();
+    src_.set_data_handle(src);
+    dst_.set_data_handle(dst);
+    compute(s);
+    s.wait();
+}
+
 void ConvKernel::run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) {
     ThreadScope threads(threads_);
     dnnl::stream& s = stream();
@@ -130,11 +149,7 @@ void ConvKernel::run(const std::vector<const Tensor*>& inputs, std::vector<Tenso
     bindSource(*inputs[0], s);
     bindDestination(outputs[0].mutableData());
     if (residual_) prefillResidual(*inputs[3], s);
-    if (winograd_)
-        winograd_->run(static_cast<const float*>(src_.get_data_handle()), static_cast<float*>(dst_.get_data_handle()),
-                       bias_ ? static_cast<const float*>(bias_.get_data_handle()) : nullptr, bool(residual_));
-    else
-        primitive_.execute(s, args_);
+    compute(s);
     if (blockedDst_ && !keptDst_) dstOut_.execute(s, dst_, userDst_);
     s.wait();
 }

@@ -30,9 +30,16 @@ public:
     std::optional<dnnl::memory::desc> blockedInput(size_t i) const override;
     std::optional<dnnl::memory::desc> blockedOutput() const override;
     void keepBlocked(const std::vector<bool>& inputs, bool output) override;
-    /// Z (input 3) where it arrives in the output's layout: the sum post-op then adds it where it
-    /// already lies, with no copy.
+    /// The residual (input 3) where it arrives in the layout the result is accumulated in: the
+    /// result then builds up in its buffer instead of a copy of it.
     int inPlaceInput() const override;
+
+    /// One computation from `src` into `dst`, both in the layouts the kernel computes in (see
+    /// blockedInput/blockedOutput; plain where those are nullopt): what the plan times when it
+    /// measures the algorithms of a layer. Needs constant weights and bias.
+    void computeOn(void* src, void* dst);
+    size_t sourceBytes() const { return src_.get_desc().get_size(); }
+    size_t destinationBytes() const { return dst_.get_desc().get_size(); }
 
 private:
     void prepareWeights(const dnnl::primitive_desc& pd, const dnnl::memory::desc& userWeights, const Tensor* constant);
@@ -40,6 +47,7 @@ private:
     void bindSource(const Tensor& x, dnnl::stream& s);
     void bindDestination(void* out);
     void prefillResidual(const Tensor& z, dnnl::stream& s);
+    void compute(dnnl::stream& s);
 
     std::string name_;
     int threads_;

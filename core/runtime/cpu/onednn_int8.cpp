@@ -1,7 +1,9 @@
-// int8 kernels on oneDNN: QLinearConv and ConvInteger as s8/u8 convolutions, QLinearMatMul and
-// MatMulInteger as s8/u8 matmuls, all accumulating in int32 (VNNI where oneDNN finds it at run
+// int8 kernels on oneDNN: QLinearConv and ConvInteger as s8/u8 convolutions, QLinearMatMul,
+// MatMulInteger and ONNX Runtime's QGemm and MatMulIntegerToFloat (which the CPU plan makes of QDQ
+// products, qdq_fusion.h) as s8/u8 matmuls, all accumulating in int32 (VNNI where oneDNN finds it at run
 // time). Requantization is oneDNN's: output scales x_scale * w_scale[c] / y_scale (per tensor or
-// per output channel), the int32 bias, the output zero point, round half to even, saturate.
+// per output channel), the int32 bias, the output zero point, round half to even, saturate; or,
+// for a float output (QGemm without y_scale, MatMulIntegerToFloat), scales x_scale * w_scale[c].
 //
 // Weights must be constant: u8 weights or weights with a zero point become s8 weights w - w_zero
 // once (oneDNN takes no weight zero point), which needs every w - w_zero in [-128, 127]; the
@@ -110,21 +112,37 @@ dnnl::primitive_attr quantizationAttr(const Quantization& q, int channelMask) {
     return attr;
 }
 
-/// What a quantized node's inputs say, for QLinear* (requantized int8 output) and *Integer
-/// (int32 output) ops. `channels`: output channels (conv) or columns (matmul); the weight zero
-/// point and scale may have one value per channel. `channelOf(i)`: the channel of weight i.
+/// Where a quantized node's inputs are (kAbsent: the op has no such input).
+constexpr size_t kAbsent = size_t(-1);
+struct Int8Inputs {
+    size_t w, xScale, xZero, wScale, wZero, yScale, yZero, bias;
+};
+
+/// The input positions of each op: QLinear{Conv,MatMul}: x, x_scale, x_zero, w, w_scale, w_zero,
+/// y_scale, y_zero[, B]; {Conv,MatMul}Integer: x, w, x_zero, w_zero; com.microsoft QGemm: A,
+/// a_scale, a_zero, B, b_scale, b_zero, C, [y_scale, y_zero] (float output without y_scale);
+/// com.microsoft MatMulIntegerToFloat: A, B, a_scale, b_scale, a_zero, b_zero[, bias] (float
+/// output; the bias is not taken here).
+Int8Inputs inputsOf(const std::string& op) {
+    if (op == "QLinearConv" || op == "QLinearMatMul") return {3, 1, 2, 4, 5, 6, 7, 8};
+    if (op == "QGemm") return {3, 1, 2, 4, 5, 7, 8, 6};
+    if (op == "MatMulIntegerToFloat") return {1, 2, 4, 3, 5, kAbsent, kAbsent, 6};
+    return {1, kAbsent, 2, kAbsent, 3, kAbsent, kAbsent, kAbsent};  // ConvInteger, MatMulInteger
+}
+
+/// What a quantized node's inputs say: requantized u8/s8 output (y_scale given), float output
+/// (scales but no y_scale: QGemm, MatMulIntegerToFloat) or int32 output (no scales: *Integer).
+/// `channels`: output channels (conv) or columns (matmul); the weight zero point and scale may
+/// have one value per channel. `channelOf(i)`: the channel of weight i.
 template <class ChannelOf>
 std::optional<Quantization> readQuantization(const NodeDescriptor& info, int64_t channels, ChannelOf channelOf) {
-    const bool qlinear = info.node.opType.rfind("QLinear", 0) == 0;
-    // Input positions: QLinear{Conv,MatMul}: x, x_scale, x_zero, w, w_scale, w_zero, y_scale,
-    // y_zero[, B]; {Conv,MatMul}Integer: x, w, x_zero, w_zero.
-    const size_t w = qlinear ? 3 : 1, xZero = 2, wZero = qlinear ? 5 : 3;
-    if (!info.hasInput(0) || !info.hasInput(w) || !isInt8(info.inputTypes[0]) || !isInt8(info.inputTypes[w])) return std::nullopt;
-    const Tensor* weights = info.constants[w];
+    const Int8Inputs in = inputsOf(info.node.opType);
+    if (!info.hasInput(0) || !info.hasInput(in.w) || !isInt8(info.inputTypes[0]) || !isInt8(info.inputTypes[in.w])) return std::nullopt;
+    const Tensor* weights = info.constants[in.w];
     if (!weights) return std::nullopt;
     Quantization q;
-    const auto xz = scalarParameter(info, xZero, 0.0);
-    const auto wzValues = constantValues(info, wZero);
+    const auto xz = scalarParameter(info, in.xZero, 0.0);
+    const auto wzValues = constantValues(info, in.wZero);
     if (!xz || !wzValues) return std::nullopt;
     const auto wz = perChannel(*wzValues, channels, 0.0);
     if (!wz) return std::nullopt;
@@ -132,22 +150,28 @@ std::optional<Quantization> readQuantization(const NodeDescriptor& info, int64_t
     if (!centered) return std::nullopt;
     q.weights = std::move(*centered);
     q.srcZero = int32_t(*xz);
-    if (!qlinear) {
+    if (in.xScale == kAbsent) {
         if (info.outputTypes[0] != DType::Int32) return std::nullopt;
         return q;
     }
-    const auto xs = scalarParameter(info, 1, 1.0), ys = scalarParameter(info, 6, 1.0), yz = scalarParameter(info, 7, 0.0);
-    const auto wsValues = constantValues(info, 4);
-    if (!xs || !ys || !yz || !wsValues || wsValues->empty() || !info.hasInput(6)) return std::nullopt;
+    const bool requantized = in.yScale != kAbsent && info.hasInput(in.yScale);
+    const auto xs = scalarParameter(info, in.xScale, 1.0);
+    const auto ys = requantized ? scalarParameter(info, in.yScale, 1.0) : std::optional<double>(1.0);
+    const auto yz = requantized ? scalarParameter(info, in.yZero, 0.0) : std::optional<double>(0.0);
+    const auto wsValues = constantValues(info, in.wScale);
+    if (!xs || !ys || !yz || !wsValues || wsValues->empty()) return std::nullopt;
     const auto ws = perChannel(*wsValues, channels, 1.0);
-    if (!ws || !isInt8(info.outputTypes[0])) return std::nullopt;
+    if (!ws || (requantized ? !isInt8(info.outputTypes[0]) : info.outputTypes[0] != DType::Float)) return std::nullopt;
     const float xScale = float(*xs), yScale = float(*ys);
-    for (double s : *ws) q.scales.push_back(xScale * float(s) / yScale);  // as the reference computes it
+    // As the reference computes them: x_scale * w_scale / y_scale, or x_scale * w_scale.
+    for (double s : *ws) q.scales.push_back(requantized ? xScale * float(s) / yScale : xScale * float(s));
     if (wsValues->size() == 1) q.scales.resize(1);
     q.dstZero = int32_t(*yz);
-    if (info.hasInput(8)) {
-        const auto b = constantValues(info, 8);
-        if (!b || int64_t(b->size()) != channels || info.inputTypes[8] != DType::Int32) return std::nullopt;
+    if (in.bias != kAbsent && info.hasInput(in.bias)) {
+        const auto b = constantValues(info, in.bias);
+        if (!b || int64_t(b->size()) != channels || info.inputDims[in.bias].back() != channels ||
+            info.inputTypes[in.bias] != DType::Int32)
+            return std::nullopt;
         for (double v : *b) q.bias.push_back(int32_t(v));
     }
     return q;
@@ -284,7 +308,8 @@ std::unique_ptr<PreparedKernel> prepareInt8Conv(const NodeDescriptor& info) {
 
 // ---- matmul --------------------------------------------------------------------------------
 
-/// A [.., M, K] x [K, N] product with constant B, A's leading axes folded into M.
+/// A [.., M, K] x [K, N] product with constant B (stored [N, K] for a QGemm with transB), A's
+/// leading axes folded into M; an int32 bias of one value per column added to the sums.
 class Int8MatMulKernel final : public PreparedKernel {
 public:
     Int8MatMulKernel(std::string name, const dnnl::matmul::primitive_desc& pd, const Quantization& q,
@@ -297,6 +322,11 @@ public:
         args_[DNNL_ARG_SRC] = src_;
         args_[DNNL_ARG_WEIGHTS] = weights_;
         args_[DNNL_ARG_DST] = dst_;
+        if (!q.bias.empty()) {
+            bias_ = memory(pd.bias_desc(), eng);
+            std::memcpy(bias_.get_data_handle(), q.bias.data(), q.bias.size() * sizeof(int32_t));
+            args_[DNNL_ARG_BIAS] = bias_;
+        }
     }
 
     std::string name() const override { return name_; }
@@ -314,35 +344,51 @@ private:
     std::string name_;
     int threads_;
     dnnl::primitive primitive_;
-    memory src_, dst_, weights_;
+    memory src_, dst_, weights_, bias_;
     std::unordered_map<int, memory> args_;
 };
 
+/// The kernel's name for bench --by-op and profiles: what ran, on which oneDNN implementation.
+std::string matMulKernelName(const std::string& op, bool floatOutput) {
+    if (op == "QLinearMatMul") return "onednn:qlinear_matmul";
+    if (op == "MatMulInteger") return "onednn:matmul_integer";
+    if (op == "MatMulIntegerToFloat") return "onednn:matmul_integer_to_float";
+    return floatOutput ? "onednn:qgemm_to_float" : "onednn:qgemm";
+}
+
 std::unique_ptr<PreparedKernel> prepareInt8MatMul(const NodeDescriptor& info) {
-    const bool qlinear = info.node.opType == "QLinearMatMul";
-    const size_t bIndex = qlinear ? 3 : 1;
-    if (!info.hasInput(bIndex) || info.outputDims.size() != 1) return nullptr;
+    const std::string& op = info.node.opType;
+    const Int8Inputs in = inputsOf(op);
+    const bool gemm = op == "QGemm";
+    const bool transB = gemm && info.attributes().getInt("transB", 0) != 0;
+    if (gemm && (info.attributes().getInt("transA", 0) != 0 || info.attributes().getFloat("alpha", 1.f) != 1.f)) return nullptr;
+    if (!info.hasInput(in.w) || info.outputDims.size() != 1) return nullptr;
+    if (op == "MatMulIntegerToFloat" && info.hasInput(in.bias)) return nullptr;  // the reference adds a float bias
     const auto& ad = info.inputDims[0];
-    const auto& bd = info.inputDims[bIndex];
-    if (ad.size() < 2 || bd.size() != 2 || ad.back() != bd[0]) return nullptr;
-    const int64_t k = bd[0], n = bd[1], m = elementCount(ad) / k;
+    const auto& bd = info.inputDims[in.w];
+    if (ad.size() < 2 || bd.size() != 2 || (gemm && ad.size() != 2)) return nullptr;
+    const int64_t k = transB ? bd[1] : bd[0], n = transB ? bd[0] : bd[1];
+    if (ad.back() != k) return nullptr;
+    const int64_t m = elementCount(ad) / k;
     std::vector<int64_t> outDims(ad.begin(), ad.end() - 1);
     outDims.push_back(n);
     if (outDims != info.outputDims[0] || m <= 0 || n <= 0 || k <= 0) return nullptr;
-    auto q = readQuantization(info, n, [n](size_t i) { return size_t(int64_t(i) % n); });
+    auto q = transB ? readQuantization(info, n, [k](size_t i) { return size_t(int64_t(i) / k); })
+                    : readQuantization(info, n, [n](size_t i) { return size_t(int64_t(i) % n); });
     if (!q) return nullptr;
     const dt srcType = int8Type(info.inputTypes[0]);
-    const dt dstType = qlinear ? int8Type(info.outputTypes[0]) : dt::s32;
-    const memory::desc userWeights({k, n}, dt::s8, tag::ab);
+    const bool floatOutput = info.outputTypes[0] == DType::Float;
+    const dt dstType = q->scales.empty() ? dt::s32 : floatOutput ? dt::f32 : int8Type(info.outputTypes[0]);
+    const memory::desc userWeights({k, n}, dt::s8, transB ? tag::ba : tag::ab);
+    const memory::desc bias = q->bias.empty() ? memory::desc() : memory::desc({1, n}, dt::s32, tag::ab);
     try {
         ThreadScope threads(info.threads);
         const dnnl::primitive_attr attr = quantizationAttr(*q, 1 << 1);
-        const dnnl::matmul::desc desc(memory::desc({m, k}, srcType, tag::ab), memory::desc({k, n}, dt::s8, tag::any),
+        const dnnl::matmul::desc desc(memory::desc({m, k}, srcType, tag::ab), memory::desc({k, n}, dt::s8, tag::any), bias,
                                       memory::desc({m, n}, dstType, tag::ab));
         const dnnl::matmul::primitive_desc pd(desc, attr, engine());
         const std::string impl = implementationOf(pd);
-        return std::make_unique<Int8MatMulKernel>(std::string(qlinear ? "onednn:qlinear_matmul" : "onednn:matmul_integer") + "(" + impl + ")",
-                                                  pd, *q, userWeights, info.threads);
+        return std::make_unique<Int8MatMulKernel>(matMulKernelName(op, floatOutput) + "(" + impl + ")", pd, *q, userWeights, info.threads);
     } catch (const dnnl::error&) {
         return nullptr;
     }
@@ -355,6 +401,8 @@ void registerInt8Kernels(CpuKernelRegistry& registry) {
     registry.add("ConvInteger", prepareInt8Conv);
     registry.add("QLinearMatMul", prepareInt8MatMul);
     registry.add("MatMulInteger", prepareInt8MatMul);
+    registry.add("QGemm", prepareInt8MatMul, "com.microsoft");
+    registry.add("MatMulIntegerToFloat", prepareInt8MatMul, "com.microsoft");
 }
 
 } // namespace graphlens::onednn

@@ -31,9 +31,6 @@ public:
     /// The plan's decision: input `i` arrives in blockedInput(i) where `inputs[i]`, and output 0
     /// is left in blockedOutput() when `output`. Called at most once, before any run().
     virtual void keepBlocked(const std::vector<bool>& inputs, bool output) = 0;
-    /// The input whose buffer output 0 may take over once the layouts are decided (a
-    /// convolution's residual Z, which it adds where its output goes), or -1.
-    virtual int inPlaceInput() const { return -1; }
 };
 
 /// A variant of the node's kernel that computes blocked, for when its neighbours are blocked

@@ -1,5 +1,5 @@
 // QDQ models (ONNX Runtime's quantization tools write them: DequantizeLinear on activations and
-// weights, a float Conv, QuantizeLinear after) on the CPU backend's int8 kernels. At plan time,
+// weights, a float Conv, MatMul or Gemm, QuantizeLinear after) on the CPU backend's int8 kernels. At plan time,
 // DequantizeLinear(x) -> Conv(DequantizeLinear(w), bias) -> [Relu] -> QuantizeLinear becomes one
 // QLinearConv (the standard ONNX op, as ONNX Runtime's QDQ transformer does), so consecutive
 // quantized convolutions pass u8/s8 activations to each other instead of float. It is a step
@@ -15,15 +15,26 @@
 
 namespace graphlens {
 
-/// True when `dq` dequantizes the constant weights of a Conv that fits the QDQ pattern above
-/// (so the shared preparation keeps it for fuseQdqConvolutions instead of storing float weights).
-bool isQdqConvWeight(const Graph& graph, NodeId dq);
+/// True when `dq` dequantizes the constant weights (or bias) of a Conv, MatMul or Gemm that fits
+/// the QDQ patterns here (so the shared preparation keeps it for fuseQdqConvolutions and
+/// fuseQdqMatMuls instead of storing float weights).
+bool isQdqWeight(const Graph& graph, NodeId dq);
 
 /// Rewrites every QDQ convolution of `prepared` that the pattern fits into a QLinearConv and adds
 /// one line to its steps ("ran 53 QDQ convolutions as int8 QLinearConv ..."); returns how many.
 /// `reportedAs` receives, for each QLinearConv it made, the id of the Conv it replaced: a node
 /// of the graph the caller gave, under which a plan reports the fused node's times and kernel.
 size_t fuseQdqConvolutions(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
+
+/// The same for matrix products, DequantizeLinear(x) x DequantizeLinear(w) -> MatMul or Gemm
+/// (alpha = beta = 1, A not transposed; w constant, scales per tensor or per output column; a
+/// Gemm's bias constant, float or dequantized int32) -> [Relu] -> QuantizeLinear: QLinearMatMul for
+/// a MatMul, com.microsoft QGemm (ONNX Runtime's op, its bias int32) for a Gemm. Where no
+/// QuantizeLinear reads the product's output (the logits, a float residual), int8 sums scaled to
+/// float: com.microsoft MatMulIntegerToFloat, or QGemm without y_scale. Adds one line to the steps
+/// ("ran 25 QDQ matrix products (MatMul, Gemm) as int8: 24 QLinearMatMul, 1 QGemm with a float
+/// output"); returns how many.
+size_t fuseQdqMatMuls(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
 
 /// Stores the weights of every DequantizeLinear of constants as float32 (what the shared
 /// preparation does, for the weights it kept for fuseQdqConvolutions); for plans that do not

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace graphlens::onednn {
@@ -174,28 +175,47 @@ GRAPHLENS_VECTOR_CLONES void outputTileRow(int64_t block, const float* products,
 void setConvAlgorithm(ConvAlgorithm algorithm) { algorithmPolicy() = algorithm; }
 ConvAlgorithm convAlgorithm() { return algorithmPolicy(); }
 
-std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradShape& shape, const NodeDescriptor& info) {
+namespace {
+
+/// The activation Winograd's output transform applies: max(v,0) + slope*min(v,0) clamped to [low, high].
+struct WinogradActivation {
+    float slope = 1.f, low = -std::numeric_limits<float>::infinity(), high = std::numeric_limits<float>::infinity();
+};
+
+/// The node's activation in Winograd's terms; nullopt for one it does not apply.
+std::optional<WinogradActivation> winogradActivation(const NodeDescriptor& info) {
+    WinogradActivation act;
+    const Attribute* a = info.attributes().find("activation");
+    if (!a) return act;
+    if (!a->holds<std::string>()) return std::nullopt;
+    const ActivationKind* kind = activationKindNamed(a->get<std::string>());
+    const std::vector<float> given = floatsAttribute(info.attributes(), "activation_params");
+    const ActivationParams p = kind ? activationParams(*kind, given) : ActivationParams{};
+    if (kind && kind->id == ActivationId::Relu) act.slope = 0.f;
+    else if (kind && kind->id == ActivationId::LeakyRelu) act.slope = p[0];
+    else if (kind && kind->id == ActivationId::Clip && given.size() == 2 && p[0] <= p[1]) act.low = p[0], act.high = p[1];
+    else return std::nullopt;
+    return act;
+}
+
+} // namespace
+
+bool WinogradConv::canCompute(const WinogradShape& shape, const NodeDescriptor& info) {
+    if (shape.block != 8 && shape.block != 16) return false;
+    if (shape.inChannels % shape.block != 0 || shape.outChannels % shape.block != 0) return false;
+    if (info.constants.size() < 2 || !info.constants[1]) return false;
+    return winogradActivation(info).has_value();
+}
+
+std::unique_ptr<WinogradConv> WinogradConv::make(const WinogradShape& shape, const NodeDescriptor& info, bool anyShape) {
     const ConvAlgorithm policy = convAlgorithm();
     if (policy == ConvAlgorithm::Direct) return nullptr;
-    if (policy == ConvAlgorithm::Auto && !winogradPays(shape)) return nullptr;
-    if (shape.block != 8 && shape.block != 16) return nullptr;
-    if (shape.inChannels % shape.block != 0 || shape.outChannels % shape.block != 0) return nullptr;
-    const Tensor* weights = info.constants.size() > 1 ? info.constants[1] : nullptr;
-    if (!weights) return nullptr;
-    const float inf = std::numeric_limits<float>::infinity();
-    float slope = 1.f, low = -inf, high = inf;
-    if (const Attribute* a = info.attributes().find("activation")) {
-        if (!a->holds<std::string>()) return nullptr;
-        const ActivationKind* kind = activationKindNamed(a->get<std::string>());
-        const std::vector<float> given = floatsAttribute(info.attributes(), "activation_params");
-        const ActivationParams p = kind ? activationParams(*kind, given) : ActivationParams{};
-        if (kind && kind->id == ActivationId::Relu) slope = 0.f;
-        else if (kind && kind->id == ActivationId::LeakyRelu) slope = p[0];
-        else if (kind && kind->id == ActivationId::Clip && given.size() == 2 && p[0] <= p[1]) low = p[0], high = p[1];
-        else return nullptr;
-    }
+    if (policy == ConvAlgorithm::Auto && !anyShape && !winogradPays(shape)) return nullptr;
+    if (!canCompute(shape, info)) return nullptr;
+    const WinogradActivation act = *winogradActivation(info);
     try {
-        return std::unique_ptr<WinogradConv>(new WinogradConv(shape, weights->span<float>().data(), slope, low, high));
+        return std::unique_ptr<WinogradConv>(
+            new WinogradConv(shape, info.constants[1]->span<float>().data(), act.slope, act.low, act.high));
     } catch (const dnnl::error&) {
         return nullptr;
     }

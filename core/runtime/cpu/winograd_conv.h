@@ -38,8 +38,12 @@ public:
     /// A Winograd form of the node in `info`, a 3x3 convolution with stride 1, no dilation and
     /// one group of `shape` (the caller checks these, and the weight and bias shapes): nullptr unless its weights are constant,
     /// both channel counts a multiple of the block and the activation none, Relu, LeakyRelu or Clip, or
-    /// when the shape is one where the direct kernel is faster (unless forced).
-    static std::unique_ptr<WinogradConv> make(const WinogradShape& shape, const NodeDescriptor& info);
+    /// when the shape is one where the direct kernel is faster (unless forced, or `anyShape`: the
+    /// plan measures which is faster, conv_tuning.h).
+    static std::unique_ptr<WinogradConv> make(const WinogradShape& shape, const NodeDescriptor& info, bool anyShape = false);
+    /// Whether make() can build a form of `info` on `shape` where it is asked to (any policy
+    /// aside): block, channel counts, constant weights, activation.
+    static bool canCompute(const WinogradShape& shape, const NodeDescriptor& info);
 
     /// `src` and `dst` in the blocked layout; `bias` (out channels) may be null; with `residual`, dst
     /// already holds the tensor to add before the activation.

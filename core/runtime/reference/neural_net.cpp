@@ -227,6 +227,8 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("QLinearAdd", nn::qlinearAdd, "com.microsoft");
     registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
     registry.add("FusedMatMul", nn::fusedMatMul, "com.microsoft");
+    registry.add("QGemm", nn::qgemm, "com.microsoft");
+    registry.add("MatMulIntegerToFloat", nn::matMulIntegerToFloat, "com.microsoft");
 }
 
 } // namespace graphlens

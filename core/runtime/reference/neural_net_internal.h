@@ -88,6 +88,8 @@ void gemm(KernelContext& ctx);             // neural_net_matmul.cpp
 void matMul(KernelContext& ctx);
 void matMulInteger(KernelContext& ctx);
 void qlinearMatMul(KernelContext& ctx);
+void qgemm(KernelContext& ctx);                 // com.microsoft QGemm
+void matMulIntegerToFloat(KernelContext& ctx);  // com.microsoft MatMulIntegerToFloat
 void quantizeLinear(KernelContext& ctx);   // neural_net_quant.cpp
 void dequantizeLinear(KernelContext& ctx);
 void qlinearAdd(KernelContext& ctx);        // com.microsoft QLinearAdd (neural_net_quant.cpp)

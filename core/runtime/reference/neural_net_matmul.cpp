@@ -1,6 +1,8 @@
 // Reference kernels for matrix products: Gemm, MatMul (numpy batching, 1-D operands), ONNX
-// Runtime's FusedMatMul (MatMul with transposed operands and a scale), MatMulInteger and
-// QLinearMatMul. Float sums are accumulated in double.
+// Runtime's FusedMatMul (MatMul with transposed operands and a scale), MatMulInteger,
+// QLinearMatMul, and ONNX Runtime's QGemm and MatMulIntegerToFloat (what the CPU plan makes of QDQ
+// products, core/runtime/cpu/qdq_fusion.h). Float sums are accumulated in double; integer sums are
+// exact in double, and they are scaled in float as ONNX's and ONNX Runtime's kernels scale them.
 #include "core/runtime/reference/neural_net_internal.h"
 
 #include <type_traits>
@@ -184,16 +186,89 @@ void matMulInteger(KernelContext& ctx) {
     ctx.setOutput(0, tensorOfDoubles(DType::Int32, s.outDims, y));
 }
 
+/// One scale per output column (`n` of them) from a scale input of one value or `n` values.
+std::vector<float> columnScales(const Tensor& t, int64_t n, const char* what) {
+    const std::vector<double> v = doublesOf(t);
+    if (v.size() == 1) return std::vector<float>(size_t(n), float(v[0]));
+    if (int64_t(v.size()) != n) throw KernelError(std::string(what) + " has neither one value nor one per column");
+    return std::vector<float>(v.begin(), v.end());
+}
+
 void qlinearMatMul(KernelContext& ctx) {
     MatMulShapes s;
     std::vector<double> y = integerProduct(ctx, 0, 2, 3, 5, s);
-    const float aScale = float(scalarOf(ctx.input(1), "a_scale")), bScale = float(scalarOf(ctx.input(4), "b_scale"));
-    const float yScale = float(scalarOf(ctx.input(6), "y_scale"));
+    const float aScale = float(scalarOf(ctx.input(1), "a_scale")), yScale = float(scalarOf(ctx.input(6), "y_scale"));
+    const std::vector<float> bScale = columnScales(ctx.input(4), s.n, "b_scale");
     const DType yType = ctx.hasInput(7) ? ctx.input(7).dtype() : ctx.input(0).dtype();
     const double yZero = ctx.hasInput(7) ? scalarOf(ctx.input(7), "y_zero_point") : 0.0;
-    const float multiplier = aScale * bScale / yScale;
-    for (double& v : y) v = saturateRound(double(float(v) * multiplier) + yZero, yType);
+    for (size_t i = 0; i < y.size(); ++i)
+        y[i] = saturateRound(double(float(y[i]) * (aScale * bScale[i % size_t(s.n)] / yScale)) + yZero, yType);
     ctx.setOutput(0, tensorOfDoubles(yType, s.outDims, y));
+}
+
+void qgemm(KernelContext& ctx) {
+    // A, a_scale, a_zero_point, B, b_scale, b_zero_point, C (int32, in units of a_scale * b_scale),
+    // y_scale, y_zero_point: y = alpha * a_scale * b_scale * ((A - a_zero) x (B - b_zero) + C),
+    // requantized with y_scale and y_zero_point, or float without y_scale.
+    const Attributes& attrs = ctx.attributes();
+    int64_t m = 0, k = 0, kb = 0, n = 0;
+    std::vector<double> a = gemmOperand(ctx.input(0), attrs.getInt("transA", 0) != 0, m, k);
+    std::vector<double> b = gemmOperand(ctx.input(3), attrs.getInt("transB", 0) != 0, kb, n);
+    if (k != kb) throw KernelError("the inner dimensions of the QGemm operands differ");
+    const double aZero = ctx.hasInput(2) ? scalarOf(ctx.input(2), "a_zero_point") : 0.0;
+    for (double& v : a) v -= aZero;
+    if (ctx.hasInput(5)) {
+        const std::vector<double> z = doublesOf(ctx.input(5));
+        if (z.size() != 1 && int64_t(z.size()) != n) throw KernelError("b_zero_point has neither one value nor one per column");
+        for (size_t i = 0; i < b.size(); ++i) b[i] -= z[z.size() == 1 ? 0 : i % size_t(n)];
+    }
+    std::vector<double> y(size_t(m * n), 0.0);
+    if (ctx.hasInput(6)) {
+        const Tensor& c = ctx.input(6);
+        const auto index = ref::broadcastIndices(c.dims(), ref::broadcastDims(c.dims(), {m, n}));
+        if (index.size() != y.size()) throw KernelError("C " + ref::dimsText(c.dims()) + " does not broadcast to the output");
+        const auto cv = doublesOf(c);
+        for (size_t i = 0; i < y.size(); ++i) y[i] = cv[size_t(index[i])];
+    }
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double sum = 0.0;
+            for (int64_t p = 0; p < k; ++p) sum += a[size_t(i * k + p)] * b[size_t(p * n + j)];
+            y[size_t(i * n + j)] += sum;
+        }
+    const float alpha = attrs.getFloat("alpha", 1.f), aScale = float(scalarOf(ctx.input(1), "a_scale"));
+    const std::vector<float> bScale = columnScales(ctx.input(4), n, "b_scale");
+    if (!ctx.hasInput(7)) {
+        for (size_t i = 0; i < y.size(); ++i) y[i] = double(float(y[i]) * (alpha * aScale * bScale[i % size_t(n)]));
+        return ctx.setOutput(0, tensorOfDoubles(DType::Float, {m, n}, y));
+    }
+    const float yScale = float(scalarOf(ctx.input(7), "y_scale"));
+    const DType yType = ctx.hasInput(8) ? ctx.input(8).dtype() : ctx.input(0).dtype();
+    const double yZero = ctx.hasInput(8) ? scalarOf(ctx.input(8), "y_zero_point") : 0.0;
+    for (size_t i = 0; i < y.size(); ++i)
+        y[i] = saturateRound(double(float(y[i]) * (alpha * aScale * bScale[i % size_t(n)] / yScale)) + yZero, yType);
+    ctx.setOutput(0, tensorOfDoubles(yType, {m, n}, y));
+}
+
+void matMulIntegerToFloat(KernelContext& ctx) {
+    // A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias (float, one per column):
+    // y = a_scale * b_scale * ((A - a_zero) x (B - b_zero)) + bias.
+    MatMulShapes s;
+    std::vector<double> y = integerProduct(ctx, 0, 4, 1, 5, s);
+    const float aScale = float(scalarOf(ctx.input(2), "a_scale"));
+    const std::vector<float> bScale = columnScales(ctx.input(3), s.n, "b_scale");
+    std::vector<double> bias;
+    if (ctx.hasInput(6)) {
+        bias = doublesOf(ctx.input(6));
+        if (int64_t(bias.size()) != s.n) throw KernelError("the bias has not one value per column");
+    }
+    for (size_t i = 0; i < y.size(); ++i) {
+        const size_t j = i % size_t(s.n);
+        float v = float(y[i]) * (aScale * bScale[j]);
+        if (!bias.empty()) v += float(bias[j]);
+        y[i] = double(v);
+    }
+    ctx.setOutput(0, tensorOfDoubles(DType::Float, s.outDims, y));
 }
 
 } // namespace graphlens::nn

@@ -638,6 +638,19 @@ inline const std::vector<Case>& kCases() {
                                                   scalar(0.01f), konst(i8({}, {3})), scalar(0.02f), konst(i8({}, {-1}))}}.tol(kExact).only(Target::Cpu),
                 Case{"QLinearMatMul", {ints(U8, {6, 40}, 0, 255), scalar(0.05f), konst(u8({}, {3})), konst(ints(I8, {40, 24}, -64, 64)),
                                        scalar(0.01f), konst(i8({}, {0})), scalar(0.2f), konst(u8({}, {128}))}}.tol(Tol{0, 1, "requantized: one output step"}),
+                Case{"QLinearMatMul", {ints(U8, {2, 5, 40}, 0, 255), scalar(0.05f), konst(u8({}, {3})), konst(ints(I8, {40, 24}, -64, 64)),
+                                       konst(f32({24}, 0.005, 0.02)), konst(i8({}, {0})), scalar(0.2f), konst(u8({}, {128}))}}
+                    .tol(Tol{0, 1, "requantized: one output step"}),  // per-column scales (QDQ MatMul)
+                // ONNX Runtime's QGemm and MatMulIntegerToFloat (the CPU plan's QDQ Gemm and MatMul):
+                // int32 bias, requantized or float output
+                Case{"com.microsoft:QGemm", {ints(U8, {6, 40}, 0, 255), scalar(0.05f), konst(u8({}, {9})), konst(ints(I8, {24, 40}, -64, 64)),
+                                             konst(f32({24}, 0.005, 0.02)), konst(i8({}, {0})), konst(ints(I32, {24}, -3000, 3000)),
+                                             scalar(0.2f), konst(u8({}, {128}))}, {{"transB", 1}}}
+                    .tol(Tol{0, 1, "requantized: one output step"}).only(Target::Cpu),
+                Case{"com.microsoft:QGemm", {ints(U8, {6, 40}, 0, 255), scalar(0.05f), konst(u8({}, {9})), konst(ints(I8, {40, 24}, -64, 64)),
+                                             scalar(0.01f), konst(i8({}, {0})), konst(ints(I32, {24}, -3000, 3000))}}.only(Target::Cpu),
+                Case{"com.microsoft:MatMulIntegerToFloat", {ints(U8, {2, 3, 40}, 0, 255), konst(ints(I8, {40, 24}, -64, 64)), scalar(0.05f),
+                                                            konst(f32({24}, 0.005, 0.02)), konst(u8({}, {130})), konst(i8({}, {0}))}}.only(Target::Cpu),
                 // constants and known outputs
                 Case{"Constant", {}, {{"value", Tensor::fromVector(DType::Int32, {2, 3}, std::vector<int32_t>{1, -2, 3, -4, 5, 1 << 30})}}}.tol(kExact),
                 Case{"Constant", {}, {{"value_floats", std::vector<float>{0.5f, -1.5f, 3.f}}}}.tol(kExact),

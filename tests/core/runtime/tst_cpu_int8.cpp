@@ -7,6 +7,9 @@
 //   float (a value within float rounding of a half step can round either way); the test also
 //   counts the elements that differ and requires them to be rare (under 1%).
 // - QuantizeLinear and DequantizeLinear: equal bit for bit.
+// - QDQ models: DQ -> Conv / MatMul / Gemm -> Q runs as QLinearConv, QLinearMatMul or QGemm,
+//   and a product with a float output as MatMulIntegerToFloat or QGemm (the plan's QDQ fusion);
+//   products the int8 kernels cannot take stay float and equal to the reference within a step.
 // Weights are even and within [-64, 62] after their zero point, so the results are the same on
 // machines without VNNI, where oneDNN multiplies into saturating 16-bit pairs and halves s8
 // weights (ONEDNN_MAX_CPU_ISA=AVX2 runs this suite that way).
@@ -16,6 +19,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <random>
 
 using namespace graphlens;
@@ -131,7 +135,105 @@ Model convModel(const ConvCase& c, bool integer, Tensor& input, int depth = 1) {
     return b.model(17);
 }
 
+/// A QDQ matrix product as ONNX Runtime's quantize_static and quantize-int8 write it:
+/// Q(x) -> DQ, DQ(w s8 constant, per tensor or per output column), MatMul or Gemm (its bias a
+/// float constant or DQ(int32) in units of x_scale * w_scale), then Q -> DQ or a float output.
+struct ProductCase {
+    bool gemm = false, transB = false, perChannel = false, quantizeOutput = true;
+    int rank = 2;
+    enum Bias { NoBias, FloatBias, Int32Bias } bias = NoBias;
+    DType x = DType::UInt8, w = DType::Int8;
+    int xZero = 128, wZero = 0;
+    float alpha = 1.f;
+    bool weightsAsInput = false;  ///< w_q a graph input: not constant
+    bool outputPerAxis = false;   ///< the output's QuantizeLinear has one scale per column
+};
+
+constexpr int64_t kDepth = 48, kColumns = 20;
+constexpr float kInputScale = 0.02f, kOutputScale = 0.02f;
+
+std::vector<int64_t> productInputDims(int rank) {
+    switch (rank) {
+    case 3: return {2, 5, kDepth};
+    case 4: return {2, 3, 4, kDepth};
+    default: return {6, kDepth};
+    }
+}
+
+std::vector<float> weightScales(bool perChannel) {
+    std::vector<float> ws(perChannel ? size_t(kColumns) : 1);
+    for (size_t i = 0; i < ws.size(); ++i) ws[i] = 0.004f + 0.0002f * float(i);
+    return ws;
+}
+
+/// The product's output (before any Q) on `x`, a float activation of [.., kDepth].
+ValueId qdqProduct(GraphBuilder& b, const ProductCase& c, ValueId x, const std::string& name, uint64_t seed) {
+    const ValueId xq = b.op("QuantizeLinear", {x, b.initializer(name + "_xs", Tensor::scalar(kInputScale)),
+                                               b.initializer(name + "_xz", scalarOf(c.x, c.xZero))}, {}, name + "_xq");
+    const Node& qn = b.graph().node(b.graph().value(xq).producer());
+    const ValueId xdq = b.op("DequantizeLinear", {xq, qn.input(1), qn.input(2)}, {}, name + "_xdq");
+    const std::vector<int64_t> wDims = c.transB ? std::vector<int64_t>{kColumns, kDepth} : std::vector<int64_t>{kDepth, kColumns};
+    const std::vector<float> ws = weightScales(c.perChannel);
+    Attributes axis;
+    axis.set("axis", int64_t(c.transB ? 0 : 1));
+    const ValueId wq = c.weightsAsInput ? b.input(name + "_wq", c.w, Shape::ofSizes(wDims))
+                                        : b.initializer(name + "_wq", weightsAround(c.w, wDims, seed, c.wZero));
+    Tensor wz = Tensor::allocate(c.w, {int64_t(ws.size())});
+    for (int64_t i = 0; i < wz.numel(); ++i) {
+        if (c.w == DType::UInt8) wz.mutableSpan<uint8_t>()[size_t(i)] = uint8_t(c.wZero);
+        else wz.mutableSpan<int8_t>()[size_t(i)] = int8_t(c.wZero);
+    }
+    if (!c.perChannel) wz = scalarOf(c.w, c.wZero);
+    const ValueId wdq = b.op("DequantizeLinear", {wq, b.initializer(name + "_ws", c.perChannel ? Tensor::floats({kColumns}, ws) : Tensor::scalar(ws[0])),
+                                                  b.initializer(name + "_wz", wz)}, axis, name + "_wdq");
+    if (!c.gemm) return b.op("MatMul", {xdq, wdq}, {}, name);
+    std::vector<ValueId> inputs{xdq, wdq};
+    if (c.bias == ProductCase::FloatBias) inputs.push_back(b.initializer(name + "_b", seeded({kColumns}, seed + 1, -0.5f, 0.5f)));
+    if (c.bias == ProductCase::Int32Bias) {
+        std::vector<float> unit(static_cast<size_t>(kColumns));
+        for (size_t i = 0; i < unit.size(); ++i) unit[i] = kInputScale * ws[ws.size() == 1 ? 0 : i];
+        Attributes biasAxis;
+        biasAxis.set("axis", int64_t(0));
+        inputs.push_back(b.op("DequantizeLinear", {b.initializer(name + "_bq", seededInts(DType::Int32, {kColumns}, seed + 2, -3000, 3000)),
+                                                   b.initializer(name + "_bs", Tensor::floats({kColumns}, unit)),
+                                                   b.initializer(name + "_bz", Tensor::fromVector<int32_t>(DType::Int32, {kColumns}, std::vector<int32_t>(size_t(kColumns), 0)))},
+                              biasAxis, name + "_bdq"));
+    }
+    Attributes a;
+    a.set("transB", int64_t(c.transB ? 1 : 0));
+    if (c.alpha != 1.f) a.set("alpha", c.alpha);
+    return b.op("Gemm", inputs, a, name);
+}
+
+/// y -> Q(kOutputScale, 128) -> DQ, or with one scale per column (axis 1).
+ValueId quantizeOutput(GraphBuilder& b, ValueId y, bool perAxis, const std::string& name) {
+    Attributes axis;
+    if (perAxis) axis.set("axis", int64_t(1));
+    std::vector<float> scales(perAxis ? size_t(kColumns) : 1, kOutputScale);
+    const ValueId s = b.initializer(name + "_ys", perAxis ? Tensor::floats({kColumns}, scales) : Tensor::scalar(kOutputScale));
+    const ValueId z = b.initializer(name + "_yz", perAxis ? Tensor::fromVector<uint8_t>(DType::UInt8, {kColumns}, std::vector<uint8_t>(size_t(kColumns), 128))
+                                                           : scalarOf(DType::UInt8, 128));
+    const ValueId q = b.op("QuantizeLinear", {y, s, z}, axis, name + "_q");
+    return b.op("DequantizeLinear", {q, s, z}, axis, name + "_dq");
+}
+
+/// The kernels of a plan without their oneDNN implementation ("onednn:qgemm(brg:...)" -> "onednn:qgemm").
+std::vector<std::string> kernelsOf(const Plan& plan) {
+    std::vector<std::string> ops;
+    for (const PlannedNode& n : plan.nodes()) ops.push_back(n.kernel.substr(0, n.kernel.find('(')));
+    return ops;
+}
+
+/// The plan's line about QDQ products ("" when it has none).
+std::string productLine(const Plan& plan) {
+    for (const std::string& line : plan.preparation())
+        if (line.find("QDQ matrix product") != std::string::npos) return line;
+    return {};
+}
+
 } // namespace
+
+Q_DECLARE_METATYPE(ProductCase)
 
 class TestCpuInt8 : public QObject {
     Q_OBJECT
@@ -327,6 +429,189 @@ private slots:
         size_t zeros = 0;
         for (double v : o.cpu) zeros += v == 0;
         QVERIFY(zeros > 0 && zeros < o.cpu.size() / 2);  // the Relu's floor is reached, not everywhere
+    }
+
+    void qdqProductsRunAsInt8_data() {
+        QTest::addColumn<ProductCase>("c");
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<QString>("line");
+        const auto row = [](const char* name, ProductCase c, const char* kernel, const char* kind) {
+            QTest::newRow(name) << c << QString(kernel) << QString("ran 1 QDQ matrix product (MatMul, Gemm) as int8: 1 ") + kind;
+        };
+        ProductCase c;
+        row("MatMul 2-D, per tensor", c, "onednn:qlinear_matmul", "QLinearMatMul");
+        c.perChannel = true;
+        c.rank = 3;
+        row("MatMul 3-D, per column", c, "onednn:qlinear_matmul", "QLinearMatMul");
+        c.rank = 4;
+        c.x = DType::Int8;
+        c.xZero = 3;
+        row("MatMul 4-D s8, per column", c, "onednn:qlinear_matmul", "QLinearMatMul");
+        c = {};
+        c.w = DType::UInt8;
+        c.wZero = 128;
+        c.rank = 3;
+        row("MatMul u8 weights around 128", c, "onednn:qlinear_matmul", "QLinearMatMul");
+        c = {};
+        c.quantizeOutput = false;
+        c.perChannel = true;
+        c.rank = 3;
+        row("MatMul float output, per column", c, "onednn:matmul_integer_to_float", "MatMulIntegerToFloat");
+        c = {};
+        c.gemm = true;
+        row("Gemm, no bias", c, "onednn:qgemm", "QGemm");
+        c.transB = true;
+        c.perChannel = true;
+        c.bias = ProductCase::Int32Bias;
+        row("Gemm transB, per column, int32 bias", c, "onednn:qgemm", "QGemm");
+        c.transB = false;
+        row("Gemm, per column, int32 bias", c, "onednn:qgemm", "QGemm");
+        c.bias = ProductCase::FloatBias;
+        c.perChannel = false;
+        row("Gemm, per tensor, float bias", c, "onednn:qgemm", "QGemm");
+        c.transB = true;
+        c.quantizeOutput = false;
+        row("Gemm transB float output, float bias", c, "onednn:qgemm_to_float", "QGemm with a float output");
+        c.bias = ProductCase::Int32Bias;
+        c.perChannel = true;
+        row("Gemm transB float output, int32 bias", c, "onednn:qgemm_to_float", "QGemm with a float output");
+    }
+
+    /// One QDQ MatMul or Gemm runs as one int8 kernel: requantized outputs within one step of the
+    /// float graph the reference plan runs, float outputs within one accumulator unit
+    /// (x_scale * w_scale: a float bias is rounded to it) and float rounding.
+    void qdqProductsRunAsInt8() {
+        QFETCH(ProductCase, c);
+        QFETCH(QString, kernel);
+        QFETCH(QString, line);
+        GraphBuilder b;
+        const std::vector<int64_t> dims = productInputDims(c.rank);
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes(dims));
+        const ValueId y = qdqProduct(b, c, x, "p", 51);
+        b.output(c.quantizeOutput ? quantizeOutput(b, y, false, "y") : y);
+        const Model m = b.model(17);
+        const Tensor input = seeded(dims, 52, -1.2f, 1.2f);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}}).at(0).toDoubles();
+        CompileOptions options;
+        options.threads = 2;
+        auto plan = makeCpuBackend()->compile(m, options);
+        const std::vector<std::string> want = c.quantizeOutput
+                                                  ? std::vector<std::string>{"cpu:quantize", kernel.toStdString(), "cpu:dequantize"}
+                                                  : std::vector<std::string>{"cpu:quantize", kernel.toStdString()};
+        QCOMPARE(kernelsOf(*plan), want);
+        QCOMPARE(productLine(*plan), line.toStdString());
+        const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
+        QCOMPARE(got.size(), expected.size());
+        double worst = 0, largest = 0;
+        size_t differ = 0, inside = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            worst = std::max(worst, std::fabs(got[i] - expected[i]));
+            largest = std::max(largest, std::fabs(expected[i]));
+            differ += got[i] != expected[i];
+            inside += std::fabs(expected[i]) < 120 * kOutputScale;
+        }
+        if (c.quantizeOutput) {
+            QVERIFY2(worst <= kOutputScale * 1.0001, qPrintable(QString("off by %1").arg(worst)));
+            QVERIFY2(differ * 100 < got.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(got.size())));
+            QVERIFY(inside * 2 > got.size());  // not all saturated
+        } else {
+            const std::vector<float> ws = weightScales(c.perChannel);
+            const double unit = kInputScale * *std::max_element(ws.begin(), ws.end());
+            const double bound = (c.bias == ProductCase::FloatBias ? 0.5 * unit : 0.0) + 1e-6 * largest;
+            QVERIFY2(worst <= bound, qPrintable(QString("off by %1, allowed %2").arg(worst).arg(bound)));
+            QVERIFY(largest > 100 * unit);
+        }
+    }
+
+    /// A QDQ MatMul, Gemm (transB, int32 bias) and Gemm with float output in a row (widened by a
+    /// float Concat between them): three int8 kernels. Each requantization can round one step
+    /// differently (rarely: under 1% of elements), and a step of one input moves a logit by at most
+    /// kOutputScale * 64 * w_scale; the logits are compared within four such moves.
+    void qdqProductChainRunsAsInt8() {
+        GraphBuilder b;
+        const std::vector<int64_t> dims{6, kDepth};
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes(dims));
+        ProductCase c;
+        c.perChannel = true;
+        ValueId y = quantizeOutput(b, qdqProduct(b, c, x, "mm", 61), false, "mm");
+        // A [6, kColumns] activation: the next products need kDepth columns; pad by concatenating.
+        y = b.op("Concat", {y, y, b.op("Slice", {y, b.initializer("s0", Tensor::fromVector<int64_t>(DType::Int64, {1}, {0})),
+                                                 b.initializer("s1", Tensor::fromVector<int64_t>(DType::Int64, {1}, {kDepth - 2 * kColumns})),
+                                                 b.initializer("s2", Tensor::fromVector<int64_t>(DType::Int64, {1}, {1}))})},
+                 [] { Attributes a; a.set("axis", int64_t(1)); return a; }(), "widen");
+        c.gemm = c.transB = true;
+        c.bias = ProductCase::Int32Bias;
+        y = quantizeOutput(b, qdqProduct(b, c, y, "fc", 62), false, "fc");
+        c.quantizeOutput = false;
+        c.transB = false;
+        ValueId widened = b.op("Concat", {y, y, b.op("Slice", {y, b.initializer("t0", Tensor::fromVector<int64_t>(DType::Int64, {1}, {0})),
+                                                              b.initializer("t1", Tensor::fromVector<int64_t>(DType::Int64, {1}, {kDepth - 2 * kColumns})),
+                                                              b.initializer("t2", Tensor::fromVector<int64_t>(DType::Int64, {1}, {1}))})},
+                               [] { Attributes a; a.set("axis", int64_t(1)); return a; }(), "widen2");
+        b.output(qdqProduct(b, c, widened, "logits", 63));
+        const Model m = b.model(17);
+        const Tensor input = seeded(dims, 64, -1.2f, 1.2f);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}}).at(0).toDoubles();
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(productLine(*plan), std::string("ran 3 QDQ matrix products (MatMul, Gemm) as int8: 1 QLinearMatMul, 1 QGemm, 1 QGemm with a float output"));
+        size_t int8Kernels = 0;
+        for (const std::string& k : kernelsOf(*plan))
+            int8Kernels += k == "onednn:qlinear_matmul" || k == "onednn:qgemm" || k == "onednn:qgemm_to_float";
+        QCOMPARE(int8Kernels, size_t(3));
+        const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
+        // A step of an input to the logits moves them by at most kOutputScale * w_scale * |w| <= 64.
+        const std::vector<float> scales = weightScales(true);
+        const double step = kOutputScale * 64 * *std::ranges::max_element(scales);
+        double worst = 0;
+        for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - expected[i]));
+        QVERIFY2(worst <= 4 * step, qPrintable(QString("off by %1, allowed %2").arg(worst).arg(4 * step)));
+    }
+
+    void qdqProductsThatDoNotFit_data() {
+        QTest::addColumn<ProductCase>("c");
+        ProductCase c;
+        c.weightsAsInput = true;
+        QTest::newRow("MatMul of non-constant weights") << c;
+        c = {};
+        c.gemm = true;
+        c.alpha = 0.5f;
+        c.bias = ProductCase::FloatBias;
+        QTest::newRow("Gemm with alpha 0.5") << c;
+        c = {};
+        c.perChannel = true;
+        c.outputPerAxis = true;
+        QTest::newRow("MatMul whose QuantizeLinear has a scale per column") << c;
+        c = {};
+        c.w = DType::UInt8;  // around 0: -2 is 254, 254 steps from its zero point
+        QTest::newRow("MatMul of u8 weights beyond [-128, 127] from their zero point") << c;
+    }
+
+    /// Products the int8 kernels cannot take stay float, and the plan computes what the reference
+    /// does (a float sum rounded to a step either way: within one step).
+    void qdqProductsThatDoNotFit() {
+        QFETCH(ProductCase, c);
+        GraphBuilder b;
+        const std::vector<int64_t> dims = productInputDims(c.rank);
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes(dims));
+        b.output(quantizeOutput(b, qdqProduct(b, c, x, "p", 71), c.outputPerAxis, "y"));
+        const Model m = b.model(17);
+        std::map<std::string, Tensor> feeds{{"x", seeded(dims, 72, -1.2f, 1.2f)}};
+        if (c.weightsAsInput) feeds["p_wq"] = weightsAround(c.w, {kDepth, kColumns}, 73, c.wZero);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run(feeds).at(0).toDoubles();
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(productLine(*plan), std::string());
+        for (const std::string& k : kernelsOf(*plan)) QVERIFY2(k.find("qgemm") == std::string::npos && k.find("qlinear_matmul") == std::string::npos &&
+                                                                   k.find("integer_to_float") == std::string::npos, k.c_str());
+        const std::vector<double> got = plan->run(feeds).at(0).toDoubles();
+        double worst = 0;
+        for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - expected[i]));
+        QVERIFY2(worst <= kOutputScale * 1.0001, qPrintable(QString("off by %1").arg(worst)));
     }
 
     void quantizeAndDequantizeMatchTheReference() {

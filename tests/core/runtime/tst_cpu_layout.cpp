@@ -4,6 +4,7 @@
 // stay plain.
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
+#include "core/runtime/cpu/conv_tuning.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/winograd_conv.h"
 #include "core/runtime/executor.h"
@@ -11,6 +12,10 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 using namespace graphlens;
@@ -192,6 +197,58 @@ std::unique_ptr<Plan> optimizedPlan(const Model& m, bool fuseKernels = true) {
 struct LayoutGuard {
     ~LayoutGuard() { onednn::setConvLayoutPolicy(onednn::ConvLayout::Auto); }
 };
+
+/// Measured algorithms (conv_tuning.h) on, remembered in a file of a fresh folder; off again after.
+struct TuningGuard {
+    QTemporaryDir dir;
+    std::filesystem::path file = std::filesystem::path(dir.path().toStdString()) / "cache" / "conv_algorithms.tsv";
+    TuningGuard() {
+        onednn::setConvAlgorithm(onednn::ConvAlgorithm::Auto);
+        setConvTuning(true);
+        setConvTuningCachePath(file);
+        takeConvTuningCounts();
+    }
+    ~TuningGuard() {
+        setConvTuning(false);
+        setConvTuningCachePath({});
+    }
+};
+
+/// The cache file's entries: (layer, algorithm, measured times) per line that is not a comment.
+std::vector<std::array<std::string, 3>> cacheEntries(const std::filesystem::path& file) {
+    std::vector<std::array<std::string, 3>> entries;
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        const size_t a = line.find('\t'), b = line.find('\t', a + 1);
+        if (a == std::string::npos || b == std::string::npos) return {};
+        entries.push_back({line.substr(0, a), line.substr(a + 1, b - a - 1), line.substr(b + 1)});
+    }
+    return entries;
+}
+
+/// Rewrites the algorithm of every entry of the cache file to `algorithm`, and makes the
+/// process read the file again.
+void plantAlgorithm(const std::filesystem::path& file, const std::string& algorithm) {
+    auto entries = cacheEntries(file);
+    std::ofstream out(file, std::ios::trunc);
+    for (const auto& e : entries) out << e[0] << '\t' << algorithm << '\t' << e[2] << '\n';
+    out.close();
+    setConvTuningCachePath(file);
+}
+
+/// The kernel name prefix of an algorithm as the cache names it.
+std::string kernelOf(const std::string& algorithm) {
+    if (algorithm == "winograd") return "onednn:conv_winograd[";
+    if (algorithm == "onednn-winograd") return "onednn:conv_winograd_4x3[";
+    return "onednn:conv[";
+}
+
+bool hasLine(const Plan& plan, const std::string& line) {
+    const auto& lines = plan.preparation();
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
 
 } // namespace
 
@@ -459,6 +516,7 @@ private slots:
         QCOMPARE(kernels[4], std::string("onednn:pool[blocked in,out]"));
         QCOMPARE(kernels[5], std::string("onednn:conv[blocked in]"));
         QCOMPARE(blockedValues(*plan), 5);
+        QCOMPARE(plan->memoryPlan().partCount, 0);  // two images: the parts interleave in the output
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
 
         // The concat as a graph output: plain, and so are the convs it reads; same outputs.
@@ -485,6 +543,24 @@ private slots:
         auto plan = optimizedPlan(m);
         QCOMPARE(kernelNames(*plan)[2], std::string("cpu:concat"));
         QCOMPARE(blockedValues(*plan), 0);
+        QCOMPARE(plan->memoryPlan().partCount, 2);  // one image: both convs write into the concat's output
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// DenseNet's chain of growing concatenations on one image: every part is written where the
+    /// last concat's output holds it (x's features, each layer's new features, and the earlier
+    /// concats), so no concat copies; the results equal the reference's, run after run.
+    void denseChainIsWrittenInPlace() {
+        Chain c({1, 16, 14, 14});
+        const ValueId f0 = c.conv(c.x, 32, 3, "Relu");
+        const ValueId c1 = c.concat({f0, c.conv(c.unary("Relu", f0), 16, 3)});
+        const ValueId c2 = c.concat({c1, c.conv(c.unary("Relu", c1), 16, 3)});
+        c.b.output(c.conv(c2, 16, 1));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(kernelNames(*plan)[3], std::string("cpu:concat[blocked in,out]"));
+        QCOMPARE(kernelNames(*plan)[6], std::string("cpu:concat[blocked in,out]"));
+        QCOMPARE(plan->memoryPlan().partCount, 4);
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
     }
 
@@ -522,6 +598,79 @@ private slots:
     }
 
     /// With plain convolutions there is nothing to keep blocked.
+    /// With measuring on, a plan times each algorithm of the two Winograd-able layers, runs the
+    /// fastest, and remembers it in the cache file; the next plan takes both from there, and a
+    /// choice planted in the file is the one a plan runs. Results equal the reference's either way.
+    void measuredAlgorithmsAreRemembered() {
+        TuningGuard tuning;
+        Chain c({1, 32, 14, 14});
+        c.b.output(c.conv(c.conv(c.x, 32, 3, "Relu"), 32, 3));
+        const Model m = c.b.model(17);
+        const std::vector<Tensor> want = referenceOutputs(m, c.feeds);
+
+        auto plan = optimizedPlan(m);
+        const std::vector<std::string> names = kernelNames(*plan);
+        const auto winograd = std::count_if(names.begin(), names.end(), [](const std::string& n) {
+            return n.find("winograd") != std::string::npos;
+        });
+        QVERIFY(hasLine(*plan, "chose the algorithm of 2 convolutions by measuring (2 measured now, 0 remembered): " +
+                                   std::to_string(winograd) + " Winograd, " + std::to_string(2 - winograd) + " direct"));
+        const auto entries = cacheEntries(tuning.file);
+        QCOMPARE(entries.size(), size_t(2));
+        for (const auto& [layer, algorithm, times] : entries) {
+            QVERIFY2(layer.find("| t2 | conv src 1x32x14x14 w 32x32x3x3") != std::string::npos, layer.c_str());
+            QVERIFY2(algorithm == "direct" || algorithm == "winograd" || algorithm == "onednn-winograd", algorithm.c_str());
+            QVERIFY2(times.find("direct=") == 0 && times.find(" winograd=") != std::string::npos, times.c_str());
+            // The fused Relu is part of the layer: the first conv's entry names it.
+            const size_t node = layer.find("Relu") != std::string::npos ? 0 : 1;
+            QVERIFY2(names[node].rfind(kernelOf(algorithm), 0) == 0, (names[node] + " for " + algorithm).c_str());
+        }
+        expectOutputs(*plan, c.feeds, want);
+
+        auto again = optimizedPlan(m);
+        QVERIFY(std::any_of(again->preparation().begin(), again->preparation().end(), [](const std::string& line) {
+            return line.find("(0 measured now, 2 remembered)") != std::string::npos;
+        }));
+        QCOMPARE(kernelNames(*again), names);
+
+        for (const std::string algorithm : {"winograd", "direct"}) {
+            plantAlgorithm(tuning.file, algorithm);
+            auto planted = optimizedPlan(m);
+            for (size_t i = 0; i < 2; ++i)
+                QVERIFY2(kernelNames(*planted)[i].rfind(kernelOf(algorithm), 0) == 0, kernelNames(*planted)[i].c_str());
+            expectOutputs(*planted, c.feeds, want);
+        }
+        // An algorithm the layer does not have (a file from another version) is measured again.
+        plantAlgorithm(tuning.file, "fft");
+        auto remeasured = optimizedPlan(m);
+        QVERIFY(std::any_of(remeasured->preparation().begin(), remeasured->preparation().end(), [](const std::string& line) {
+            return line.find("(2 measured now, 0 remembered)") != std::string::npos;
+        }));
+        for (const auto& entry : cacheEntries(tuning.file)) QVERIFY(entry[1] != "fft");
+    }
+
+    /// A cache file that cannot be written leaves the choice in memory and the plan says so; with
+    /// measuring off, nothing is measured and the shape rules choose.
+    void unwritableCacheAndTuningOff() {
+        TuningGuard tuning;
+        QFile blocker(tuning.dir.filePath("cache"));  // a file where the cache folder should be
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        Chain c({1, 32, 14, 14});
+        c.b.output(c.conv(c.x, 32, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QVERIFY(std::any_of(plan->preparation().begin(), plan->preparation().end(), [](const std::string& line) {
+            return line.find("(1 measured now, 0 remembered)") != std::string::npos && line.find("(not remembered: ") != std::string::npos;
+        }));
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+
+        setConvTuning(false);
+        auto rules = optimizedPlan(m);
+        for (const std::string& line : rules->preparation()) QVERIFY2(line.find("by measuring") == std::string::npos, line.c_str());
+        QCOMPARE(kernelNames(*rules)[0], std::string("onednn:conv_winograd"));  // 32 channels on 14x14: the rules take Winograd
+    }
+
     void plainPolicyKeepsEverythingPlain() {
         LayoutGuard guard;
         onednn::setConvLayoutPolicy(onednn::ConvLayout::Plain);

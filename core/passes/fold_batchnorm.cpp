@@ -165,6 +165,19 @@ public:
 
 } // namespace
 
+std::optional<ChannelAffine> batchNormAffineOf(const Graph& g, const Node& bn, std::string& why) {
+    why = whyTraining(g, bn);
+    if (!why.empty()) return std::nullopt;
+    const auto stats = hasInput(bn, 0) && bn.inputs().size() >= 5 ? statsOf(g, bn) : std::nullopt;
+    if (!stats || g.value(bn.input(0)).dtype != DType::Float) {
+        why = "kept: its input is not float32 or its scale, bias, mean and variance are not all float32 constants of one size";
+        return std::nullopt;
+    }
+    // k = gamma / sqrt(var + eps);  b = beta - mean * k
+    const FloatTensor k = stats->gamma / math::sqrt(stats->var + stats->eps);
+    return ChannelAffine{k, stats->beta - stats->mean * k};
+}
+
 std::unique_ptr<Pass> makeFoldBatchNormPass() { return std::make_unique<FoldBatchNormPass>(); }
 
 } // namespace graphlens

@@ -17,6 +17,11 @@ struct ChannelAffine {
     math::FloatTensor shift;
 };
 
+/// Inference BatchNormalization `bn` as y = k * x + b per channel, k = gamma / sqrt(var + eps),
+/// b = beta - mean * k (as fold-batchnorm computes it); nullopt with `why` when it runs in
+/// training mode or its input or parameters are not float32 (constants of one size).
+std::optional<ChannelAffine> batchNormAffineOf(const Graph& graph, const Node& bn, std::string& why);
+
 /// A node whose weights can absorb a per-channel affine map of its output.
 struct FoldTarget {
     NodeId node = kNoId;

@@ -24,6 +24,9 @@ struct CompileOptions {
     /// Concrete shapes of the graph inputs; inputs not listed keep the model's static shapes.
     std::map<std::string, std::vector<int64_t>> inputShapes;
     bool referenceOnly = false;  ///< run every node with its reference kernel (the oracle)
+    /// Fuse kernels where the graph allows it without a rewrite the caller sees (the CPU plan's
+    /// conv_fusion.h); off for tests of the unfused kernels.
+    bool fuseKernels = true;
     /// Treat denormal floats as zero while running (x86 FTZ/DAZ), as inference engines do.
     bool flushDenormals = true;
     /// Refuse a plan whose arena plus weights exceed this many bytes; 0: the memory available
@@ -43,6 +46,9 @@ struct PlannedNode {
     /// shapes are known only when the model runs: ..."); empty when the backend's own optimized
     /// kernel (a shader on Vulkan) runs it.
     std::string why;
+    /// The node whose kernel computes this one too (a BatchNormalization or an activation fused
+    /// into a Conv's kernel); kernel then says "fused into ..." and its events take no time.
+    NodeId fusedInto = kNoId;
 };
 
 class Plan {

@@ -3,6 +3,7 @@
 // by the memory planner. Threads are OpenMP's, shared with oneDNN.
 #include "core/runtime/backend.h"
 #include "core/runtime/value_observer.h"
+#include "core/runtime/cpu/conv_fusion.h"
 #include "core/runtime/cpu/conv_tuning.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
@@ -64,34 +65,43 @@ private:
     unsigned int saved_ = 0;
 };
 
-/// Passes events on with the node ids of the caller's graph (see CpuPlan's `reportedAs`).
+/// Passes events on with the node ids of the caller's graph (see CpuPlan's `fusions`): a fused
+/// kernel's under the node it reports as, then one without time for each node it absorbed.
 class ReportingObserver final : public ExecutionObserver {
 public:
-    ReportingObserver(ExecutionObserver* target, const std::map<NodeId, NodeId>& reportedAs)
-        : target_(target), reportedAs_(reportedAs) {}
+    ReportingObserver(ExecutionObserver* target, const PlanFusions& fusions) : target_(target), fusions_(fusions) {}
     void nodeFinished(const NodeEvent& event) override {
         NodeEvent e = event;
-        if (auto it = reportedAs_.find(e.node); it != reportedAs_.end()) e.node = it->second;
+        if (auto it = fusions_.reportedAs.find(e.node); it != fusions_.reportedAs.end()) e.node = it->second;
         target_->nodeFinished(e);
+        const auto absorbed = fusions_.absorbed.find(e.node);
+        if (absorbed == fusions_.absorbed.end()) return;
+        for (NodeId id : absorbed->second) {
+            NodeEvent fused = e;
+            fused.node = id;
+            fused.beginNs = e.endNs;
+            fused.bytesRead = fused.bytesWritten = 0;
+            target_->nodeFinished(fused);
+        }
     }
 
 private:
     ExecutionObserver* target_;
-    const std::map<NodeId, NodeId>& reportedAs_;
+    const PlanFusions& fusions_;
 };
 
 class CpuPlan final : public Plan {
 public:
     /// `plainLayouts`: every activation stays in the plain layout, so a ValueObserver can read it.
-    /// `reportedAs`: nodes the plan made (QDQ fusion) and the node of the caller's graph each
-    /// reports its events and kernel under.
+    /// `fusions`: nodes the plan made (QDQ and kernel fusion), the node of the caller's graph each
+    /// reports its events and kernel under, and the nodes each absorbed.
     CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly = false, bool plainLayouts = false,
-            std::map<NodeId, NodeId> reportedAs = {});
+            PlanFusions fusions = {});
 
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds, ExecutionObserver* observer) override {
         omp_set_num_threads(threads_);
-        ReportingObserver reporting(observer, reportedAs_);
-        if (observer && !reportedAs_.empty()) observer = &reporting;
+        ReportingObserver reporting(observer, fusions_);
+        if (observer && !fusions_.reportedAs.empty()) observer = &reporting;
         if (!flushDenormals_) return executor_->run(feeds, observer);
         DenormalsAsZero scope;
         return executor_->run(feeds, observer);
@@ -108,6 +118,7 @@ private:
     void checkMemory(const std::vector<TensorLifetime>& lifetimes, const MemoryPlan* plan) const;
     void planArena(const std::map<ValueId, uint64_t>& bytesOf);
     void refreshKernelNames();
+    void reportFusedNodes();
 
     Graph graph_;
     int threads_;
@@ -119,14 +130,14 @@ private:
     std::vector<PlannedNode> nodes_;
     MemoryBudget budget_;
     std::string openShapes_;  ///< why some shapes are known only at run time (PreparedModel)
-    std::map<NodeId, NodeId> reportedAs_;
+    PlanFusions fusions_;
     std::vector<std::string> preparation_;
 };
 
 CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool memoryCheckOnly, bool plainLayouts,
-                 std::map<NodeId, NodeId> reportedAs)
+                 PlanFusions fusions)
     : threads_(options.threadCount()), flushDenormals_(options.flushDenormals), budget_(MemoryBudget::of(options.maxMemory)),
-      openShapes_(std::move(prepared.openShapes)), reportedAs_(std::move(reportedAs)), preparation_(std::move(prepared.steps)) {
+      openShapes_(std::move(prepared.openShapes)), fusions_(std::move(fusions)), preparation_(std::move(prepared.steps)) {
     const int64_t opset = prepared.model.opsetVersion();
     graph_ = std::move(prepared.model.graph);
     executor_ = std::make_unique<GraphExecutor>(graph_, referenceKernels(), opset, threads_);
@@ -146,8 +157,7 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
     planArena(options.referenceOnly || plainLayouts ? std::map<ValueId, uint64_t>() : keepBlockedLayouts(opset));
     if (std::string tuned = convTuningLine(takeConvTuningCounts()); !tuned.empty()) preparation_.push_back(std::move(tuned));
     refreshKernelNames();  // a kernel kept in a blocked layout names it
-    for (PlannedNode& planned : nodes_)
-        if (auto it = reportedAs_.find(planned.node); it != reportedAs_.end()) planned.node = it->second;
+    reportFusedNodes();
 }
 
 /// Each node gets its optimized kernel where one accepts it, else the reference kernel, and the
@@ -298,19 +308,44 @@ void CpuPlan::refreshKernelNames() {
         if (const PreparedKernel* kernel = executor_->preparedKernel(planned.node)) planned.kernel = kernel->name();
 }
 
+/// Planned nodes in the caller's terms: a node the plan made under the node it reports as, each
+/// node it absorbed right after it (the memory alive at that step repeated), fused into it.
+void CpuPlan::reportFusedNodes() {
+    std::vector<PlannedNode> nodes;
+    std::vector<uint64_t> live;
+    const std::vector<uint64_t>& planned = memory_.liveBytes;
+    for (size_t step = 0; step < nodes_.size(); ++step) {
+        PlannedNode n = std::move(nodes_[step]);
+        if (auto it = fusions_.reportedAs.find(n.node); it != fusions_.reportedAs.end()) n.node = it->second;
+        const NodeId reported = n.node;
+        const std::string kernel = "fused into " + n.kernel.substr(0, n.kernel.find('['));  // the layout aside
+        nodes.push_back(std::move(n));
+        if (step < planned.size()) live.push_back(planned[step]);
+        const auto absorbed = fusions_.absorbed.find(reported);
+        if (absorbed == fusions_.absorbed.end()) continue;
+        for (NodeId id : absorbed->second) {
+            nodes.push_back(PlannedNode{id, kernel, "cpu", {}, reported});
+            if (step < planned.size()) live.push_back(planned[step]);
+        }
+    }
+    nodes_ = std::move(nodes);
+    memory_.liveBytes = std::move(live);
+}
+
 class CpuBackend final : public Backend {
 public:
     std::string name() const override { return "cpu"; }
     std::unique_ptr<Plan> compilePrepared(PreparedModel prepared, const CompileOptions& options) override {
-        // QDQ convolutions and products run on the int8 kernels; reference plans (the oracle)
-        // keep the graph.
-        std::map<NodeId, NodeId> reportedAs;
+        // QDQ convolutions and products run on the int8 kernels, and convolutions take in the
+        // nodes after them (conv_fusion.h); reference plans (the oracle) keep the graph.
+        PlanFusions fusions;
         if (!options.referenceOnly) {
-            fuseQdqConvolutions(prepared, &reportedAs);
-            fuseQdqMatMuls(prepared, &reportedAs);
+            fuseQdqConvolutions(prepared, &fusions.reportedAs);
+            fuseQdqMatMuls(prepared, &fusions.reportedAs);
         }
         dequantizeConstantWeights(prepared);
-        return std::make_unique<CpuPlan>(std::move(prepared), options, false, false, std::move(reportedAs));
+        if (!options.referenceOnly && options.fuseKernels) fuseConvolutionKernels(prepared, fusions);
+        return std::make_unique<CpuPlan>(std::move(prepared), options, false, false, std::move(fusions));
     }
 };
 

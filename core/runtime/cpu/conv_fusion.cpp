@@ -1,0 +1,146 @@
+// The CPU plan's kernel fusion of conv_fusion.h: the pass library's patterns, in the order of the
+// default pipeline, run on the plan's copy of the graph; then each node they made is traced back,
+// through provenance, to the nodes of the caller's graph it stands for.
+//   x * hardsigmoid(x) -> HardSwish(x);  x * sigmoid(x) -> QuickGelu(x, 1)
+//   Conv(x, W, b) -> BatchNormalization  ->  Conv(x, W * k, b * k + shift)
+//   Conv(x) + z -> [activation]          ->  FusedConv(x, W, b, Z = z, activation)
+#include "core/runtime/cpu/conv_fusion.h"
+
+#include "core/passes/fold_channel_affine.h"
+#include "core/passes/pass_manager.h"
+#include "core/passes/pass_registry.h"
+#include "core/passes/pattern.h"
+
+#include <algorithm>
+
+namespace graphlens {
+namespace {
+
+/// BatchNormalization folded into the weights of the Conv before it, and only that: a BatchNorm
+/// with nothing to fold into keeps its own kernel (fold-batchnorm would make it a Mul and an Add,
+/// two kernels for one node).
+class FoldBatchNormIntoConv final : public RewritePattern {
+public:
+    std::vector<std::string> rootOps() const override { return {"BatchNormalization"}; }
+
+    bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
+        const Graph& g = rw.graph();
+        const Node& bn = g.node(root);
+        std::string why;
+        const auto affine = batchNormAffineOf(g, bn, why);
+        const auto target = affine ? foldTargetOf(g, bn.input(0), why) : std::nullopt;
+        if (!target || g.node(target->node).opType != "Conv" || target->channelAxis != 1 ||
+            target->channels != int64_t(affine->scale.size())) {
+            if (!why.empty()) rw.decline(root, why);
+            return false;
+        }
+        const std::string sentence = "folded '" + bn.name + "' into a copy of the weights of '" + g.node(target->node).name + "'";
+        if (foldIntoTarget(rw, *target, root, *affine, why) == kNoId) {
+            rw.decline(root, why);
+            return false;
+        }
+        rw.count("numFolded");
+        rw.commit("plan-fold-batchnorm", sentence);
+        return true;
+    }
+};
+
+class FoldBatchNormIntoConvPass final : public PatternPass {
+public:
+    FoldBatchNormIntoConvPass() { addPattern<FoldBatchNormIntoConv>(); }
+    std::string id() const override { return "plan-fold-batchnorm"; }
+    std::string title() const override { return "Fold BatchNormalization into the Conv kernel before it"; }
+    std::string explanation() const override {
+        return "The CPU plan's own form of fold-batchnorm: only into a Conv, so every node keeps a kernel.";
+    }
+};
+
+/// The CPU plan's passes, in the default pipeline's order (conv_fusion.h).
+std::vector<std::unique_ptr<Pass>> fusionPasses() {
+    std::vector<std::unique_ptr<Pass>> passes = makePipeline("fuse-hardswish,fuse-silu");
+    passes.push_back(std::make_unique<FoldBatchNormIntoConvPass>());
+    for (auto& pass : makePipeline("fuse-conv-add,fuse-conv-activation")) passes.push_back(std::move(pass));
+    return passes;
+}
+
+/// A node of the graph before the fusion, as the tracing below needs it.
+struct Before {
+    std::string op;
+    std::string domain;
+    std::vector<NodeId> provenance;  ///< sorted
+    std::vector<ValueId> outputs;
+};
+
+/// The nodes of `before` that `made` replaced (their provenance within its provenance), and the
+/// one it reports under: the Conv (or Gemm) among them, else the one that computed its output.
+void traceBack(const Graph& g, const Node& made, const std::map<NodeId, Before>& before, PlanFusions& fusions) {
+    std::vector<NodeId> group;
+    NodeId conv = kNoId, writer = kNoId;
+    for (const auto& [id, b] : before) {
+        if (g.hasNode(id) || b.provenance.empty() ||
+            !std::includes(made.provenance.begin(), made.provenance.end(), b.provenance.begin(), b.provenance.end()))
+            continue;
+        group.push_back(id);
+        if ((b.op == "Conv" || b.op == "Gemm") && b.domain.empty()) conv = id;
+        if (!made.outputs().empty() && std::find(b.outputs.begin(), b.outputs.end(), made.output(0)) != b.outputs.end())
+            writer = id;
+    }
+    const NodeId reported = conv != kNoId ? conv : writer;
+    if (reported == kNoId) return;
+    fusions.reportedAs[made.id] = reported;
+    std::vector<NodeId>& absorbed = fusions.absorbed[reported];
+    for (NodeId id : group)
+        if (id != reported) absorbed.push_back(id);
+}
+
+/// "fused 3 nodes into the kernels of 2 others: 1 Add, 1 BatchNormalization, 1 Relu; ..."
+std::string stepLine(const PlanFusions& fusions, const std::map<NodeId, Before>& before) {
+    std::map<std::string, int> byOp;
+    size_t count = 0;
+    for (const auto& [reported, absorbed] : fusions.absorbed) {
+        for (NodeId id : absorbed) ++byOp[before.at(id).op];
+        count += absorbed.size();
+    }
+    std::string ops;
+    for (const auto& [op, n] : byOp) ops += (ops.empty() ? "" : ", ") + std::to_string(n) + " " + op;
+    const size_t kernels = fusions.absorbed.size();
+    return "fused " + std::to_string(count) + " node" + (count == 1 ? "" : "s") + " into the kernels of " +
+           std::to_string(kernels) + " other" + (kernels == 1 ? "" : "s") + ": " + ops +
+           "; the graph keeps its nodes, whose times are those kernels'";
+}
+
+} // namespace
+
+size_t fuseConvolutionKernels(PreparedModel& prepared, PlanFusions& fusions) {
+    Graph& g = prepared.model.graph;
+    std::map<NodeId, Before> before;
+    for (NodeId id : g.nodeIds()) {
+        const Node& n = g.node(id);
+        std::vector<NodeId> provenance = n.provenance;
+        std::sort(provenance.begin(), provenance.end());
+        before[id] = {n.opType, n.domain, std::move(provenance), n.outputs()};
+    }
+    PassContext context = contextFor(prepared.model);
+    size_t changed = 0;
+    for (auto& pass : fusionPasses()) changed += runPass(*pass, prepared.model, context, false).rewrites.size();
+    if (changed == 0) return 0;
+    PlanFusions made;
+    for (NodeId id : g.nodeIds())
+        if (!before.count(id)) traceBack(g, g.node(id), before, made);
+    for (auto& [id, reported] : made.reportedAs) fusions.reportedAs[id] = reported;
+    size_t absorbed = 0;
+    for (auto it = made.absorbed.begin(); it != made.absorbed.end();) {
+        if (it->second.empty()) {
+            it = made.absorbed.erase(it);
+            continue;
+        }
+        absorbed += it->second.size();
+        ++it;
+    }
+    if (absorbed == 0) return 0;
+    prepared.steps.push_back(stepLine(made, before));
+    for (auto& [reported, nodes] : made.absorbed) fusions.absorbed[reported] = std::move(nodes);
+    return absorbed;
+}
+
+} // namespace graphlens

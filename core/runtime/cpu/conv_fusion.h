@@ -1,0 +1,34 @@
+// Kernel fusion in the CPU plan, for graphs run as they are (`--passes none`): what ONNX
+// Runtime's session fuses without being asked. A BatchNormalization after a Conv goes into a copy
+// of the Conv's weights (W * k, b * k + shift), a residual Add after it becomes the kernel's sum
+// post-op and an activation after that its eltwise post-op, x * sigmoid(x) and x * hardsigmoid(x)
+// one SiLU or HardSwish. It rewrites the plan's own copy of the graph only, with the pass
+// library's patterns: the model, its initializers, the graph the window shows and the per-node
+// profile stay as they were. A fused kernel reports its time under one node of the caller's
+// graph (the Conv, or a Gemm that took in its activation), and the nodes it absorbed are reported as fused into that node, with no time
+// of their own; a value the caller can see (a graph output, a value read twice) is never fused away.
+#pragma once
+
+#include "core/graph/model.h"
+#include "core/runtime/prepare.h"
+
+#include <map>
+#include <vector>
+
+namespace graphlens {
+
+/// What the fusion made, in the caller's terms.
+struct PlanFusions {
+    /// A node the fusion made -> the node of the caller's graph it reports under.
+    std::map<NodeId, NodeId> reportedAs;
+    /// A node of the caller's graph that reports a fused kernel -> the nodes of the caller's
+    /// graph that kernel absorbed, by id (the order they were loaded in).
+    std::map<NodeId, std::vector<NodeId>> absorbed;
+};
+
+/// Fuses what the description above says in `prepared` and adds one line to its steps when it
+/// fused anything ("fused 3 nodes into the kernels of 2 others: 1 Add, 1 BatchNormalization,
+/// 1 Relu; the graph keeps its nodes"); returns how many nodes were absorbed.
+size_t fuseConvolutionKernels(PreparedModel& prepared, PlanFusions& fusions);
+
+} // namespace graphlens

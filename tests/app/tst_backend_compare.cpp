@@ -5,6 +5,8 @@
 #include "app/backend_compare_panel.h"
 #include "app/main_window.h"
 #include "app/profile_panel.h"
+#include "core/onnx/loader.h"
+#include "core/runtime/backend.h"
 #include "core/runtime/backend_registry.h"
 
 #include <QComboBox>
@@ -17,6 +19,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <set>
 
 using namespace graphlens;
 
@@ -158,8 +161,17 @@ private slots:
         const BackendComparison* c = backends->comparison();
         QCOMPARE(c->nodes.size(), size_t(kSampleNodes));
         QCOMPARE(backends->table()->rowCount(), kSampleNodes);
+        // The CPU plan runs a BatchNormalization or activation inside the convolution before it
+        // (conv_fusion.h): such a node takes no time of its own there.
+        std::set<std::string> fusedOnCpu;
+        const Model sample = loadModel(kSample.toStdString());
+        const std::unique_ptr<Plan> cpuPlan = makeCpuBackend()->compile(sample, {});
+        for (const PlannedNode& p : cpuPlan->nodes())
+            if (p.kernel.rfind("fused into ", 0) == 0 && sample.graph.hasNode(p.node))
+                fusedOnCpu.insert(sample.graph.node(p.node).name);
+        QVERIFY(!fusedOnCpu.empty());
         for (const BackendNodeTimes& n : c->nodes) {
-            QVERIFY2(n.cpuMs > 0 && n.vulkanMs > 0, n.name.c_str());
+            QVERIFY2(n.vulkanMs > 0 && (n.cpuMs > 0 || fusedOnCpu.count(n.name)), n.name.c_str());
             QCOMPARE(n.cpuFallback, n.vulkanKernel.rfind("cpu-fallback:", 0) == 0);
             QCOMPARE(n.cpuFallback, !n.why.empty());  // a node runs on the CPU only with a reason
         }

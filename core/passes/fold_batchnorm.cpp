@@ -56,7 +56,7 @@ std::optional<BatchNormStats> statsOf(const Graph& g, const Node& bn) {
 }
 
 /// "channel 0: k = 1.2 / sqrt(0.09 + 1e-05) = 3.9998, b = 0.1 - 0.5 * 3.9998 = -1.8999"
-std::string firstChannel(const BatchNormStats& s, const ChannelAffine& a) {
+std::string firstChannel(const BatchNormStats& s, const PerChannelAffine& a) {
     return "channel 0: k = " + number(s.gamma[0]) + " / sqrt(" + number(s.var[0]) + " + " + number(s.eps) +
            ") = " + number(a.scale[0]) + ", b = " + number(s.beta[0]) + " - " + number(s.mean[0]) + " * " +
            number(a.scale[0]) + " = " + number(a.shift[0]);
@@ -78,7 +78,7 @@ public:
         if (x.dtype != DType::Float) return declined(rw, root, "kept: only float32 BatchNorm is folded");
         // k = gamma / sqrt(var + eps);  b = beta - mean * k
         const FloatTensor k = stats->gamma / math::sqrt(stats->var + stats->eps);
-        const ChannelAffine affine{k, stats->beta - stats->mean * k};
+        const PerChannelAffine affine{k, stats->beta - stats->mean * k};
         const std::string numbers = firstChannel(*stats, affine);
         std::string why;
         if (auto target = foldTargetOf(g, x.id, why)) {
@@ -115,7 +115,7 @@ private:
     }
 
     /// y = x * k + b with k and b shaped [C, 1, ...] to broadcast along axis 1.
-    static bool rewriteAsMultiplyAdd(NodeId root, Rewriter& rw, const ChannelAffine& a, const std::string& numbers,
+    static bool rewriteAsMultiplyAdd(NodeId root, Rewriter& rw, const PerChannelAffine& a, const std::string& numbers,
                                      const std::string& notFolded) {
         const Graph& g = rw.graph();
         const Node& bn = g.node(root);
@@ -165,7 +165,7 @@ public:
 
 } // namespace
 
-std::optional<ChannelAffine> batchNormAffineOf(const Graph& g, const Node& bn, std::string& why) {
+std::optional<PerChannelAffine> batchNormAffineOf(const Graph& g, const Node& bn, std::string& why) {
     why = whyTraining(g, bn);
     if (!why.empty()) return std::nullopt;
     const auto stats = hasInput(bn, 0) && bn.inputs().size() >= 5 ? statsOf(g, bn) : std::nullopt;
@@ -175,7 +175,7 @@ std::optional<ChannelAffine> batchNormAffineOf(const Graph& g, const Node& bn, s
     }
     // k = gamma / sqrt(var + eps);  b = beta - mean * k
     const FloatTensor k = stats->gamma / math::sqrt(stats->var + stats->eps);
-    return ChannelAffine{k, stats->beta - stats->mean * k};
+    return PerChannelAffine{k, stats->beta - stats->mean * k};
 }
 
 std::unique_ptr<Pass> makeFoldBatchNormPass() { return std::make_unique<FoldBatchNormPass>(); }

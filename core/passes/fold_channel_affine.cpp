@@ -107,7 +107,7 @@ std::optional<FoldTarget> foldTargetOf(const Graph& g, ValueId value, std::strin
     return t;
 }
 
-NodeId foldIntoTarget(Rewriter& rw, const FoldTarget& t, NodeId consumer, const ChannelAffine& affine,
+NodeId foldIntoTarget(Rewriter& rw, const FoldTarget& t, NodeId consumer, const PerChannelAffine& affine,
                       std::string& why) {
     const Graph& g = rw.graph();
     const Node& p = g.node(t.node);

@@ -12,7 +12,7 @@
 namespace graphlens {
 
 /// y -> scale * y + shift, with one number per output channel (or one for every channel).
-struct ChannelAffine {
+struct PerChannelAffine {
     math::FloatTensor scale;
     math::FloatTensor shift;
 };
@@ -20,7 +20,7 @@ struct ChannelAffine {
 /// Inference BatchNormalization `bn` as y = k * x + b per channel, k = gamma / sqrt(var + eps),
 /// b = beta - mean * k (as fold-batchnorm computes it); nullopt with `why` when it runs in
 /// training mode or its input or parameters are not float32 (constants of one size).
-std::optional<ChannelAffine> batchNormAffineOf(const Graph& graph, const Node& bn, std::string& why);
+std::optional<PerChannelAffine> batchNormAffineOf(const Graph& graph, const Node& bn, std::string& why);
 
 /// A node whose weights can absorb a per-channel affine map of its output.
 struct FoldTarget {
@@ -41,6 +41,6 @@ std::optional<FoldTarget> foldTargetOf(const Graph& graph, ValueId value, std::s
 /// gains a bias becomes a Gemm); the new node produces the consumer's outputs. Returns kNoId,
 /// having changed nothing, with `why` when it cannot.
 NodeId foldIntoTarget(Rewriter& rewriter, const FoldTarget& target, NodeId consumer,
-                      const ChannelAffine& affine, std::string& why);
+                      const PerChannelAffine& affine, std::string& why);
 
 } // namespace graphlens

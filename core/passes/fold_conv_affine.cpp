@@ -20,19 +20,19 @@ struct AffineRule {
     const char* op;
     bool constantOnLeft;
     const char* formula;
-    ChannelAffine (*map)(const FloatTensor& c);
+    PerChannelAffine (*map)(const FloatTensor& c);
 };
 
 // y * c -> W c, b c        c * y -> W c, b c        y / c -> W / c, b / c
 // y + c -> W, b + c        c + y -> W, b + c        y - c -> W, b - c        c - y -> -W, c - b
 const AffineRule kRules[] = {
-    {"Mul", false, "y * c", [](const FloatTensor& c) { return ChannelAffine{c, filledLike(c, 0)}; }},
-    {"Mul", true, "c * y", [](const FloatTensor& c) { return ChannelAffine{c, filledLike(c, 0)}; }},
-    {"Div", false, "y / c", [](const FloatTensor& c) { return ChannelAffine{filledLike(c, 1) / c, filledLike(c, 0)}; }},
-    {"Add", false, "y + c", [](const FloatTensor& c) { return ChannelAffine{filledLike(c, 1), c}; }},
-    {"Add", true, "c + y", [](const FloatTensor& c) { return ChannelAffine{filledLike(c, 1), c}; }},
-    {"Sub", false, "y - c", [](const FloatTensor& c) { return ChannelAffine{filledLike(c, 1), filledLike(c, 0) - c}; }},
-    {"Sub", true, "c - y", [](const FloatTensor& c) { return ChannelAffine{filledLike(c, -1), c}; }},
+    {"Mul", false, "y * c", [](const FloatTensor& c) { return PerChannelAffine{c, filledLike(c, 0)}; }},
+    {"Mul", true, "c * y", [](const FloatTensor& c) { return PerChannelAffine{c, filledLike(c, 0)}; }},
+    {"Div", false, "y / c", [](const FloatTensor& c) { return PerChannelAffine{filledLike(c, 1) / c, filledLike(c, 0)}; }},
+    {"Add", false, "y + c", [](const FloatTensor& c) { return PerChannelAffine{filledLike(c, 1), c}; }},
+    {"Add", true, "c + y", [](const FloatTensor& c) { return PerChannelAffine{filledLike(c, 1), c}; }},
+    {"Sub", false, "y - c", [](const FloatTensor& c) { return PerChannelAffine{filledLike(c, 1), filledLike(c, 0) - c}; }},
+    {"Sub", true, "c - y", [](const FloatTensor& c) { return PerChannelAffine{filledLike(c, -1), c}; }},
 };
 
 bool onlyScales(const AffineRule& rule) { return std::string_view(rule.op) == "Mul" || std::string_view(rule.op) == "Div"; }

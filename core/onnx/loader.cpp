@@ -26,10 +26,13 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <span>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace graphlens {
 namespace {
@@ -66,8 +69,31 @@ constexpr size_t kLiftRawDataBytes = size_t(64) << 10;
 /// Where each lifted raw data starts in that buffer: kernels read weights in place, aligned.
 constexpr size_t kLiftedAlignment = 64;
 
-/// Copies `size` bytes found at `offset` of the model's bytes to `to`.
+/// Copies `size` bytes found at `offset` of the model's bytes to `to`; may run on two threads at
+/// once (for different ranges).
 using ReadAt = std::function<void(std::byte* to, size_t size, uint64_t offset)>;
+
+/// From this many bytes of weights up, a second thread reads half of them while the first parses
+/// the structure and reads the other half: the copy out of the page cache and the first touch of
+/// fresh pages are most of a large model's load.
+constexpr size_t kTwoReadersBytes = size_t(16) << 20;
+
+/// One large raw data: where it goes and where it lies in the model's bytes.
+struct LiftedRead {
+    std::byte* to;
+    size_t size;
+    uint64_t offset;
+};
+
+/// Reads `reads` in order; the first exception stops the rest and is kept for the caller.
+std::exception_ptr readAll(std::span<const LiftedRead> reads, const ReadAt& readAt) {
+    try {
+        for (const LiftedRead& r : reads) readAt(r.to, r.size, r.offset);
+    } catch (...) {
+        return std::current_exception();
+    }
+    return nullptr;
+}
 
 /// Parses the model in `bytes` around the raw data of its large initializers: only the structure
 /// is parsed, and `readAt` copies each large raw data into one huge-page buffer, at a 64-byte
@@ -80,24 +106,46 @@ ParsedFile parseModelLifted(std::span<const std::byte> bytes, const ReadAt& read
         parsed.proto = parseModelBytes(bytes.data(), bytes.size());
         return parsed;
     }
-    parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
     auto place = [](size_t n) { return (n + kLiftedAlignment - 1) / kLiftedAlignment * kLiftedAlignment; };
     size_t total = 0;
     for (const auto& raw : split->lifted) total += place(raw.size());
-    if (total == 0) return parsed;
+    if (total == 0) {
+        parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
+        return parsed;
+    }
     std::shared_ptr<std::byte> buffer = allocateLargeBuffer(total);
     parsed.lifted.resize(split->lifted.size());
     parsed.owners.resize(split->lifted.size());
+    std::vector<LiftedRead> reads;
     size_t at = 0;
     for (size_t i = 0; i < split->lifted.size(); ++i) {
         const auto raw = split->lifted[i];
         if (raw.empty()) continue;
         std::byte* to = buffer.get() + at;
-        readAt(to, raw.size(), uint64_t(raw.data() - bytes.data()));
+        reads.push_back({to, raw.size(), uint64_t(raw.data() - bytes.data())});
         parsed.lifted[i] = {to, raw.size()};
         parsed.owners[i] = writableRegion(buffer, to);
         at += place(raw.size());
     }
+    // The reads in two halves by bytes: the later half on a second thread (when the weights are
+    // large), the earlier one here after the structure's parse, which reads none of them.
+    size_t first = reads.size(), bytesSoFar = 0;
+    if (total >= kTwoReadersBytes)
+        for (first = 0; first < reads.size() && bytesSoFar < total / 2; ++first) bytesSoFar += reads[first].size;
+    const std::span<const LiftedRead> mine(reads.data(), first), theirs(reads.data() + first, reads.size() - first);
+    std::exception_ptr theirError;
+    std::thread second;
+    if (!theirs.empty()) second = std::thread([&] { theirError = readAll(theirs, readAt); });
+    std::exception_ptr myError;
+    try {
+        parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
+    } catch (...) {
+        myError = std::current_exception();
+    }
+    if (!myError) myError = readAll(mine, readAt);
+    if (second.joinable()) second.join();
+    if (myError) std::rethrow_exception(myError);
+    if (theirError) std::rethrow_exception(theirError);
     return parsed;
 }
 

@@ -33,8 +33,13 @@ namespace {
 constexpr int kControlsWidth = 270;  ///< the controls' column beside the tabs
 constexpr int kNarrowTable = 480;    ///< a hotspot table narrower than this hides GFLOP/s
 
+/// Whether `overlay` shows a figure of the node's own run, which a node that ran inside another
+/// node's kernel does not have.
+bool measuredOverlay(HeatOverlay overlay) { return overlay == HeatOverlay::Time || overlay == HeatOverlay::Gflops; }
+
 /// The value `overlay` reads from `p`; empty when the node has none.
 std::optional<double> overlayValue(HeatOverlay overlay, const NodeProfile& p) {
+    if (measuredOverlay(overlay) && fusedAway(p)) return std::nullopt;
     switch (overlay) {
     case HeatOverlay::None: return std::nullopt;
     case HeatOverlay::Error: return std::nullopt;  // not a profile figure
@@ -328,8 +333,18 @@ void ProfilePanel::updateHeatmap() {
             const Rgb c = scale.color(value);
             fills_[node] = QColor(c.r, c.g, c.b);
         }
+        // Nodes the backend ran inside another node's kernel (an activation in its convolution's)
+        // have no time of their own: grey, off the ramp, said so in the legend.
+        int fused = 0;
+        if (measuredOverlay(overlay()))
+            for (const NodeProfile& p : profile_->nodes)
+                if (fusedAway(p)) {
+                    fills_[p.node] = QColor(kFusedNodeColor.r, kFusedNodeColor.g, kFusedNodeColor.b);
+                    ++fused;
+                }
         const OverlayText& text = kOverlays[int(overlay())];
-        legend_->setScale(scale, tr(text.title), QString::fromUtf8(text.unit));
+        const QString title = fused ? tr("%1 (grey: fused into another node's kernel)").arg(tr(text.title)) : tr(text.title);
+        legend_->setScale(scale, title, QString::fromUtf8(text.unit));
     }
     emit nodeFillsChanged();
 }

@@ -20,6 +20,11 @@ std::string hexColor(Rgb color);
 /// (ColorBrewer YlOrRd), interpolated linearly between its five stops.
 Rgb heatColor(double t);
 
+/// The fill of a node with no value of its own on a time heatmap: the backend ran it inside another
+/// node's kernel (fusedAway() in node_profile.h). A mid grey, off the ramp, so that it does not
+/// read as the fastest node.
+constexpr Rgb kFusedNodeColor{190, 190, 190};
+
 /// The diverging ramp of a before/after speedup: red where a part got slower (1/4 and below),
 /// near white at 1x, green where it got faster (4x and above, and +infinity: removed); log2
 /// of the speedup interpolated between the three stops (ColorBrewer RdYlGn ends).

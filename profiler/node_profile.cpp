@@ -52,6 +52,8 @@ uint64_t nodeOutputBytes(const Graph& graph, const Node& node) {
     return total;
 }
 
+bool fusedAway(const NodeProfile& p) { return p.kernel.rfind("fused into ", 0) == 0; }
+
 double NodeProfile::gflops() const {
     return flops && ms.median > 0 ? double(*flops) / (ms.median * 1e6) : 0;
 }

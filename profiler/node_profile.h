@@ -45,6 +45,10 @@ std::string displayName(const Node& node);
 /// Bytes of `node`'s outputs from their static shapes (0 for outputs without one).
 uint64_t nodeOutputBytes(const Graph& graph, const Node& node);
 
+/// Whether the backend ran the node inside another node's kernel (its kernel reads "fused into
+/// ...", PlannedNode::fusedInto): its time is counted in that node's, and it has none of its own.
+bool fusedAway(const NodeProfile& p);
+
 /// One NodeProfile per node that has events, in the order nodes first appear in `events`; each
 /// event of a node is one sample of its time. Static figures come from `graph` (which holds
 /// every event's node), shares sum to 1.

@@ -17,18 +17,27 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <set>
 
 namespace graphlens::cli {
 namespace {
 
 /// Sums node times per (op type, kernel, where it ran and why) over the measured runs, for --by-op.
+/// Nodes run inside another node's kernel (PlannedNode::fusedInto) have no time of their own: they
+/// are counted per op type under the line, not listed as 0 ms rows.
 class OpTimes final : public ExecutionObserver {
 public:
     OpTimes(const Graph& graph, const Plan& plan) : graph_(graph) {
-        for (const PlannedNode& n : plan.nodes())
+        for (const PlannedNode& n : plan.nodes()) {
+            if (n.fusedInto != kNoId) {
+                fusedNodes_.insert(n.node);
+                ++fused_[graph.node(n.node).opType];
+            }
             kernelOf_[n.node] = n.kernel + " on " + n.device + (n.why.empty() ? "" : ": " + n.why);
+        }
     }
     void nodeFinished(const NodeEvent& e) override {
+        if (fusedNodes_.count(e.node)) return;
         const Node& n = graph_.node(e.node);
         totals_[n.opType + " [" + kernelOf_[e.node] + "]"] += double(e.endNs - e.beginNs) / 1e6;
     }
@@ -42,11 +51,21 @@ public:
         std::sort(rows.rbegin(), rows.rend());
         std::printf("time per run by op and kernel (sum %.3f ms):\n", all);
         for (const auto& [ms, key] : rows) std::printf("  %9.3f ms  %5.1f%%  %s\n", ms, 100 * ms / all, key.c_str());
+        if (fused_.empty()) return;
+        std::string counts;
+        int total = 0;
+        for (const auto& [op, n] : fused_) {
+            counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + op;
+            total += n;
+        }
+        std::printf("  %d nodes ran inside the kernels above (fused, no time of their own): %s\n", total, counts.c_str());
     }
 
 private:
     const Graph& graph_;
     std::map<NodeId, std::string> kernelOf_;
+    std::set<NodeId> fusedNodes_;
+    std::map<std::string, int> fused_;  ///< fused nodes by op type
     std::map<std::string, double> totals_;
 };
 

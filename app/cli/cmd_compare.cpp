@@ -261,7 +261,7 @@ void writeHeatmap(const QString& path, const ComparisonReport& r, const Model& b
     GraphLayoutRequest request;
     request.measure = scene.textMeasure();
     scene.showGraph(layoutGraph(b.graph, request));
-    paintNodeHeat(scene, values, HeatScale(1e-7, largest, HeatScaleKind::Log), "max relative error per node (B against A)", "");
+    paintNodeHeat(scene, {values, {}}, HeatScale(1e-7, largest, HeatScaleKind::Log), "max relative error per node (B against A)", "");
     writeSceneImage(scene, path, QFileInfo(path).fileName());
 }
 

@@ -36,14 +36,15 @@ void addRenderOptions(QCommandLineParser& parser) {
 /// Fills each node with a value on the heat scale and puts the legend above the graph; returns
 /// a sentence for the summary line.
 std::string paintHeatmap(GraphScene& scene, const Model& model, const QCommandLineParser& parser) {
-    const auto values = heatmapValues(model, parser);
+    const NodeHeat heat = heatmapValues(model, parser);
     std::vector<double> all;
-    for (const auto& [node, value] : values) all.push_back(value);
+    for (const auto& [node, value] : heat.values) all.push_back(value);
     const HeatScale scale = HeatScale::spanning(all, parser.value("scale") == "log" ? HeatScaleKind::Log : HeatScaleKind::Linear);
     const bool time = parser.value("heatmap") == "time";  // values in ms, the legend in seconds
-    paintNodeHeat(scene, values, scale, time ? "median time per node" : "bytes written per node", time ? "s" : "B",
+    paintNodeHeat(scene, heat, scale, time ? "median time per node" : "bytes written per node", time ? "s" : "B",
                   time ? 1e-3 : 1);
-    return ", " + std::to_string(values.size()) + " nodes colored by " + parser.value("heatmap").toStdString();
+    const std::string fused = heat.fused.empty() ? "" : " (" + std::to_string(heat.fused.size()) + " more grey: fused into another node's kernel)";
+    return ", " + std::to_string(heat.values.size()) + " nodes colored by " + parser.value("heatmap").toStdString() + fused;
 }
 
 /// The layout request from the options; throws std::runtime_error with one sentence.

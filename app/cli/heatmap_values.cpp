@@ -18,21 +18,30 @@
 namespace graphlens::cli {
 namespace {
 
-std::unordered_map<NodeId, double> medianMs(const std::vector<NodeProfile>& nodes) {
-    std::unordered_map<NodeId, double> values;
-    for (const NodeProfile& p : nodes) values[p.node] = p.ms.median;
-    return values;
+NodeHeat medianMs(const std::vector<NodeProfile>& nodes) {
+    NodeHeat heat;
+    for (const NodeProfile& p : nodes) {
+        if (fusedAway(p)) heat.fused.push_back(p.node);
+        else heat.values[p.node] = p.ms.median;
+    }
+    return heat;
 }
 
-/// `graphlens profile --json` output: nodes[].name and median_ms.
-std::unordered_map<NodeId, double> ownProfileMs(const QJsonObject& json, const Graph& graph) {
-    std::unordered_map<NodeId, double> values;
-    for (const QJsonValue& v : json["nodes"].toArray())
-        if (auto node = graph.findNode(v["name"].toString().toStdString())) values[*node] = v["median_ms"].toDouble();
-    return values;
+/// `graphlens profile --json` output: nodes[].name, kernel and median_ms.
+NodeHeat ownProfileMs(const QJsonObject& json, const Graph& graph) {
+    NodeHeat heat;
+    for (const QJsonValue& v : json["nodes"].toArray()) {
+        const auto node = graph.findNode(v["name"].toString().toStdString());
+        if (!node) continue;
+        NodeProfile p;
+        p.kernel = v["kernel"].toString().toStdString();
+        if (fusedAway(p)) heat.fused.push_back(*node);
+        else heat.values[*node] = v["median_ms"].toDouble();
+    }
+    return heat;
 }
 
-std::unordered_map<NodeId, double> profileFileMs(const QString& path, const Graph& graph) {
+NodeHeat profileFileMs(const QString& path, const Graph& graph) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         throw std::runtime_error("cannot read '" + path.toStdString() + "': " + file.errorString().toStdString());
@@ -42,7 +51,7 @@ std::unordered_map<NodeId, double> profileFileMs(const QString& path, const Grap
     return medianMs(profileNodes(graph, importOrtProfile(text.toStdString(), graph).events));
 }
 
-std::unordered_map<NodeId, double> sessionMs(const Model& model, const QCommandLineParser& parser) {
+NodeHeat sessionMs(const Model& model, const QCommandLineParser& parser) {
     bool ok = false;
     const int runs = parser.value("runs").toInt(&ok);
     if (!ok || runs < 1) throw std::runtime_error("--runs must be at least 1");
@@ -52,14 +61,14 @@ std::unordered_map<NodeId, double> sessionMs(const Model& model, const QCommandL
     return medianMs(profilePlan(*plan, graphWithShapes(model, options.inputShapes), feeds, {1, runs}).nodes);
 }
 
-std::unordered_map<NodeId, double> outputBytes(const Model& model, const QCommandLineParser& parser) {
+NodeHeat outputBytes(const Model& model, const QCommandLineParser& parser) {
     std::map<std::string, std::vector<int64_t>> shapes;
     for (const auto& [name, tensor] : feedsFromOptions(model.graph, parser)) shapes[name] = tensor.dims();
     const Graph graph = graphWithShapes(model, shapes);
-    std::unordered_map<NodeId, double> values;
+    NodeHeat heat;
     for (NodeId id : graph.nodeIds())
-        if (const uint64_t bytes = nodeOutputBytes(graph, graph.node(id))) values[id] = double(bytes);
-    return values;
+        if (const uint64_t bytes = nodeOutputBytes(graph, graph.node(id))) heat.values[id] = double(bytes);
+    return heat;
 }
 
 } // namespace
@@ -82,22 +91,24 @@ std::string heatmapProblem(const QCommandLineParser& parser) {
     return {};
 }
 
-void paintNodeHeat(GraphScene& scene, const std::unordered_map<NodeId, double>& values, const HeatScale& scale,
-                   const QString& title, const QString& unit, double legendFactor) {
+void paintNodeHeat(GraphScene& scene, const NodeHeat& heat, const HeatScale& scale, const QString& title,
+                   const QString& unit, double legendFactor) {
     std::unordered_map<NodeId, QColor> fills;
-    for (const auto& [node, value] : values) {
+    for (const auto& [node, value] : heat.values) {
         const Rgb c = scale.color(value);
         fills[node] = QColor(c.r, c.g, c.b);
     }
+    for (NodeId node : heat.fused) fills[node] = QColor(kFusedNodeColor.r, kFusedNodeColor.g, kFusedNodeColor.b);
     scene.setNodeFills(std::move(fills));
     const HeatScale legendScale(scale.low() * legendFactor, scale.high() * legendFactor, scale.kind());
-    auto* legend = new HeatLegendItem(legendScale, title, unit, scene.style().labelFont, scene.style().text);
+    const QString shownTitle = heat.fused.empty() ? title : title + " (grey: fused into another node's kernel)";
+    auto* legend = new HeatLegendItem(legendScale, shownTitle, unit, scene.style().labelFont, scene.style().text);
     scene.addItem(legend);
     legend->setPos(scene.sceneRect().left() + 20, scene.sceneRect().top() - legend->boundingRect().height());
     scene.setSceneRect(scene.sceneRect().united(legend->sceneBoundingRect().adjusted(-20, -20, 20, 0)));
 }
 
-std::unordered_map<NodeId, double> heatmapValues(const Model& model, const QCommandLineParser& parser) {
+NodeHeat heatmapValues(const Model& model, const QCommandLineParser& parser) {
     if (parser.value("heatmap") == "memory") return outputBytes(model, parser);
     if (parser.isSet("profile")) return profileFileMs(parser.value("profile"), model.graph);
     return sessionMs(model, parser);

@@ -11,6 +11,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace graphlens {
 class GraphScene;
@@ -24,15 +25,23 @@ void addHeatmapOptions(QCommandLineParser& parser);
 /// Empty when the heatmap options fit together, else the sentence saying what is wrong.
 std::string heatmapProblem(const QCommandLineParser& parser);
 
+/// A heatmap's values by node, and the nodes that have none of their own because the backend ran
+/// them inside another node's kernel (fusedAway() in node_profile.h; time heatmaps only).
+struct NodeHeat {
+    std::unordered_map<NodeId, double> values;
+    std::vector<NodeId> fused;
+};
+
 /// Values by node of `model` (passes applied) for --heatmap time (ms) or memory (bytes), the
 /// options checked by heatmapProblem. Throws std::runtime_error with one sentence (unreadable
 /// profile, failed run).
-std::unordered_map<NodeId, double> heatmapValues(const Model& model, const QCommandLineParser& parser);
+NodeHeat heatmapValues(const Model& model, const QCommandLineParser& parser);
 
-/// Fills each node of `scene` with its value's color on `scale` and puts a legend (`title`,
-/// ticks in `unit` with SI prefixes; plain numbers when `unit` is empty) above the graph.
-/// `legendFactor` converts values to the legend's unit (ms -> s: 1e-3).
-void paintNodeHeat(GraphScene& scene, const std::unordered_map<NodeId, double>& values, const HeatScale& scale,
-                   const QString& title, const QString& unit, double legendFactor = 1);
+/// Fills each node of `scene` with its value's color on `scale`, the fused ones grey
+/// (kFusedNodeColor, said so in the legend), and puts a legend (`title`, ticks in `unit` with SI
+/// prefixes; plain numbers when `unit` is empty) above the graph. `legendFactor` converts values to
+/// the legend's unit (ms -> s: 1e-3).
+void paintNodeHeat(GraphScene& scene, const NodeHeat& heat, const HeatScale& scale, const QString& title,
+                   const QString& unit, double legendFactor = 1);
 
 } // namespace graphlens::cli

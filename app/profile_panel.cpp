@@ -273,11 +273,13 @@ void ProfilePanel::finishProfile(int generation, std::shared_ptr<std::optional<B
     }
     profileBackend_ = (*result)->backend;
     profile_ = std::move((*result)->result);
+    const auto fused = std::count_if(profile_->nodes.begin(), profile_->nodes.end(), fusedAway);
     summary_->setText(tr("%1 nodes · run median %2 ms · %3 runs on %4")
                           .arg(profile_->nodes.size())
                           .arg(profile_->runMs.median, 0, 'f', 3)
                           .arg(profile_->runs)
-                          .arg(QString::fromStdString(profileBackend_)));
+                          .arg(QString::fromStdString(profileBackend_)) +
+                      (fused ? tr(" · %1 ran inside other nodes' kernels (grey on the heatmap)").arg(fused) : QString()));
     fillHotspots();
     fillTimelineAndMemory();
     if (overlay() == HeatOverlay::None) setOverlay(HeatOverlay::Time);  // calls updateHeatmap()
@@ -334,17 +336,12 @@ void ProfilePanel::updateHeatmap() {
             fills_[node] = QColor(c.r, c.g, c.b);
         }
         // Nodes the backend ran inside another node's kernel (an activation in its convolution's)
-        // have no time of their own: grey, off the ramp, said so in the legend.
-        int fused = 0;
+        // have no time of their own: grey, off the ramp; the summary line says how many.
         if (measuredOverlay(overlay()))
             for (const NodeProfile& p : profile_->nodes)
-                if (fusedAway(p)) {
-                    fills_[p.node] = QColor(kFusedNodeColor.r, kFusedNodeColor.g, kFusedNodeColor.b);
-                    ++fused;
-                }
+                if (fusedAway(p)) fills_[p.node] = QColor(kFusedNodeColor.r, kFusedNodeColor.g, kFusedNodeColor.b);
         const OverlayText& text = kOverlays[int(overlay())];
-        const QString title = fused ? tr("%1 (grey: fused into another node's kernel)").arg(tr(text.title)) : tr(text.title);
-        legend_->setScale(scale, title, QString::fromUtf8(text.unit));
+        legend_->setScale(scale, tr(text.title), QString::fromUtf8(text.unit));
     }
     emit nodeFillsChanged();
 }

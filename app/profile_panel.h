@@ -86,6 +86,7 @@ public:
     /// The heatmap fills by node, for GraphScene::setNodeFills().
     const std::unordered_map<NodeId, QColor>& nodeFills() const { return fills_; }
 
+    QLabel* summaryLabel() const { return summary_; }
     HeatLegendWidget* legend() const { return legend_; }
     QTableWidget* hotspotTable() const { return hotspots_; }
     QPushButton* profileButton() const { return runButton_; }

@@ -21,8 +21,6 @@ public:
     void clear();
     /// The scale shown; empty when no heatmap is.
     const std::optional<HeatScale>& scale() const { return scale_; }
-    /// The title shown above the ramp.
-    const QString& title() const { return title_; }
     /// The labels of the scale's ends ("1.2 ms"); empty when no heatmap is shown.
     QString lowLabel() const;
     QString highLabel() const;

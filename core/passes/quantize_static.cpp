@@ -2,11 +2,14 @@
 // quantize_static writes with QuantFormat.QDQ and per_channel=True), activations calibrated:
 //   weight of Conv, Gemm, MatMul:  W -> DequantizeLinear(q s8, scale_k = max|W_k| / 127, 0, axis)
 //   bias (Conv, Gemm):             b -> DequantizeLinear(round(b / (s_x * s_w,k)) as int32, s_x * s_w,k, 0, 0)
-//   activation t (inputs of those ops, and their outputs, after a Relu that follows):
+//   activation t (inputs of those ops, and their outputs, after a Relu or Clip that follows):
 //       t -> QuantizeLinear(t, s, z) -> DequantizeLinear(., s, z)   u8, with min <= 0 <= max
 //       the float model's min and max of t over the calibration inputs, s = (max - min) / 255,
 //       z = round(-min / s)
-// The CPU plan runs DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 QLinearConv,
+// A Clip(lo, hi) after the node (ReLU6) is implied when s * (0 - z) >= lo and s * (255 - z) <= hi:
+// the scale is narrowed to make it so, and the Clip then folds into the int8 node's saturation.
+// FusedConv (Relu, Clip or no activation) and FusedGemm from the fusion passes are split back first.
+// The CPU plan runs DequantizeLinear -> Conv -> [Relu|Clip] -> QuantizeLinear as one int8 QLinearConv,
 // and the same around MatMul and Gemm as QLinearMatMul and QGemm (core/runtime/cpu/qdq_fusion.h). The pass reports what it costs: each quantized node's output
 // error on the first calibration input and the error of the graph outputs.
 #include "core/passes/calibration.h"
@@ -23,6 +26,7 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
@@ -54,9 +58,33 @@ struct Target {
     NodeId node = kNoId;
     int64_t axis = 0;       ///< output-channel axis of the weight
     ValueId input = kNoId;  ///< its activation input
-    ValueId output = kNoId; ///< its output, or the output of the Relu that alone reads it
+    ValueId output = kNoId; ///< its output, or the output of the Relu or Clip that alone reads it
+    ValueId product = kNoId; ///< its own output
+    std::optional<std::pair<float, float>> clip;  ///< the bounds of the Clip that alone reads it
     bool quantizeBias = false;
 };
+
+/// True when u8 quantization with `p` saturates inside [lo, hi]: every representable value
+/// s * (q - z), q in [0, 255], lies in the Clip's range, so Q(Clip(t)) = Q(t) (ONNX Runtime's
+/// ClipQuantFusion test, float epsilon included).
+bool clipImplied(const ActivationParams& p, float lo, float hi) {
+    const float eps = std::numeric_limits<float>::epsilon();
+    const float lower = p.scale * float(0 - int(p.zeroPoint)), upper = p.scale * float(255 - int(p.zeroPoint));
+    return !(lo - lower > eps) && !(upper - hi > eps);
+}
+
+/// The parameters of an activation calibrated after a Clip(lo, hi) whose range holds 0, narrowed
+/// so the Clip is implied: the scale shrinks (by less than half a step at one end) until both
+/// ends of the quantized range lie inside the calibrated one, which the Clip bounds.
+ActivationParams paramsInsideClip(ActivationParams p, float lo, float hi) {
+    if (p.scale <= 0 || p.lo == p.hi) return p;
+    double s = p.scale;
+    if (p.zeroPoint > 0) s = std::min(s, -double(p.lo) / p.zeroPoint);
+    if (p.zeroPoint < 255) s = std::min(s, double(p.hi) / (255 - p.zeroPoint));
+    p.scale = float(s);
+    for (int i = 0; i < 8 && !clipImplied(p, lo, hi); ++i) p.scale = std::nextafter(p.scale, 0.f);  // float rounding
+    return p;
+}
 
 /// One tensor's error: the largest |quantized - float|, and the largest relative error over
 /// elements at least 1% of the tensor's largest magnitude (smaller ones make any ratio huge).
@@ -118,31 +146,41 @@ public:
                "MatMul becomes int8 with one scale per output channel k, scale_k = max|W_k| / 127, behind a "
                "DequantizeLinear (axis 0 for Conv and for Gemm with transB, 1 for Gemm without it and for "
                "a MatMul's [K, N] weight); a Conv or Gemm bias becomes int32 in units of input scale * "
-               "scale_k. The activations (the input of each such node, and its output, after the Relu when "
+               "scale_k. The activations (the input of each such node, and its output, after the Relu or Clip when "
                "one alone reads it) pass through QuantizeLinear -> DequantizeLinear pairs, u8 asymmetric: "
                "the float model runs on the calibration inputs (--calibration DIR, ONNX TensorProto files "
                "as DIR/test_data_set_N/input_K.pb or DIR/input_K.pb; without it 4 seeded random input "
                "sets, floats standard normal and integers in [0, 10), which the notes say); each tensor's "
                "min and max, widened to include 0, give scale = (max - min) / 255 and zero point = round(-min / scale). The CPU "
-               "plan runs each DequantizeLinear -> Conv -> [Relu] -> QuantizeLinear as one int8 "
+               "plan runs each DequantizeLinear -> Conv -> [Relu or Clip] -> QuantizeLinear as one int8 "
                "QLinearConv (MatMul and Gemm: QLinearMatMul and QGemm, and int8 with a float output where no "
-               "QuantizeLinear follows), and ONNX Runtime runs the file as it runs its own. A FusedConv with no "
-               "activation or a Relu is split back into Conv, Add and Relu first; one with another "
-               "activation (MobileNet's Clip) stays fused and float. Graph outputs stay float. The notes report the error each quantized node's output has on the first "
+               "QuantizeLinear follows), and ONNX Runtime runs the file as it runs its own. A FusedConv with no activation, "
+               "a Relu or a Clip is split back into Conv, Add and the activation first, a com.microsoft FusedGemm "
+               "into Gemm and its activation (any: BERT's pooler Tanh runs in float between the Gemm's pair and "
+               "the next). A FusedConv with another activation (HardSigmoid, Sigmoid) stays fused and float: "
+               "that activation would run in float between a DequantizeLinear and a QuantizeLinear, which measured "
+               "slower than the fused float convolution on mobilenet_v3_small and efficientnet_b0. "
+               "A Clip(min, max) after a node (MobileNet's ReLU6; min <= 0 <= max) is calibrated after the Clip, "
+               "as ONNX Runtime's quantizer does, and the scale narrowed by less than half a step so that every "
+               "u8 value s * (q - z) lies in [min, max]: the Clip is then implied by the int8 saturation "
+               "(ONNX Runtime's ClipQuantFusion test) and DequantizeLinear -> Conv -> Clip -> QuantizeLinear runs "
+               "as one QLinearConv. Where it is not (an all-zero calibrated output), the node's own output "
+               "is quantized and the Clip stays float between a DequantizeLinear and the next QuantizeLinear, "
+               "as other activations after a quantized node (HardSwish, Tanh) always do. Graph outputs stay float. The notes report the error each quantized node's output has on the first "
                "calibration input against the float model, and the graph outputs' error. It declines "
                "weights read by several nodes or not float32, and models before opset 13.";
     }
 
     void run(Rewriter& rw, PassContext& context) override {
-        splitFusedConvolutions(rw);
-        const std::vector<Target> targets = findTargets(rw, context);
+        splitFusedNodes(rw, context.opset);
+        std::vector<Target> targets = findTargets(rw, context);
         if (targets.empty()) return;
 
-        // The activations to quantize, in the order the nodes come.
-        std::vector<ValueId> activations;
+        // The tensors to calibrate: each node's input, its output and the Relu's or Clip's after it.
+        std::vector<ValueId> calibrated;
         for (const Target& t : targets)
-            for (ValueId v : {t.input, t.output})
-                if (std::find(activations.begin(), activations.end(), v) == activations.end()) activations.push_back(v);
+            for (ValueId v : {t.input, t.output, t.product})
+                if (std::find(calibrated.begin(), calibrated.end(), v) == calibrated.end()) calibrated.push_back(v);
 
         // Calibrate: run the float model on every input set, keep each activation's range and
         // the first set's float values of every probed tensor.
@@ -151,8 +189,7 @@ public:
         const std::vector<InputSet> sets =
             random ? randomCalibrationSets(rw.graph(), settings.randomSamples, settings.seed) : settings.inputSets;
         if (sets.empty()) return;
-        std::vector<ValueId> probes = activations;
-        for (const Target& t : targets) probes.push_back(rw.graph().node(t.node).output(0));
+        const std::vector<ValueId>& probes = calibrated;
         Probe floatModel(modelOf(rw.graph(), context), probes, settings.threads);
         std::map<ValueId, std::pair<float, float>> ranges;
         std::map<ValueId, Tensor> floatValues;  // first set
@@ -168,7 +205,6 @@ public:
             }
             for (size_t i = 0; i < probes.size(); ++i) {
                 if (s == 0) floatValues[probes[i]] = values[i];
-                if (i >= activations.size()) continue;
                 const auto span = values[i].span<float>();
                 if (span.empty()) continue;
                 const auto [lo, hi] = std::minmax_element(span.begin(), span.end());
@@ -178,12 +214,32 @@ public:
             if (s == 0) floatOutputs = std::move(outputs);
         }
 
-        // Rewrite: activations first (a bias needs its input's scale), then each node's weights.
+        // A Clip after a node goes into its QuantizeLinear's saturation where the range calibrated
+        // after it makes it implied; where not, the node's own output is quantized and the Clip
+        // stays float between a DequantizeLinear and the next QuantizeLinear.
         std::map<ValueId, ActivationParams> params;
+        const auto rangeOf = [&](ValueId v) { return ranges.count(v) ? ranges[v] : std::pair<float, float>{0.f, 0.f}; };
+        size_t clipsImplied = 0, clipsKept = 0;
+        for (Target& t : targets) {
+            if (!t.clip) continue;
+            const auto [lo, hi] = rangeOf(t.output);
+            const ActivationParams p = paramsInsideClip(activationParams(lo, hi), t.clip->first, t.clip->second);
+            if (clipImplied(p, t.clip->first, t.clip->second)) {
+                params[t.output] = p;
+                ++clipsImplied;
+            } else {
+                t.output = t.product;
+                ++clipsKept;
+            }
+        }
+        // Rewrite: activations first (a bias needs its input's scale), then each node's weights.
+        std::vector<ValueId> activations;  // in the order the nodes come
+        for (const Target& t : targets)
+            for (ValueId v : {t.input, t.output})
+                if (std::find(activations.begin(), activations.end(), v) == activations.end()) activations.push_back(v);
         size_t pairs = 0;
         for (ValueId v : activations) {
-            const auto [lo, hi] = ranges.count(v) ? ranges[v] : std::pair<float, float>{0.f, 0.f};
-            params[v] = activationParams(lo, hi);
+            if (!params.count(v)) params[v] = activationParams(rangeOf(v).first, rangeOf(v).second);
             pairs += insertQdqPair(rw, v, params[v]);
         }
         std::vector<size_t> rewriteOf;  // per target: its rewrite's index in the result
@@ -222,6 +278,11 @@ public:
                                 : " input sets from '" + settings.source + "'"));
         notes.push_back("int8 QDQ: " + std::to_string(targets.size()) + " nodes with int8 weights, " +
                         std::to_string(pairs) + " activations as u8 QuantizeLinear -> DequantizeLinear pairs");
+        if (clipsImplied + clipsKept > 0)
+            notes.push_back(std::to_string(clipsImplied) + " of " + std::to_string(clipsImplied + clipsKept) +
+                            " Clips after a quantized node are implied by their output's u8 range (the CPU plan and ONNX "
+                            "Runtime fold them into the int8 node)" +
+                            (clipsKept ? "; " + std::to_string(clipsKept) + " stay float after a quantized output" : ""));
         notes.push_back("largest node output error on calibration input 1: " + worstNode + ", " + describeError(worst));
         notes.push_back("graph outputs on calibration input 1 (CPU plan, int8 kernels) against the float model: " +
                         describeError(outputError));
@@ -250,48 +311,55 @@ private:
         return m;
     }
 
-    /// FusedConv(x, w, b, z) with no activation or a Relu -> Conv -> [Add z] -> [Relu], the QDQ
-    /// pattern's form (the fusions ran before, as in `--passes default,quantize-int8`).
-    static void splitFusedConvolutions(Rewriter& rw) {
+    /// FusedConv(x, w, b, z) with no activation, a Relu or a Clip -> Conv -> [Add z] -> [Relu|Clip],
+    /// and FusedGemm(a, b, c) -> Gemm -> [activation], the QDQ pattern's form (the fusions ran
+    /// before, as in `--passes default,quantize-int8`); the activation becomes its standard node again.
+    static void splitFusedNodes(Rewriter& rw, int64_t opset) {
         for (NodeId id : rw.graph().topologicalOrder()) {
             const Graph& g = rw.graph();
             const Node& n = g.node(id);
-            if (n.opType != "FusedConv" || n.domain != "com.microsoft") continue;
-            const auto activation = activationOf(n.attributes);
-            if (activation && activation->name != "Relu") {
-                rw.decline(id, "kept fused and in float: quantize-int8 splits a FusedConv only when its activation is "
-                               "a Relu or none, and its activation is " + activation->name);
+            const bool gemm = n.opType == "FusedGemm";
+            if ((n.opType != "FusedConv" && !gemm) || n.domain != "com.microsoft") continue;
+            const auto activation = gemm ? gemmActivationOf(n.attributes) : activationOf(n.attributes);
+            const std::string op = gemm ? "Gemm" : "Conv";
+            if (!gemm && activation && activation->name != "Relu" && activation->name != "Clip") {
+                rw.decline(id, "kept fused and in float: quantize-int8 splits a FusedConv only when its activation is a "
+                               "Relu, a Clip or none (which the int8 convolution's saturation computes), and its activation is " +
+                               activation->name);
                 continue;
             }
-            const bool hasZ = hasInput(n, 3);
-            if (!activation && !hasZ) {
-                Attributes attributes = n.attributes;
-                attributes.erase("activation");
-                attributes.erase("activation_params");
-                std::vector<ValueId> inputs(n.inputs().begin(), n.inputs().begin() + std::min<std::ptrdiff_t>(3, std::ptrdiff_t(n.inputs().size())));
-                rw.replaceNodes({id}, "Conv", inputs, attributes);
-                rw.commit("split-fused-conv", "split " + describe(n) + " back into a Conv for the QDQ pattern");
-                continue;
-            }
-            const std::string name = n.name.empty() ? "fused_conv" : n.name;
-            const std::string out = g.value(n.output(0)).name;
             Attributes attributes = n.attributes;
-            attributes.erase("activation");
-            attributes.erase("activation_params");
-            std::vector<ValueId> convInputs{n.input(0), n.input(1)};
-            if (hasInput(n, 2)) convInputs.push_back(n.input(2));
-            const ValueId z = hasZ ? n.input(3) : kNoId;
-            const std::string sentence = "split " + describe(n) + " back into Conv" + (hasZ ? ", Add" : "") +
-                                         (activation ? ", Relu" : "") + " for the QDQ pattern";
-            const NodeId from[] = {id};
-            const NodeId conv = rw.addNode("Conv", convInputs, {out + "_conv"}, attributes, from, name + "_conv");
-            ValueId last = rw.graph().node(conv).output(0);
-            if (hasZ && activation) {
-                const NodeId add = rw.addNode("Add", {last, z}, {out + "_add"}, {}, from, name + "_add");
-                last = rw.graph().node(add).output(0);
+            for (const char* a : {"activation", "activation_params", "activation_alpha", "activation_beta", "activation_gamma"})
+                attributes.erase(a);
+            std::vector<ValueId> inputs{n.input(0), n.input(1)};
+            if (hasInput(n, 2)) inputs.push_back(n.input(2));
+            const bool hasZ = !gemm && hasInput(n, 3);
+            if (!activation && !hasZ) {
+                rw.replaceNodes({id}, op, inputs, attributes);
+                rw.commit("split-fused-conv", "split " + describe(n) + " back into a " + op + " for the QDQ pattern");
+                continue;
             }
-            rw.replaceNodes({id}, activation ? "Relu" : "Add", activation ? std::vector<ValueId>{last} : std::vector<ValueId>{last, z}, {});
-            rw.commit("split-fused-conv", sentence);
+            const std::string name = n.name.empty() ? (gemm ? "fused_gemm" : "fused_conv") : n.name;
+            const Value& out = g.value(n.output(0));
+            const std::string outName = out.name;
+            const DType dtype = out.dtype;
+            const Shape shape = out.shape;
+            const ValueId z = hasZ ? n.input(3) : kNoId;
+            const std::string sentence = "split " + describe(n) + " back into " + op + (hasZ ? ", Add" : "") +
+                                         (activation ? ", " + activation->name : "") + " for the QDQ pattern";
+            const NodeId from[] = {id};
+            const std::string suffix = gemm ? "_gemm" : "_conv";
+            const NodeId product = rw.addNode(op, inputs, {outName + suffix}, attributes, from, name + suffix);
+            ValueId last = rw.graph().node(product).output(0);
+            rw.setValueInfo(last, dtype, shape);
+            if (hasZ && activation) {
+                const NodeId add = rw.addNode("Add", {last, z}, {outName + "_add"}, {}, from, name + "_add");
+                last = rw.graph().node(add).output(0);
+                rw.setValueInfo(last, dtype, shape);
+            }
+            if (activation) replaceWithActivation(rw, id, *activation, last, opset);
+            else rw.replaceNodes({id}, "Add", {last, z}, {});
+            rw.commit(gemm ? "split-fused-gemm" : "split-fused-conv", sentence);
         }
     }
 
@@ -319,9 +387,17 @@ private:
                 rw.decline(id, "kept in float: " + why);
                 continue;
             }
-            Target t{id, *axis, n.input(0), n.output(0), false};
+            Target t{id, *axis, n.input(0), n.output(0), n.output(0), std::nullopt, false};
             const NodeId next = soleConsumer(g, t.output);
-            if (next != kNoId && g.node(next).opType == "Relu" && g.node(next).domain.empty()) t.output = g.node(next).output(0);
+            if (next != kNoId && g.node(next).domain.empty()) {
+                const Node& a = g.node(next);
+                const auto bounds = a.opType == "Clip" ? fusableActivation(g, a) : std::nullopt;
+                if (a.opType == "Relu") t.output = a.output(0);
+                if (bounds && bounds->params.size() == 2 && bounds->params[0] <= 0 && bounds->params[1] >= 0) {
+                    t.output = a.output(0);
+                    t.clip = std::pair{bounds->params[0], bounds->params[1]};
+                }
+            }
             // The bias in accumulator units: a constant float vector of one value per output
             // channel; Gemm only when it adds A * B + C as it is (alpha = beta = 1).
             if (const Tensor* b = constantInput(g, n, 2)) {

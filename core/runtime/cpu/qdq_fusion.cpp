@@ -1,21 +1,25 @@
 // The QDQ convolution pattern of qdq_fusion.h and its rewrite into QLinearConv.
 //   DequantizeLinear(x_q, x_s, x_z) ─┐
-//   DequantizeLinear(w_q, w_s, w_z) ─┼─ Conv ─ [Relu] ─ QuantizeLinear(y_s, y_z) -> y_q
+//   DequantizeLinear(w_q, w_s, w_z) ─┼─ Conv ─ [Relu|Clip] ─ QuantizeLinear(y_s, y_z) -> y_q
 //   bias: float, or DequantizeLinear(b_i32, x_s * w_s) ┘
 // -> QLinearConv(x_q, x_s, x_z, w_q, w_s, w_z, y_s, y_z, b_i32)
 // Relu goes only where it changes nothing: Q(relu(v)) = max(Q(v), y_z), which saturation already
-// gives when y_z is the type's lowest value (what ONNX Runtime writes for ReLU outputs).
+// gives when y_z is the type's lowest value (what ONNX Runtime writes for ReLU outputs); Clip(lo,
+// hi) (ReLU6) goes where y_s * (q_min - y_z) >= lo and y_s * (q_max - y_z) <= hi within float
+// epsilon (ONNX Runtime's ClipQuantFusion test; quantize-int8 writes its ranges so).
 // Matrix products the same way (FuseQdqProducts): DQ(x) x DQ(w) -> MatMul | Gemm -> [Relu] -> Q
 // -> QLinearMatMul | com.microsoft QGemm(.., C as int32, y_scale, y_zero); with no Q after it,
 // com.microsoft MatMulIntegerToFloat | QGemm without y_scale (int8 sums scaled to float).
 #include "core/runtime/cpu/qdq_fusion.h"
 
+#include "core/passes/fused_activation.h"
 #include "core/passes/pass_manager.h"
 #include "core/passes/rewriter.h"
 #include "core/runtime/node_descriptor.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace graphlens {
@@ -52,6 +56,30 @@ bool constantParameters(const Graph& g, const Node& n, bool perAxis) {
         if (!z || z->numel() != s->numel()) return false;
     }
     return true;
+}
+
+/// The Relu, or Clip with constant bounds, that alone reads `v`, or nullptr.
+const Node* activationAfter(const Graph& g, ValueId v) {
+    const Node* next = onlyConsumer(g, v);
+    if (!next || !next->domain.empty()) return nullptr;
+    if (next->opType == "Relu") return next;
+    if (next->opType != "Clip") return nullptr;
+    const auto clip = fusableActivation(g, *next);
+    return clip && clip->params.size() == 2 ? next : nullptr;
+}
+
+/// True when quantizing with `q`'s constant scale and zero point (of `type`) saturates at least
+/// as tightly as `activation` (a Relu or Clip of activationAfter), so Q(activation(t)) = Q(t).
+bool impliedByQuantize(const Graph& g, const Node& activation, const Node& q, DType type) {
+    const float scale = float(g.constantValue(q.input(1))->toDoubles()[0]);
+    const bool hasZero = q.inputs().size() > 2 && q.input(2) != kNoId;
+    const float zero = hasZero ? float(g.constantValue(q.input(2))->toDoubles()[0]) : 0.f;
+    const float qmin = type == DType::UInt8 ? 0.f : -128.f, qmax = type == DType::UInt8 ? 255.f : 127.f;
+    if (activation.opType == "Relu") return zero == qmin;
+    const std::vector<float> bounds = fusableActivation(g, activation)->params;
+    const float eps = std::numeric_limits<float>::epsilon();
+    const float lower = scale * (qmin - zero), upper = scale * (qmax - zero);
+    return !(bounds[0] - lower > eps) && !(upper - bounds[1] > eps);
 }
 
 /// The bias of a product of DequantizeLinear(x) and DequantizeLinear(w) with `channels` output
@@ -96,7 +124,7 @@ struct QdqConv {
     const Node* weightDq = nullptr;
     const Node* biasDq = nullptr;  ///< nullptr: float or no bias
     const Node* conv = nullptr;
-    const Node* relu = nullptr;
+    const Node* activation = nullptr;  ///< a Relu or Clip between it and the QuantizeLinear
     const Node* quantize = nullptr;
 };
 
@@ -136,12 +164,12 @@ std::optional<QdqConv> matchAt(const Graph& g, const Node& conv, std::string& wh
         }
     }
     const Node* next = onlyConsumer(g, conv.output(0));
-    if (next && next->opType == "Relu" && next->domain.empty()) {
-        m.relu = next;
-        next = onlyConsumer(g, next->output(0));
+    if (const Node* a = activationAfter(g, conv.output(0))) {
+        m.activation = a;
+        next = onlyConsumer(g, a->output(0));
     }
     if (!next || next->opType != "QuantizeLinear" || !next->domain.empty() || !constantParameters(g, *next, false)) {
-        why = "its output is not read by one QuantizeLinear with constant parameters (a Relu between may be)";
+        why = "its output is not read by one QuantizeLinear with constant parameters (a Relu or Clip between may be)";
         return std::nullopt;
     }
     m.quantize = next;
@@ -155,7 +183,7 @@ struct QdqProduct {
     const Node* weightDq = nullptr;
     const Node* biasDq = nullptr;  ///< Gemm: nullptr for a float or no bias
     const Node* product = nullptr;
-    const Node* relu = nullptr;
+    const Node* activation = nullptr;  ///< a Relu or Clip between it and the QuantizeLinear
     const Node* quantize = nullptr;
     bool gemm = false, transB = false;
     int64_t columns = 0;
@@ -229,9 +257,9 @@ std::optional<QdqProduct> matchProductAt(const Graph& g, const Node& p, std::str
         }
     }
     const Node* next = onlyConsumer(g, p.output(0));
-    if (next && next->opType == "Relu" && next->domain.empty()) {
-        m.relu = next;
-        next = onlyConsumer(g, next->output(0));
+    if (const Node* a = activationAfter(g, p.output(0))) {
+        m.activation = a;
+        next = onlyConsumer(g, a->output(0));
     }
     if (next && next->opType == "QuantizeLinear" && next->domain.empty() && constantParameters(g, *next, false)) {
         m.quantize = next;
@@ -239,7 +267,7 @@ std::optional<QdqProduct> matchProductAt(const Graph& g, const Node& p, std::str
     }
     // No QuantizeLinear reads the output (a classifier's logits, a float residual): int8 sums
     // scaled to float. One that reads it with parameters the int8 kernel cannot take keeps it float.
-    m.relu = nullptr;
+    m.activation = nullptr;
     for (const Use& use : g.value(p.output(0)).uses())
         if (g.node(use.node).opType == "QuantizeLinear") {
             why = "its output is read by a QuantizeLinear with per-axis or non-constant parameters";
@@ -285,12 +313,9 @@ public:
                 rw.decline(id, "kept in float: its QuantizeLinear writes neither u8 nor s8");
                 continue;
             }
-            if (m->relu) {
-                const double zero = yz ? yz->toDoubles()[0] : 0.0;
-                if (zero != (yType == DType::UInt8 ? 0.0 : -128.0)) {
-                rw.decline(id, "kept in float: the Relu after it is not implied by its output zero point");
-                    continue;
-                }
+            if (m->activation && !impliedByQuantize(g, *m->activation, *m->quantize, yType)) {
+                rw.decline(id, "kept in float: the " + m->activation->opType + " after it is not implied by its output's quantization range");
+                continue;
             }
             fuse(rw, *m, yType);
         }
@@ -314,14 +339,14 @@ private:
         if (g.value(m.inputDq->output(0)).uses().size() == 1 && !g.isGraphOutput(m.inputDq->output(0))) replaced.push_back(m.inputDq->id);
         replaced.push_back(m.weightDq->id);
         if (m.biasDq && g.value(m.biasDq->output(0)).uses().size() == 1) replaced.push_back(m.biasDq->id);
-        if (m.relu) replaced.push_back(m.relu->id);
+        if (m.activation) replaced.push_back(m.activation->id);
         replaced.push_back(m.quantize->id);
         const std::string label = nodeLabel(*m.conv);
         const NodeId conv = m.conv->id;
         const NodeId fused = rw.replaceNodes(replaced, "QLinearConv", std::move(inputs), m.conv->attributes, {}, Rewriter::KeepName::OfFirst);
         replacedConv[fused] = conv;
         rw.count("numFused");
-        rw.commit("fuse-qdq-conv", "ran the QDQ " + label + (m.relu ? " with its Relu" : "") + " as an int8 QLinearConv");
+        rw.commit("fuse-qdq-conv", "ran the QDQ " + label + (m.activation ? " with its " + m.activation->opType : "") + " as an int8 QLinearConv");
     }
 };
 
@@ -360,8 +385,8 @@ public:
                 rw.decline(id, "kept in float: its QuantizeLinear writes neither u8 nor s8");
                 continue;
             }
-            if (m->relu && (yz ? yz->toDoubles()[0] : 0.0) != (yType == DType::UInt8 ? 0.0 : -128.0)) {
-                rw.decline(id, "kept in float: the Relu after it is not implied by its output zero point");
+            if (m->activation && !impliedByQuantize(g, *m->activation, *m->quantize, yType)) {
+                rw.decline(id, "kept in float: the " + m->activation->opType + " after it is not implied by its output's quantization range");
                 continue;
             }
             fuse(rw, *m, yType);
@@ -409,7 +434,7 @@ private:
         if (g.value(m.inputDq->output(0)).uses().size() == 1 && !g.isGraphOutput(m.inputDq->output(0))) nodes.push_back(m.inputDq->id);
         nodes.push_back(m.weightDq->id);
         if (m.biasDq && g.value(m.biasDq->output(0)).uses().size() == 1) nodes.push_back(m.biasDq->id);
-        if (m.relu) nodes.push_back(m.relu->id);
+        if (m.activation) nodes.push_back(m.activation->id);
         nodes.push_back(floatOutput ? m.product->id : m.quantize->id);
         const std::string label = nodeLabel(*m.product);
         const NodeId product = m.product->id;
@@ -420,7 +445,7 @@ private:
         const std::string kind = op + (m.gemm && floatOutput ? " with a float output" : "");
         ++made[kind];
         rw.count("numFused");
-        rw.commit("fuse-qdq-matmul", "ran the QDQ " + label + (m.relu ? " with its Relu" : "") + " as an int8 " + kind);
+        rw.commit("fuse-qdq-matmul", "ran the QDQ " + label + (m.activation ? " with its " + m.activation->opType : "") + " as an int8 " + kind);
     }
 };
 

@@ -3,7 +3,8 @@
 // the int8 weights and int32 biases against their formulas, the output against the float model
 // within a bound derived from the quantization steps, calibration from .pb folders (the exact
 // scale and zero point a known range gives), the one-sentence errors, the split of a FusedConv
-// and the CPU plan's int8 kernel.
+// and a FusedGemm, a Clip (ReLU6) folded into the int8 convolution before it (or kept float where
+// its range does not imply it) and the CPU plan's int8 kernels.
 #include "core/graph/builder.h"
 #include "core/onnx/tensor_file.h"
 #include "core/passes/calibration.h"
@@ -85,6 +86,59 @@ float maxAbs(std::span<const float> v) {
     return m;
 }
 
+
+/// x [1, 3, 8, 8] -> Conv c1 (8x3x3x3, bias + `shift`, pads 1) -> Clip(0, 6) -> Conv c2 (4x8x1x1) -> y,
+/// opset 13 (the Clip's bounds as inputs). c1's outputs pass both bounds for x in [-1, 1] and
+/// shift 0; a shift of -100 makes them all negative, so the Clip's output is all zero.
+Model convClipConv(float shift) {
+    GraphBuilder b;
+    auto x = b.input("x", DType::Float, {1, kC, kH, kH});
+    Tensor bias = seeded({8}, 2, -0.5f, 0.5f);
+    for (float& v : bias.mutableSpan<float>()) v += shift;
+    auto c = b.op("Conv", {x, b.initializer("c1.w", seeded({8, kC, 3, 3}, 1, -1.f, 1.f)), b.initializer("c1.b", bias)},
+                  {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "c1");
+    auto r = b.op("Clip", {c, b.initializer("lo", Tensor::scalar(0.f)), b.initializer("hi", Tensor::scalar(6.f))}, {}, "relu6");
+    b.output(b.op("Conv", {r, b.initializer("c2.w", seeded({4, 8, 1, 1}, 3, -0.5f, 0.5f))}, {}, "c2"));
+    return withShapes(b.model(13));
+}
+
+/// The largest error of sum_k w[n, k] x_k (+ bias) over the rows n of `w` (rows of `k` values)
+/// when each x_k errs by up to `e` and lies in [-xmax, xmax], each weight of row n is int8 with
+/// step s_w[n] and the bias int32 in units of s_x * s_w[n]: sum_k |w_nk| e + s_w[n] / 2 * k
+/// (xmax + e) + s_x s_w[n] / 2.
+double productErrorBound(const Tensor& w, int64_t k, const Tensor& weightScales, double e, double xmax, double sx) {
+    double bound = 0;
+    const auto values = w.span<float>();
+    for (int64_t n = 0; n < w.numel() / k; ++n) {
+        const double s = weightScales.span<float>()[size_t(n)];
+        double wsum = 0;
+        for (float v : values.subspan(size_t(n * k), size_t(k))) wsum += std::fabs(v);
+        bound = std::max(bound, wsum * e + s / 2 * double(k) * (xmax + e) + sx * s / 2);
+    }
+    return bound;
+}
+
+/// The one node of `opType`.
+const Node& onlyNode(const Graph& g, const std::string& opType) {
+    const Node* found = nullptr;
+    for (NodeId id : g.topologicalOrder())
+        if (g.node(id).opType == opType) {
+            if (found) throw std::runtime_error("more than one " + opType);
+            found = &g.node(id);
+        }
+    if (!found) throw std::runtime_error("no " + opType);
+    return *found;
+}
+
+/// The node producing input `index` of `n`.
+const Node& producerOfInput(const Graph& g, const Node& n, size_t index) { return g.node(g.value(n.input(index)).producer()); }
+
+int countKernels(const Model& m, const std::string& kernel) {
+    int count = 0;
+    const auto plan = makeCpuBackend()->compile(m, {});
+    for (const PlannedNode& p : plan->nodes()) count += p.kernel.find(kernel) != std::string::npos;
+    return count;
+}
 } // namespace
 
 class TestQuantizeStatic : public QObject {
@@ -381,6 +435,141 @@ private slots:
         int int8 = 0;
         for (const PlannedNode& p : plan->nodes()) int8 += p.kernel.find("qlinear") != std::string::npos;
         QVERIFY2(int8 >= 2, std::to_string(int8).c_str());
+    }
+
+    void reluSixFoldsIntoTheInt8ConvolutionItFollows() {
+        // Conv -> Clip(0, 6) as it is, and as default leaves it (one FusedConv with activation Clip):
+        // calibrated after the Clip, whose range [0, 6] then holds the whole u8 range, so the CPU
+        // plan runs DequantizeLinear -> Conv -> Clip -> QuantizeLinear as one QLinearConv.
+        for (const bool fused : {false, true}) {
+            Model m = convClipConv(0);
+            const Model original = m;
+            if (fused) {
+                PassContext context = contextFor(m);
+                runPipeline(m, makePipeline("default"), context, {});
+                QCOMPARE(countOps(m.graph, "FusedConv"), 1);
+                QCOMPARE(countOps(m.graph, "Clip"), 0);
+            }
+            const InputSet feeds = inputSpanning(-1, 1, 5);
+            PassContext context;
+            context.calibration.inputSets = {feeds};
+            const PassResult r = quantize(m, context);
+            QCOMPARE(countOps(m.graph, "FusedConv"), 0);
+            QCOMPARE(countOps(m.graph, "Conv"), 2);
+            QCOMPARE(countOps(m.graph, "Clip"), 1);
+            // pairs on x and the Clip's output; DequantizeLinear for c1.w, c1.b and c2.w too
+            QCOMPARE(countOps(m.graph, "QuantizeLinear"), 2);
+            QCOMPARE(countOps(m.graph, "DequantizeLinear"), 5);
+            QCOMPARE(r.counter("numQuantized"), int64_t(2));
+            const bool noted = std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+                return n == "1 of 1 Clips after a quantized node are implied by their output's u8 range (the CPU plan "
+                            "and ONNX Runtime fold them into the int8 node)";
+            });
+            QVERIFY(noted);
+            const Node& clip = onlyNode(m.graph, "Clip");
+            const std::string clipOut = m.graph.value(clip.output(0)).name;
+            const std::string c1 = producerOfInput(m.graph, clip, 0).name;  // Conv -> Clip
+            const auto [sr, zr] = activationParamsOf(m.graph, clipOut);
+            QCOMPARE(zr, 0);
+            QVERIFY2(sr * 255.f <= 6.f, std::to_string(sr * 255.f).c_str());
+            QCOMPARE(countKernels(m, "qlinear_conv"), 1);  // c1 and its Clip; c2's output is the graph's, float
+
+            // Against the float model: c1 errs by its product bound, the Clip adds nothing, its pair
+            // half a step and the int8 kernel's requantization one more step; then c2's product.
+            CompileOptions reference;
+            reference.referenceOnly = true;
+            const Tensor expected = makeCpuBackend()->compile(original, reference)->run(feeds).at(0);
+            const Tensor got = makeCpuBackend()->compile(m, {})->run(feeds).at(0);
+            const Graph& g = original.graph;
+            const auto [sx, zx] = activationParamsOf(m.graph, "x");
+            const double e1 = productErrorBound(*g.constantValue(*g.findValue("c1.w")), 27,
+                                                *m.graph.constantValue(dequantizerOf(m.graph, c1, 1).input(1)), sx / 2.0, 1, sx);
+            const double er = e1 + 1.5 * sr;
+            const double bound = productErrorBound(*g.constantValue(*g.findValue("c2.w")), 8,
+                                                   *m.graph.constantValue(dequantizerOf(m.graph, "c2", 1).input(1)), er, 6, 0);
+            const TensorComparison c = compareTensors(got, expected, 0, bound);
+            QVERIFY2(c.matches, (c.mismatch + ", bound " + std::to_string(bound)).c_str());
+            QVERIFY(c.maxAbsError > 0);
+        }
+    }
+
+    void aClipItsRangeDoesNotImplyStaysFloatBetweenPairs() {
+        // c1's outputs are all negative: the Clip's output is all zero (scale 1), whose u8 range
+        // [0, 255] leaves [0, 6]. c1's own output is quantized and the Clip runs in float.
+        Model m = convClipConv(-100);
+        const Model original = m;
+        const InputSet feeds = inputSpanning(-1, 1, 5);
+        PassContext context;
+        context.calibration.inputSets = {feeds};
+        const PassResult r = quantize(m, context);
+        QCOMPARE(countOps(m.graph, "Clip"), 1);
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 3);  // x, c1's output, the Clip's output
+        QCOMPARE(countOps(m.graph, "DequantizeLinear"), 6);
+        const Node& clip = m.graph.node(*m.graph.findNode("relu6"));
+        QCOMPARE(m.graph.node(m.graph.value(clip.input(0)).producer()).opType, std::string("DequantizeLinear"));
+        QVERIFY(std::find(r.notes.begin(), r.notes.end(),
+                          "0 of 1 Clips after a quantized node are implied by their output's u8 range (the CPU plan and "
+                          "ONNX Runtime fold them into the int8 node); 1 stay float after a quantized output") != r.notes.end());
+        QCOMPARE(countKernels(m, "qlinear_conv"), 1);
+        // Every Clip output is 0, so y is 0 in both models, exactly.
+        const Tensor got = makeCpuBackend()->compile(m, {})->run(feeds).at(0);
+        QCOMPARE(maxAbs(got.span<float>()), 0.f);
+        QCOMPARE(maxAbs(makeCpuBackend()->compile(original, {})->run(feeds).at(0).span<float>()), 0.f);
+    }
+
+    void aFusedGemmIsSplitSoItsGemmIsQuantized() {
+        // x [2, 16] -> Gemm g1 (8x16, transB, bias) -> Tanh -> Gemm g2 (4x8, transB, bias) -> y; default
+        // makes g1 and the Tanh one FusedGemm, which the pass splits again: g1 is int8 and the Tanh
+        // runs in float between g1's pair and its own.
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 16});
+        auto g1 = b.op("Gemm", {x, b.initializer("g1.w", seeded({8, 16}, 1, -0.5f, 0.5f)), b.initializer("g1.b", seeded({8}, 2))},
+                       {{"transB", int64_t(1)}}, "g1");
+        auto t = b.op("Tanh", {g1}, {}, "tanh");
+        b.output(b.op("Gemm", {t, b.initializer("g2.w", seeded({4, 8}, 3, -0.5f, 0.5f)), b.initializer("g2.b", seeded({4}, 4))},
+                      {{"transB", int64_t(1)}}, "g2"));
+        Model m = withShapes(b.model(13));
+        const Model original = m;
+        PassContext defaults = contextFor(m);
+        runPipeline(m, makePipeline("default"), defaults, {});
+        QCOMPARE(countOps(m.graph, "FusedGemm"), 1);
+        Tensor xs = seeded({2, 16}, 5, -1.f, 1.f);
+        xs.mutableSpan<float>()[0] = -1.f;
+        xs.mutableSpan<float>()[1] = 1.f;
+        const InputSet feeds{{"x", xs}};
+        PassContext context;
+        context.calibration.inputSets = {feeds};
+        const PassResult r = quantize(m, context);
+        QCOMPARE(countOps(m.graph, "FusedGemm"), 0);
+        QCOMPARE(countOps(m.graph, "Gemm"), 2);
+        QCOMPARE(countOps(m.graph, "Tanh"), 1);
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 3);  // x, g1's output, the Tanh's output
+        QCOMPARE(countOps(m.graph, "DequantizeLinear"), 7);
+        QCOMPARE(r.counter("numQuantized"), int64_t(2));
+        const Node& tanh = onlyNode(m.graph, "Tanh");
+        const Node& g1Quantize = producerOfInput(m.graph, producerOfInput(m.graph, tanh, 0), 0);
+        QCOMPARE(g1Quantize.opType, std::string("QuantizeLinear"));
+        const std::string g1Out = m.graph.value(g1Quantize.input(0)).name;
+        const std::string g1Name = producerOfInput(m.graph, g1Quantize, 0).name;
+        const std::string tanhOut = m.graph.value(tanh.output(0)).name;
+        QCOMPARE(countKernels(m, "qgemm"), 2);  // g1 requantized, g2 to float
+
+        // g1's product bound, its pair (half a step, one more for the int8 requantization), the
+        // Tanh (1-Lipschitz), the Tanh's pair, then g2's product.
+        const Tensor expected = makeCpuBackend()->compile(original, {})->run(feeds).at(0);
+        const Tensor got = makeCpuBackend()->compile(m, {})->run(feeds).at(0);
+        const Graph& g = original.graph;
+        const auto [sx, zx] = activationParamsOf(m.graph, "x");
+        const auto [sg, zg] = activationParamsOf(m.graph, g1Out);
+        const auto [st, zt] = activationParamsOf(m.graph, tanhOut);
+        const double e1 = productErrorBound(*g.constantValue(*g.findValue("g1.w")), 16,
+                                            *m.graph.constantValue(dequantizerOf(m.graph, g1Name, 1).input(1)), sx / 2.0, 1, sx);
+        const double et = e1 + 1.5 * sg + st / 2.0;
+        const double bound = productErrorBound(*g.constantValue(*g.findValue("g2.w")), 8,
+                                               *m.graph.constantValue(dequantizerOf(m.graph, "g2", 1).input(1)), et, 1, st);
+        const TensorComparison c = compareTensors(got, expected, 0, bound);
+        QVERIFY2(c.matches, (c.mismatch + ", bound " + std::to_string(bound)).c_str());
+        QVERIFY(c.maxAbsError > 0);
     }
 };
 

@@ -9,7 +9,8 @@
 // - QuantizeLinear and DequantizeLinear: equal bit for bit.
 // - QDQ models: DQ -> Conv / MatMul / Gemm -> Q runs as QLinearConv, QLinearMatMul or QGemm,
 //   and a product with a float output as MatMulIntegerToFloat or QGemm (the plan's QDQ fusion);
-//   products the int8 kernels cannot take stay float and equal to the reference within a step.
+//   products the int8 kernels cannot take stay float and equal to the reference within a step;
+//   a Clip between Conv and Q goes into the QLinearConv where the Q's range lies inside it.
 // Weights are even and within [-64, 62] after their zero point, so the results are the same on
 // machines without VNNI, where oneDNN multiplies into saturating 16-bit pairs and halves s8
 // weights (ONEDNN_MAX_CPU_ISA=AVX2 runs this suite that way).
@@ -409,6 +410,57 @@ private slots:
         }
         QVERIFY2(worst <= 2 * 0.005 + 1e-6, qPrintable(QString("off by %1").arg(worst)));
         QVERIFY(inside * 2 > got.size());
+    }
+
+    /// DQ -> Conv -> Clip -> Q (ReLU6 in ONNX Runtime's QDQ format) runs as one QLinearConv when
+    /// every value the QuantizeLinear can write lies in the Clip's range, so its saturation is the
+    /// Clip; otherwise the convolution stays float. Both within one output step of the reference.
+    void qdqConvolutionWithClipRunsAsInt8WhereItsRangeImpliesTheClip_data() {
+        QTest::addColumn<float>("lo");
+        QTest::addColumn<float>("hi");
+        QTest::addColumn<bool>("s8");
+        QTest::addColumn<float>("scale");
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<bool>("int8");
+        QTest::newRow("relu6, u8 [0, 6]") << 0.f << 6.f << false << 6.f / 255.f << 0 << true;
+        QTest::newRow("relu6, u8 [0, 7.65]") << 0.f << 6.f << false << 0.03f << 0 << false;
+        QTest::newRow("clip(-1, 1), s8 [-1, 127/128]") << -1.f << 1.f << true << 1.f / 128.f << 0 << true;
+        QTest::newRow("clip(-1, 1), u8 [-1.004, 0.996]") << -1.f << 1.f << false << 2.f / 255.f << 128 << false;
+    }
+    void qdqConvolutionWithClipRunsAsInt8WhereItsRangeImpliesTheClip() {
+        QFETCH(float, lo);
+        QFETCH(float, hi);
+        QFETCH(bool, s8);
+        QFETCH(float, scale);
+        QFETCH(int, zero);
+        QFETCH(bool, int8);
+        const DType yType = s8 ? DType::Int8 : DType::UInt8;
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 8, 12, 12}));
+        const ValueId xq = b.op("QuantizeLinear", {x, b.initializer("xs", Tensor::scalar(0.01f)), b.initializer("xz", scalarOf(DType::UInt8, 128))});
+        const ValueId xdq = b.op("DequantizeLinear", {xq, b.initializer("xs2", Tensor::scalar(0.01f)), b.initializer("xz2", scalarOf(DType::UInt8, 128))});
+        Attributes axis;
+        axis.set("axis", int64_t(0));
+        const ValueId w = b.op("DequantizeLinear", {b.initializer("wq", seededInts(DType::Int8, {8, 8, 3, 3}, 51, -64, 62, true)),
+                                                   b.initializer("ws", Tensor::floats({8}, std::vector<float>(8, 0.02f)))}, axis);
+        Attributes pads;
+        pads.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+        const ValueId c = b.op("Conv", {xdq, w, b.initializer("bias", seeded({8}, 52, -0.5f, 0.5f))}, pads, "conv");
+        const ValueId clip = b.op("Clip", {c, b.initializer("lo", Tensor::scalar(lo)), b.initializer("hi", Tensor::scalar(hi))});
+        const ValueId ys = b.initializer("ys", Tensor::scalar(scale)), yz = b.initializer("yz", scalarOf(yType, zero));
+        b.output(b.op("DequantizeLinear", {b.op("QuantizeLinear", {clip, ys, yz}), ys, yz}));
+        const Model m = b.model(17);
+        const Outputs o = runBoth(m, {{"x", seeded({1, 8, 12, 12}, 53, -1.2f, 1.2f)}});
+        const auto qlinear = std::count_if(o.kernels.begin(), o.kernels.end(), [](const std::string& k) { return k.rfind("onednn:qlinear_conv", 0) == 0; });
+        QCOMPARE(qlinear, std::ptrdiff_t(int8 ? 1 : 0));
+        double worst = 0;
+        size_t saturated = 0;
+        for (size_t i = 0; i < o.cpu.size(); ++i) {
+            worst = std::max(worst, std::fabs(o.cpu[i] - o.reference[i]));
+            saturated += o.reference[i] >= hi - scale;
+        }
+        QVERIFY2(worst <= scale + 1e-6, qPrintable(QString("off by %1").arg(worst)));
+        QVERIFY(saturated > 0);  // the upper bound is reached
     }
 
     /// DQ(a) + DQ(b) -> Add -> Relu -> Q (a residual addition of a QDQ model) runs as one

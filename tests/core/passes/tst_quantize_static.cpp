@@ -517,6 +517,24 @@ private slots:
         QCOMPARE(maxAbs(makeCpuBackend()->compile(original, {})->run(feeds).at(0).span<float>()), 0.f);
     }
 
+    void aFusedConvWithAnotherActivationStaysFusedAndFloat() {
+        // HardSigmoid cannot run inside the int8 convolution; split, it would run in float between
+        // two pairs, slower than the fused float node (mobilenet_v3_small's squeeze-excitation).
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {1, 4, 6, 6});
+        b.output(b.op("HardSigmoid", {b.op("Conv", {x, b.initializer("w", seeded({4, 4, 1, 1}, 1))}, {}, "c")}, {}, "gate"));
+        Model m = withShapes(b.model(13));
+        PassContext defaults = contextFor(m);
+        runPipeline(m, makePipeline("default"), defaults, {});
+        QCOMPARE(countOps(m.graph, "FusedConv"), 1);
+        const PassResult r = quantize(m);
+        QCOMPARE(countOps(m.graph, "FusedConv"), 1);
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 0);
+        QCOMPARE(r.counter("numQuantized"), int64_t(0));
+        QVERIFY(declinedWith(r, "kept fused and in float: quantize-int8 splits a FusedConv only when its activation is a Relu, "
+                                "a Clip or none (which the int8 convolution's saturation computes), and its activation is HardSigmoid"));
+    }
+
     void aFusedGemmIsSplitSoItsGemmIsQuantized() {
         // x [2, 16] -> Gemm g1 (8x16, transB, bias) -> Tanh -> Gemm g2 (4x8, transB, bias) -> y; default
         // makes g1 and the Tanh one FusedGemm, which the pass splits again: g1 is int8 and the Tanh

@@ -121,6 +121,7 @@ size_t fuseConvolutionKernels(PreparedModel& prepared, PlanFusions& fusions) {
         before[id] = {n.opType, n.domain, std::move(provenance), n.outputs()};
     }
     PassContext context = contextFor(prepared.model);
+    context.writesModel = false;
     size_t changed = 0;
     for (auto& pass : fusionPasses()) changed += runPass(*pass, prepared.model, context, false).rewrites.size();
     if (changed == 0) return 0;

@@ -208,6 +208,27 @@ private slots:
         QCOMPARE(plan->nodes().size(), m.graph.nodeIds().size());
         expectReferenceOutputs(*plan, m);
     }
+
+    /// paddle2onnx's HardSwish, x * Clip(x + 3, 0, 6) / 6, in an opset-11 model (PP-OCR): the
+    /// plan fuses it into the Conv before it although the model's opset has no HardSwish
+    /// operator (the pass library's fuse-hardswish declines there, since it would write one).
+    void hardSwishFusesBelowOpset14() {
+        ConvGraph c;
+        auto scalar = [&](const std::string& name, float v) { return c.b.initializer(name, Tensor::scalar(v)); };
+        const ValueId bn = c.batchNorm(c.conv(c.x, 16, 32, 3, "conv1"), 32, "bn1");
+        const ValueId shifted = c.b.op("Add", {bn, scalar("three", 3)}, {}, "add1");
+        const ValueId relu6 = c.b.op("Clip", {shifted, scalar("zero", 0), scalar("six", 6)}, {}, "clip1");
+        const ValueId product = c.b.op("Mul", {bn, relu6}, {}, "mul1");
+        const ValueId hardSwish = c.b.op("Div", {product, scalar("six_again", 6)}, {}, "div1");
+        c.b.output(c.conv(hardSwish, 32, 16, 1, "conv2"));
+        const Model m = c.b.model(11);
+        auto plan = compile(m);
+        QCOMPARE(fusionStep(*plan), std::string("fused 5 nodes into the kernels of 1 other: 1 Add, 1 BatchNormalization, "
+                                                "1 Clip, 1 Div, 1 Mul; the graph keeps its nodes, whose times are those kernels'"));
+        QCOMPARE(fusedInto(*plan, m.graph), (std::map<std::string, std::string>{
+                                                {"add1", "conv1"}, {"bn1", "conv1"}, {"clip1", "conv1"}, {"div1", "conv1"}, {"mul1", "conv1"}}));
+        expectReferenceOutputs(*plan, m);
+    }
 };
 
 QTEST_MAIN(TestConvFusion)

@@ -386,6 +386,20 @@ private slots:
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
     }
 
+    /// Convolutions with 8 to 15 channels (PP-OCR's classifier) compute blocked, padded to the
+    /// block where it is 16: the stem writes blocked, the 8-channel conv reads and writes blocked.
+    void convsOfHalfABlockComputeBlocked() {
+        Chain c({1, 3, 16, 16});
+        const ValueId stem = c.conv(c.x, 8, 3, "Relu");
+        c.b.output(c.conv(c.conv(stem, 8, 3, "Relu"), 16, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(kernelNames(*plan), (std::vector<std::string>{"onednn:conv[blocked out]", "onednn:conv[blocked in,out]",
+                                                               "onednn:conv[blocked in]"}));
+        QCOMPARE(blockedValues(*plan), 2);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
     /// Squeeze-and-excitation between blocked convolutions keeps the feature map blocked: the
     /// pool reads it blocked (its [N, C, 1, 1] output plain, for the 1x1 convs on it), the Mul
     /// reads it blocked with one plain scale per channel and writes blocked for the next conv.

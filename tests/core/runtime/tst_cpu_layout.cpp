@@ -480,10 +480,11 @@ private slots:
 
     /// Only Add and Mul run blocked, and only where each operand is blocked, one per channel
     /// or a scalar: a Sub, a per-row operand ([1, 1, H, 1]) and a mix of a blocked and a plain
-    /// operand of one shape keep the values they touch plain.
+    /// operand of one shape keep the values they touch plain. (The Sub reads a Relu: right after
+    /// the conv, the plan would fold its per-channel constant into the conv's bias.)
     void otherBinaryOpsKeepTheirOperandsPlain() {
         Chain c({1, 16, 8, 8});
-        const ValueId a = c.conv(c.x, 16, 3), d = c.conv(c.x, 16, 3), e = c.conv(c.x, 16, 3);
+        const ValueId a = c.unary("Relu", c.conv(c.x, 16, 3)), d = c.conv(c.x, 16, 3), e = c.conv(c.x, 16, 3);
         const ValueId sub = c.binary("Sub", a, c.constant({16, 1, 1}));
         const ValueId rows = c.binary("Mul", d, c.constant({1, 1, 8, 1}));
         const ValueId mixed = c.binary("Add", e, c.unary("Relu", c.x));

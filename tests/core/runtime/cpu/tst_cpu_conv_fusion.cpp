@@ -229,6 +229,25 @@ private slots:
                                                 {"add1", "conv1"}, {"bn1", "conv1"}, {"clip1", "conv1"}, {"div1", "conv1"}, {"mul1", "conv1"}}));
         expectReferenceOutputs(*plan, m);
     }
+
+    /// PP-LCNet's learnable affine block, Conv -> * scale -> + bias (one number, or one per
+    /// channel) -> activation, is one kernel: the scale and bias go into a copy of the weights. A
+    /// constant that varies along the rows is no per-channel map and stays a kernel of its own.
+    void constantScaleAndShiftFoldIntoTheConv() {
+        ConvGraph c;
+        const ValueId scaled = c.b.op("Mul", {c.b.initializer("scale", Tensor::scalar(0.75f)), c.conv(c.x, 16, 32, 3, "conv1")}, {}, "mul1");
+        const ValueId shifted = c.b.op("Add", {scaled, c.b.initializer("shift", seeded({1, 32, 1, 1}, 9))}, {}, "add1");
+        const ValueId r1 = c.b.op("Relu", {shifted}, {}, "relu1");
+        const ValueId rows = c.b.op("Mul", {c.conv(r1, 32, 16, 1, "conv2"), c.b.initializer("rows", seeded({1, 1, 12, 1}, 10))}, {}, "mul2");
+        c.b.output(rows);
+        const Model m = c.b.model(17);
+        auto plan = compile(m);
+        QCOMPARE(fusionStep(*plan), std::string("fused 3 nodes into the kernels of 1 other: 1 Add, 1 Mul, 1 Relu; "
+                                                "the graph keeps its nodes, whose times are those kernels'"));
+        QCOMPARE(fusedInto(*plan, m.graph),
+                 (std::map<std::string, std::string>{{"add1", "conv1"}, {"mul1", "conv1"}, {"relu1", "conv1"}}));
+        expectReferenceOutputs(*plan, m);
+    }
 };
 
 QTEST_MAIN(TestConvFusion)

@@ -7,6 +7,9 @@
 // profile stay as they were. A fused kernel reports its time under one node of the caller's
 // graph (the Conv, or a Gemm that took in its activation), and the nodes it absorbed are reported as fused into that node, with no time
 // of their own; a value the caller can see (a graph output, a value read twice) is never fused away.
+// Identity nodes passing on a constant and Constant nodes are resolved first, as ONNX Runtime's
+// session does (the patterns then see BatchNorm statistics and Clip bounds an exporter routed
+// through them); they too show as fused into the kernel that reads their tensor.
 #pragma once
 
 #include "core/graph/model.h"
@@ -28,7 +31,8 @@ struct PlanFusions {
 
 /// Fuses what the description above says in `prepared` and adds one line to its steps when it
 /// fused anything ("fused 3 nodes into the kernels of 2 others: 1 Add, 1 BatchNormalization,
-/// 1 Relu; the graph keeps its nodes"); returns how many nodes were absorbed.
+/// 1 Relu; the graph keeps its nodes"), and one when it resolved constants ("read the constants of
+/// 2 nodes where they are used: ..."); returns how many nodes were absorbed, resolved ones included.
 size_t fuseConvolutionKernels(PreparedModel& prepared, PlanFusions& fusions);
 
 } // namespace graphlens

@@ -101,7 +101,7 @@ public:
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds, ExecutionObserver* observer) override {
         omp_set_num_threads(threads_);
         ReportingObserver reporting(observer, fusions_);
-        if (observer && !fusions_.reportedAs.empty()) observer = &reporting;
+        if (observer && (!fusions_.reportedAs.empty() || !fusions_.absorbed.empty())) observer = &reporting;
         if (!flushDenormals_) return executor_->run(feeds, observer);
         DenormalsAsZero scope;
         return executor_->run(feeds, observer);

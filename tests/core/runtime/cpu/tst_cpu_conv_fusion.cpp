@@ -68,12 +68,12 @@ double scaleOf(const Tensor& t) {
     return scale;
 }
 
-/// The plan's outputs equal the reference kernels' within float tolerance (1e-4 relative, 1e-5
-/// of the output's largest magnitude absolute: stacked convolutions sum hundreds of products, so
-/// an output near zero keeps the rounding of its large terms), twice (the second run on the
-/// reused arena).
-void expectReferenceOutputs(Plan& plan, const Model& m) {
-    const std::vector<Tensor> expected = compile(m, false, true)->run(feeds());
+/// The plan's outputs equal `expectedPlan`'s within float tolerance (1e-4 relative, 1e-5 of the
+/// output's largest magnitude absolute: stacked convolutions sum hundreds of products, so an
+/// output near zero keeps the rounding of its large terms), twice (the second run on the reused
+/// arena).
+void expectOutputsOf(Plan& expectedPlan, Plan& plan) {
+    const std::vector<Tensor> expected = expectedPlan.run(feeds());
     for (int run = 0; run < 2; ++run) {
         const std::vector<Tensor> got = plan.run(feeds());
         QCOMPARE(got.size(), expected.size());
@@ -84,6 +84,9 @@ void expectReferenceOutputs(Plan& plan, const Model& m) {
     }
 }
 
+/// The plan's outputs equal the reference kernels' (expectOutputsOf).
+void expectReferenceOutputs(Plan& plan, const Model& m) { expectOutputsOf(*compile(m, false, true), plan); }
+
 /// The names of the planned nodes fused into another, with the name of the node they went into.
 std::map<std::string, std::string> fusedInto(const Plan& plan, const Graph& g) {
     std::map<std::string, std::string> fused;
@@ -92,10 +95,21 @@ std::map<std::string, std::string> fusedInto(const Plan& plan, const Graph& g) {
     return fused;
 }
 
-std::string fusionStep(const Plan& plan) {
-    for (const std::string& step : plan.preparation())
-        if (step.rfind("fused ", 0) == 0) return step;
+/// The plan's preparation step that starts with `start`; empty when there is none.
+std::string step(const Plan& plan, const std::string& start) {
+    for (const std::string& line : plan.preparation())
+        if (line.rfind(start, 0) == 0) return line;
     return {};
+}
+
+std::string fusionStep(const Plan& plan) { return step(plan, "fused "); }
+std::string resolvedStep(const Plan& plan) { return step(plan, "read the constants of "); }
+
+/// Whether every node of `g` is planned exactly once.
+bool plansEveryNodeOnce(const Plan& plan, const Graph& g) {
+    std::set<NodeId> planned;
+    for (const PlannedNode& n : plan.nodes()) planned.insert(n.node);
+    return plan.nodes().size() == g.nodeIds().size() && planned.size() == g.nodeIds().size();
 }
 
 } // namespace
@@ -247,6 +261,86 @@ private slots:
         QCOMPARE(fusedInto(*plan, m.graph),
                  (std::map<std::string, std::string>{{"add1", "conv1"}, {"mul1", "conv1"}, {"relu1", "conv1"}}));
         expectReferenceOutputs(*plan, m);
+    }
+
+    /// MobileNetV2 as PyTorch exports it with its BatchNorms kept: the BatchNorm parameters reach
+    /// the BatchNorm through Identity nodes (one through two of them; the second block's share the
+    /// first's initializers) and Clip's bounds come from Constant nodes. The plan reads those
+    /// constants where they are used, so Conv -> BatchNormalization -> Clip and the residual
+    /// Conv -> BatchNormalization -> Add fuse as they do when the initializers are read directly;
+    /// an Identity whose output is a graph output keeps its kernel.
+    void batchNormParametersThroughIdentityFuse() {
+        ConvGraph c;
+        const ValueId gamma = c.b.initializer("gamma", seeded({32}, 201));
+        const ValueId beta = c.b.initializer("beta", seeded({32}, 301));
+        const ValueId mean = c.b.initializer("mean", seeded({32}, 401));
+        const ValueId var = c.b.initializer("var", seeded({32}, 501, 0.5f, 1.5f));
+        const auto batchNorm = [&](ValueId in, const std::string& k, bool chained) {
+            const auto passOn = [&](ValueId v, const std::string& name) { return c.b.op("Identity", {v}, {}, name + k); };
+            const ValueId m = chained ? passOn(passOn(mean, "mean_a"), "mean") : passOn(mean, "mean");
+            return c.b.op("BatchNormalization", {in, passOn(gamma, "gamma"), passOn(beta, "beta"), m, passOn(var, "var")}, {}, "bn" + k);
+        };
+        const ValueId bn1 = batchNorm(c.conv(c.x, 16, 32, 3, "conv1"), "1", true);
+        const ValueId clip1 = c.b.op("Clip", {bn1, c.b.constant(Tensor::scalar(0.0f), "min1"), c.b.constant(Tensor::scalar(1.0f), "max1")}, {}, "clip1");
+        c.b.output(c.b.op("Add", {batchNorm(c.conv(clip1, 32, 32, 3, "conv2"), "2", false), clip1}, {}, "add2"));
+        c.b.output(c.b.op("Identity", {gamma}, {}, "exported"));
+        const Model m = c.b.model(17);
+
+        auto plan = compile(m);
+        QCOMPARE(fusionStep(*plan), std::string("fused 4 nodes into the kernels of 2 others: 1 Add, 2 BatchNormalization, "
+                                                "1 Clip; the graph keeps its nodes, whose times are those kernels'"));
+        QCOMPARE(resolvedStep(*plan), std::string("read the constants of 11 nodes where they are used: 2 Constant, 9 Identity; "
+                                                  "they show as fused into the kernels that read them"));
+        QCOMPARE(fusedInto(*plan, m.graph),
+                 (std::map<std::string, std::string>{{"add2", "conv2"}, {"beta1", "conv1"}, {"beta2", "conv2"}, {"bn1", "conv1"},
+                                                     {"bn2", "conv2"}, {"clip1", "conv1"}, {"gamma1", "conv1"}, {"gamma2", "conv2"},
+                                                     {"max1", "conv1"}, {"mean1", "conv1"}, {"mean2", "conv2"}, {"mean_a1", "conv1"},
+                                                     {"min1", "conv1"}, {"var1", "conv1"}, {"var2", "conv2"}}));
+        QVERIFY(plansEveryNodeOnce(*plan, m.graph));
+        expectOutputsOf(*compile(m, false), *plan);
+        expectReferenceOutputs(*plan, m);
+
+        // Without fusion every Identity and Constant node runs as it is.
+        auto unfused = compile(m, false);
+        QCOMPARE(resolvedStep(*unfused), std::string());
+        QVERIFY(fusedInto(*unfused, m.graph).empty());
+        QVERIFY(plansEveryNodeOnce(*unfused, m.graph));
+    }
+
+    /// Clip(Conv(x), min, max) with bounds from Constant nodes is one kernel; two Clips reading the
+    /// same Constant nodes both fuse, and the Constants show as fused into the first one's Conv.
+    /// The profile lists every node: the Constants with no time, as the absorbed Clips.
+    void clipBoundsFromConstantNodesFuse() {
+        ConvGraph c;
+        const ValueId low = c.b.constant(Tensor::scalar(0.0f), "low");
+        const ValueId high = c.b.constant(Tensor::scalar(0.5f), "high");
+        const ValueId clip1 = c.b.op("Clip", {c.conv(c.x, 16, 32, 3, "conv1"), low, high}, {}, "clip1");
+        c.b.output(c.b.op("Clip", {c.conv(clip1, 32, 16, 1, "conv2"), low, high}, {}, "clip2"));
+        const Model m = c.b.model(17);
+
+        auto plan = compile(m);
+        QCOMPARE(fusionStep(*plan), std::string("fused 2 nodes into the kernels of 2 others: 2 Clip; the graph keeps its "
+                                                "nodes, whose times are those kernels'"));
+        QCOMPARE(resolvedStep(*plan), std::string("read the constants of 2 nodes where they are used: 2 Constant; they show "
+                                                  "as fused into the kernels that read them"));
+        QCOMPARE(fusedInto(*plan, m.graph), (std::map<std::string, std::string>{
+                                                {"clip1", "conv1"}, {"clip2", "conv2"}, {"high", "conv1"}, {"low", "conv1"}}));
+        QVERIFY(plansEveryNodeOnce(*plan, m.graph));
+        expectOutputsOf(*compile(m, false), *plan);
+
+        ProfileOptions options;
+        options.warmupRuns = 1;
+        options.runs = 2;
+        const ProfileResult profile = profilePlan(*plan, m.graph, feeds(), options);
+        std::map<std::string, const NodeProfile*> byName;
+        for (const NodeProfile& p : profile.nodes) byName[p.name] = &p;
+        QCOMPARE(byName.size(), size_t(6));
+        for (const char* name : {"low", "high", "clip1", "clip2"}) {
+            QVERIFY2(byName.count(name), name);
+            QCOMPARE(byName[name]->ms.median, 0.0);
+            QVERIFY2(byName[name]->kernel.rfind("fused into onednn:conv", 0) == 0, byName[name]->kernel.c_str());
+        }
+        QCOMPARE(profile.events.size(), size_t(6 * 2));
     }
 };
 

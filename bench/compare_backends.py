@@ -24,7 +24,7 @@ import onnx
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_ort import forwarded_passes, option, positional  # noqa: E402
+from compare_ort import forwarded_options, option, positional  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-4
 SKIP = 77
@@ -81,7 +81,7 @@ def main():
         sys.exit(__doc__)
     graphlens, models = args[0], args[1:]
     threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 10)), int(option("--rounds", 3))
-    extra = forwarded_passes()
+    extra = forwarded_options()
     timed = "--no-bench" not in sys.argv
     print(f"{'model':24} {'max abs err':>12} {'err/max|y|':>11} {'cpu ms':>9} {'vulkan ms':>10} {'ratio':>7} {'fallbacks':>9}")
     failures = 0

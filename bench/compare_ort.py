@@ -22,8 +22,14 @@ With --pipeline MODEL.onnx (repeatable), the pipeline row (compare_pipeline.py):
 with the default passes, load and write included, against ONNX Runtime's session creation from the
 same file, in --rounds interleaved rounds: each phase's median and the ratio.
 
+The PP-OCRv4 rows of issue 18 (det 640x640, rec 48x320, cls 48x192): make_ppocr_models.py writes
+PaddleOCR's own ONNX files with those input sizes fixed, as ppocr_v4_det, ppocr_v4_rec and ppocr_cls.
+A model with symbolic input dimensions takes --dim NAME=N (repeatable), as `graphlens run` does;
+ONNX Runtime then runs the inputs GraphLens made.
+
 usage: compare_ort.py GRAPHLENS [MODEL.onnx ...] [--int8 FLOAT.onnx,QDQ.onnx ...] [--pipeline MODEL.onnx ...]
-       [--threads T] [--runs N] [--rounds R] [--busy B] [--passes LIST] (forwarded to graphlens when given)
+       [--threads T] [--runs N] [--rounds R] [--busy B] [--passes LIST] [--dim NAME=N ...]
+       (--passes and --dim are forwarded to graphlens when given)
 Needs: Debian's python3-onnx and numpy, node, and `npm install --ignore-scripts onnxruntime-node`
 in this folder (done on first use).
 """
@@ -57,9 +63,10 @@ def int8_pairs():
     return [tuple(sys.argv[i + 1].split(",", 1)) for i, a in enumerate(sys.argv) if a == "--int8"]
 
 
-def forwarded_passes():
-    """--passes LIST for graphlens when the command line gives it."""
-    return ["--passes", option("--passes", "")] if "--passes" in sys.argv else []
+def forwarded_options():
+    """--passes LIST for graphlens when the command line gives it, and each --dim NAME=N."""
+    passes = ["--passes", option("--passes", "")] if "--passes" in sys.argv else []
+    return passes + [word for i, a in enumerate(sys.argv[:-1]) if a == "--dim" for word in ("--dim", sys.argv[i + 1])]
 
 
 def ensure_ort():
@@ -171,7 +178,7 @@ def main():
     graphlens, models = args[0], args[1:]
     threads, runs, rounds = int(option("--threads", 2)), int(option("--runs", 20)), int(option("--rounds", 3))
     busy = int(option("--busy", 0))
-    extra = forwarded_passes()
+    extra = forwarded_options()
     ensure_ort()
     if busy:
         print(f"with {busy} busy processes beside the timed runs")

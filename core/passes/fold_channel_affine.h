@@ -6,10 +6,13 @@
 #include "core/passes/rewriter.h"
 #include "core/passes/tensor_math.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace graphlens {
+
+class RewritePattern;
 
 /// y -> scale * y + shift, with one number per output channel (or one for every channel).
 struct PerChannelAffine {
@@ -42,5 +45,9 @@ std::optional<FoldTarget> foldTargetOf(const Graph& graph, ValueId value, std::s
 /// having changed nothing, with `why` when it cannot.
 NodeId foldIntoTarget(Rewriter& rewriter, const FoldTarget& target, NodeId consumer,
                       const PerChannelAffine& affine, std::string& why);
+
+/// fold-scale-into-conv's pattern restricted to Conv targets: the CPU plan's form, which keeps a
+/// kernel for every node (a MatMul that took in a scale would report under the Mul).
+std::unique_ptr<RewritePattern> makeFoldAffineIntoConvPattern();
 
 } // namespace graphlens

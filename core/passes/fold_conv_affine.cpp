@@ -59,6 +59,7 @@ std::optional<FloatTensor> perChannel(const Graph& g, ValueId constant, const Fo
 
 class FoldAffineIntoConv final : public RewritePattern {
 public:
+    explicit FoldAffineIntoConv(bool convolutionsOnly = false) : convolutionsOnly_(convolutionsOnly) {}
     std::vector<std::string> rootOps() const override { return {"Mul", "Div", "Add", "Sub"}; }
 
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
@@ -77,6 +78,7 @@ public:
                 if (why.empty()) continue;  // nothing with weights computes y
                 return declined(rw, root, "kept: " + why);
             }
+            if (convolutionsOnly_ && g.node(target->node).opType != "Conv") return false;
             return fold(root, rw, rule, c, *target);
         }
         return false;
@@ -103,6 +105,8 @@ private:
         rw.commit("fold-scale-into-conv", sentence);
         return true;
     }
+
+    bool convolutionsOnly_;
 };
 
 class FoldScaleIntoConvPass final : public PatternPass {
@@ -127,5 +131,7 @@ public:
 } // namespace
 
 std::unique_ptr<Pass> makeFoldScaleIntoConvPass() { return std::make_unique<FoldScaleIntoConvPass>(); }
+
+std::unique_ptr<RewritePattern> makeFoldAffineIntoConvPattern() { return std::make_unique<FoldAffineIntoConv>(true); }
 
 } // namespace graphlens

@@ -105,7 +105,7 @@ public:
         const Node& n = g.node(root);
         std::string why;
         auto m = isOp(n, "HardSigmoid") ? matchHardSigmoidForm(g, n, why) : matchRelu6Form(g, n, why);
-        if (m) why = unfusable(g, *m, context.opset);
+        if (m) why = unfusable(g, *m, context);
         if (!m || !why.empty()) {
             if (!why.empty()) rw.decline(root, "kept: " + why);
             return false;
@@ -115,17 +115,19 @@ public:
                                      std::to_string(nodes.size()) + " nodes) into HardSwish '" +
                                      g.node(nodes.back()).name + "'";
         rw.replaceNodes(nodes, "HardSwish", {m->x}, {});
-        if (context.opset < 14) raiseOpsetTo14(rw, context.opset);
+        if (context.opset < 14 && context.writesModel) raiseOpsetTo14(rw, context.opset);
         rw.count("numFused");
         rw.commit("fuse-hardswish", sentence);
         return true;
     }
 
 private:
-    static std::string unfusable(const Graph& g, const HardSwishMatch& m, int64_t opset) {
+    static std::string unfusable(const Graph& g, const HardSwishMatch& m, const PassContext& context) {
         if (const ValueId leak = escapingValue(g, m.nodes); leak != kNoId)
             return quoted(g, leak) + ", inside the HardSwish, is also read elsewhere";
         if (g.value(m.x).dtype != DType::Float) return "the input " + quoted(g, m.x) + " is not float32";
+        if (!context.writesModel) return {};  // a plan's copy: its HardSwish kernel runs at any opset
+        const int64_t opset = context.opset;
         if (opset < 13)
             return "HardSwish is an ONNX operator from opset 14 on, and the model imports opset " + std::to_string(opset) +
                    " (only opset 13 is raised to 14: earlier operators changed meaning since)";
@@ -171,7 +173,7 @@ public:
                "exports by default) is raised to 14, since no inference operator changed meaning between "
                "the two, and the rewrite log says so; below 13 the pass declines. It also declines when a value inside the sub-graph is read elsewhere, when "
                "HardSigmoid's alpha and beta are not 1/6 and 1/2 (within 1e-4 relative), or when x is "
-               "not float32.";
+               "not float32. The CPU plan's own fusion, which never writes the model, fuses at any opset.";
     }
 };
 

@@ -92,10 +92,13 @@ void matchAffine(const Graph& g, LayerNormMatch& m, int64_t c, size_t rank) {
     step("Add", m.beta);
 }
 
-/// `v` as a [c] tensor: itself when it has that shape, else a reshaped copy of its constant.
-std::optional<ValueId> asVector(Rewriter& rw, ValueId v, int64_t c, const std::string& hint) {
+/// `v` as a [c] tensor: itself when it has that shape and outlives the fused `nodes` (paddle2onnx
+/// writes gamma and beta as Constant nodes, which go with them), else a reshaped copy of its constant.
+std::optional<ValueId> asVector(Rewriter& rw, ValueId v, int64_t c, const std::vector<NodeId>& nodes, const std::string& hint) {
     const Graph& g = rw.graph();
-    if (g.value(v).shape == Shape::ofSizes({c})) return v;
+    const Node* producer = producerOf(g, v);
+    const bool removed = producer && std::find(nodes.begin(), nodes.end(), producer->id) != nodes.end();
+    if (g.value(v).shape == Shape::ofSizes({c}) && !removed) return v;
     const Tensor* t = g.constantValue(v);
     if (!t) return std::nullopt;
     std::string bytes(reinterpret_cast<const char*>(t->data()), t->byteSize());
@@ -121,8 +124,8 @@ public:
         const Node& last = g.node(nodes.back());
         const std::string name = last.name.empty() ? g.node(root).name : last.name;
         const Tensor ones = Tensor::floats({c}, std::vector<float>(size_t(c), 1.f));
-        auto gamma = m->gamma == kNoId ? rw.addInitializer(name + "_scale", ones) : asVector(rw, m->gamma, c, name + "_scale");
-        auto beta = m->beta == kNoId ? std::optional<ValueId>(kNoId) : asVector(rw, m->beta, c, name + "_bias");
+        auto gamma = m->gamma == kNoId ? rw.addInitializer(name + "_scale", ones) : asVector(rw, m->gamma, c, nodes, name + "_scale");
+        auto beta = m->beta == kNoId ? std::optional<ValueId>(kNoId) : asVector(rw, m->beta, c, nodes, name + "_bias");
         std::vector<ValueId> inputs{m->x, *gamma};
         if (*beta != kNoId) inputs.push_back(*beta);
         const std::string sentence = "fused the LayerNorm of " + quoted(g, m->x) + " over its last axis (" +

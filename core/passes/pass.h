@@ -69,6 +69,10 @@ struct CalibrationSettings {
 /// Settings and facts every pass may read.
 struct PassContext {
     int64_t opset = 17;  ///< the model's default-domain opset
+    /// False where the graph is a CPU plan's own copy, run and never written out: a rewrite may
+    /// then use an operator the model's opset does not have yet (HardSwish in an opset-11 model),
+    /// since the plan's kernels do not depend on the opset it was defined in.
+    bool writesModel = true;
     /// Constant folding never creates a tensor larger than this many bytes (nor one larger than
     /// the node's inputs together), so folding cannot bloat the model.
     size_t foldSizeLimitBytes = 1 << 20;

@@ -3,6 +3,7 @@
 // through provenance, to the nodes of the caller's graph it stands for.
 //   x * hardsigmoid(x) -> HardSwish(x);  x * sigmoid(x) -> QuickGelu(x, 1)
 //   Conv(x, W, b) -> BatchNormalization  ->  Conv(x, W * k, b * k + shift)
+//   Conv(x, W, b) * c + d                 ->  Conv(x, W * c, b * c + d)   (c, d constant per channel)
 //   Conv(x) + z -> [activation]          ->  FusedConv(x, W, b, Z = z, activation)
 // Before them, constants an exporter routed through nodes are read where they are:
 //   Identity(Identity(initializer)) -> initializer;  Constant(value) -> initializer
@@ -104,10 +105,32 @@ public:
     }
 };
 
+/// A constant scale or shift after a Conv (y * c, y + c, ...: PP-LCNet's learnable affine
+/// blocks) folded into a copy of its weights, as fold-scale-into-conv does, into Convs only.
+class FoldAffineIntoConvPass final : public PatternPass {
+    /// The pass library's pattern (fold_channel_affine.h), as PatternPass holds its own.
+    struct ConvOnly final : RewritePattern {
+        std::unique_ptr<RewritePattern> pattern = makeFoldAffineIntoConvPattern();
+        std::vector<std::string> rootOps() const override { return pattern->rootOps(); }
+        bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext& context) const override {
+            return pattern->matchAndRewrite(root, rw, context);
+        }
+    };
+
+public:
+    FoldAffineIntoConvPass() { addPattern<ConvOnly>(); }
+    std::string id() const override { return "plan-fold-affine"; }
+    std::string title() const override { return "Fold constant scales and shifts into the Conv kernel before them"; }
+    std::string explanation() const override {
+        return "The CPU plan's own form of fold-scale-into-conv: only into a Conv, so every node keeps a kernel.";
+    }
+};
+
 /// The CPU plan's passes, in the default pipeline's order (conv_fusion.h).
 std::vector<std::unique_ptr<Pass>> fusionPasses() {
     std::vector<std::unique_ptr<Pass>> passes = makePipeline("fuse-hardswish,fuse-silu");
     passes.push_back(std::make_unique<FoldBatchNormIntoConvPass>());
+    passes.push_back(std::make_unique<FoldAffineIntoConvPass>());
     for (auto& pass : makePipeline("fuse-conv-add,fuse-conv-activation")) passes.push_back(std::move(pass));
     return passes;
 }
@@ -196,6 +219,7 @@ size_t fuseConvolutionKernels(PreparedModel& prepared, PlanFusions& fusions) {
         before[id] = {n.opType, n.domain, std::move(provenance), n.outputs()};
     }
     PassContext context = contextFor(prepared.model);
+    context.writesModel = false;
     ResolveConstantNodes resolve;
     runPass(resolve, prepared.model, context, false);
     size_t changed = 0;

@@ -1,8 +1,9 @@
 // Kernel fusion in the CPU plan, for graphs run as they are (`--passes none`): what ONNX
 // Runtime's session fuses without being asked. A BatchNormalization after a Conv goes into a copy
-// of the Conv's weights (W * k, b * k + shift), a residual Add after it becomes the kernel's sum
-// post-op and an activation after that its eltwise post-op, x * sigmoid(x) and x * hardsigmoid(x)
-// one SiLU or HardSwish. It rewrites the plan's own copy of the graph only, with the pass
+// of the Conv's weights (W * k, b * k + shift), and so does a constant scale or shift per channel;
+// a residual Add after it becomes the kernel's sum post-op and an activation after that its
+// eltwise post-op, x * sigmoid(x) and x * hardsigmoid(x) one SiLU or HardSwish, and so does
+// x * relu6(x + 3) / 6 at any opset (the copy is never written out). It rewrites the plan's own copy of the graph only, with the pass
 // library's patterns: the model, its initializers, the graph the window shows and the per-node
 // profile stay as they were. A fused kernel reports its time under one node of the caller's
 // graph (the Conv, or a Gemm that took in its activation), and the nodes it absorbed are reported as fused into that node, with no time

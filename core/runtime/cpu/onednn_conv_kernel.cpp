@@ -29,6 +29,8 @@ ConvKernel::ConvKernel(std::string name, const dnnl::primitive_desc& pd, const m
     }
     if (info.hasInput(2)) prepareBias(info, userDst.dims()[1]);
     if (winograd_) return;
+    biasAfter_ = bias_ && pd.weights_desc(1).is_zero();  // a bias the primitive does not take: addBias()
+    if (biasAfter_) args_.erase(DNNL_ARG_BIAS);
     primitive_ = dnnl::primitive(pd);
     prepareWeights(pd, userWeights, info.constants[1]);
     args_[DNNL_ARG_SRC] = src_;
@@ -124,11 +126,38 @@ void ConvKernel::prefillResidual(const Tensor& z, dnnl::stream& s) {
 }
 
 void ConvKernel::compute(dnnl::stream& s) {
-    if (winograd_)
+    if (winograd_) {
         winograd_->run(static_cast<const float*>(src_.get_data_handle()), static_cast<float*>(dst_.get_data_handle()),
                        bias_ ? static_cast<const float*>(bias_.get_data_handle()) : nullptr, bool(residual_));
-    else
-        primitive_.execute(s, args_);
+        return;
+    }
+    primitive_.execute(s, args_);
+    if (biasAfter_) {
+        s.wait();
+        addBias();
+    }
+}
+
+/// dst[n, c, ...] += bias[c], on dst's plain or channel-blocked (nC...16c) layout; the padding
+/// channels of the last block stay as the primitive left them (zero).
+void ConvKernel::addBias() {
+    const dnnl_memory_desc_t& d = dst_.get_desc().data;
+    const int64_t block = d.format_desc.blocking.inner_nblks == 1 ? d.format_desc.blocking.inner_blks[0] : 1;
+    const int64_t channels = d.dims[1], paddedChannels = d.padded_dims[1];
+    int64_t plane = 1;
+    for (int i = 2; i < d.ndims; ++i) plane *= d.dims[i];
+    const int64_t rows = d.dims[0] * (paddedChannels / block);  // (image, channel block) pairs
+    const auto* bias = static_cast<const float*>(bias_.get_data_handle());
+    auto* out = static_cast<float*>(dst_.get_data_handle());
+#pragma omp parallel for schedule(static) if (rows * plane * block >= (1 << 15))
+    for (int64_t r = 0; r < rows; ++r) {
+        const int64_t firstChannel = (r % (paddedChannels / block)) * block;
+        float lanes[64] = {};
+        for (int64_t k = 0; k < block && firstChannel + k < channels; ++k) lanes[k] = bias[firstChannel + k];
+        float* row = out + r * plane * block;
+        for (int64_t p = 0; p < plane; ++p)
+            for (int64_t k = 0; k < block; ++k) row[p * block + k] += lanes[k];
+    }
 }
 
 void ConvKernel::computeOn(void* src, void* dst) {

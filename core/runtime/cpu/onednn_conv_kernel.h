@@ -44,6 +44,7 @@ public:
 private:
     void prepareWeights(const dnnl::primitive_desc& pd, const dnnl::memory::desc& userWeights, const Tensor* constant);
     void prepareBias(const NodeDescriptor& info, int64_t outChannels);
+    void addBias();
     void bindSource(const Tensor& x, dnnl::stream& s);
     void bindDestination(void* out);
     void prefillResidual(const Tensor& z, dnnl::stream& s);
@@ -58,6 +59,7 @@ private:
     bool blockedSrc_ = false, blockedDst_ = false;  ///< the primitive computes in a blocked layout
     bool keptSrc_ = false, keptDst_ = false, keptResidual_ = false;  ///< the plan passes them blocked
     bool runtimeBias_ = false;
+    bool biasAfter_ = false;  ///< the primitive computes without the bias; addBias() adds it
     std::unique_ptr<WinogradConv> winograd_;
 };
 

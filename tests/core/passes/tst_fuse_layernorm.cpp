@@ -9,6 +9,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 
 using namespace graphlens;
 using namespace graphlens::testing;
@@ -20,6 +22,7 @@ struct LayerNormSpec {
     bool axesAsInput = false;  ///< opset 18
     bool squareByMul = false;  ///< d * d instead of Pow(d, 2)
     bool affine = true;        ///< * gamma + beta
+    bool affineFromConstantNodes = false;  ///< gamma and beta as Constant nodes (paddle2onnx), not initializers
 };
 
 /// The nine nodes PyTorch exports for nn.LayerNorm over the last axis of `x` (width c).
@@ -33,6 +36,10 @@ ValueId decomposedLayerNorm(GraphBuilder& b, ValueId x, int64_t c, const LayerNo
     auto deviation = b.op("Sqrt", {b.op("Add", {reduce(square), b.constant(Tensor::scalar(1e-5f))})});
     auto y = b.op("Div", {d, deviation});
     if (!spec.affine) return y;
+    if (spec.affineFromConstantNodes) {
+        y = b.op("Mul", {y, b.constant(seeded({c}, 11), "gamma")});
+        return b.op("Add", {y, b.constant(seeded({c}, 12), "beta")});
+    }
     y = b.op("Mul", {y, b.initializer("gamma", seeded({c}, 11))});
     return b.op("Add", {y, b.initializer("beta", seeded({c}, 12))});
 }
@@ -64,6 +71,31 @@ private slots:
         QVERIFY(out.verification.passed);
         QVERIFY(out.verification.maxAbsError < 1e-4);
         QVERIFY(out.result.notes.empty());
+    }
+
+    /// paddle2onnx writes gamma and beta as Constant nodes of shape [c]: they go with the fused
+    /// nodes, so the LayerNormalization reads copies of them (PP-OCRv4's recognizer once read a
+    /// value nothing produced any more).
+    void fusesGammaAndBetaFromConstantNodes() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 6, 16});
+        LayerNormSpec spec;
+        spec.affineFromConstantNodes = true;
+        b.output(decomposedLayerNorm(b, x, 16, spec));
+        Model m = withShapes(b.model(17));
+        const CheckedPass out = runPassChecked(m, "fuse-layernorm");
+        QCOMPARE(m.graph.nodeCount(), size_t(1));
+        const Node& ln = m.graph.node(m.graph.nodeIds()[0]);
+        QCOMPARE(ln.opType, std::string("LayerNormalization"));
+        QCOMPARE(ln.inputs().size(), size_t(3));
+        for (size_t i : {size_t(1), size_t(2)}) {
+            const Tensor* t = m.graph.constantValue(ln.input(i));
+            QVERIFY(t);
+            QCOMPARE(t->dims(), std::vector<int64_t>{16});
+            const Tensor want = seeded({16}, i == 1 ? 11 : 12);
+            QVERIFY(std::equal(t->span<float>().begin(), t->span<float>().end(), want.span<float>().begin()));
+        }
+        QVERIFY(out.verification.passed);
     }
 
     void fusesOpset18AxesInputsAndMakesAScaleOfOnes() {

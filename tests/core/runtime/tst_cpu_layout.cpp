@@ -386,6 +386,20 @@ private slots:
         expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
     }
 
+    /// Convolutions with 8 to 15 channels (PP-OCR's classifier) compute blocked, padded to the
+    /// block where it is 16: the stem writes blocked, the 8-channel conv reads and writes blocked.
+    void convsOfHalfABlockComputeBlocked() {
+        Chain c({1, 3, 16, 16});
+        const ValueId stem = c.conv(c.x, 8, 3, "Relu");
+        c.b.output(c.conv(c.conv(stem, 8, 3, "Relu"), 16, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(kernelNames(*plan), (std::vector<std::string>{"onednn:conv[blocked out]", "onednn:conv[blocked in,out]",
+                                                               "onednn:conv[blocked in]"}));
+        QCOMPARE(blockedValues(*plan), 2);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
     /// Squeeze-and-excitation between blocked convolutions keeps the feature map blocked: the
     /// pool reads it blocked (its [N, C, 1, 1] output plain, for the 1x1 convs on it), the Mul
     /// reads it blocked with one plain scale per channel and writes blocked for the next conv.
@@ -466,10 +480,11 @@ private slots:
 
     /// Only Add and Mul run blocked, and only where each operand is blocked, one per channel
     /// or a scalar: a Sub, a per-row operand ([1, 1, H, 1]) and a mix of a blocked and a plain
-    /// operand of one shape keep the values they touch plain.
+    /// operand of one shape keep the values they touch plain. (The Sub reads a Relu: right after
+    /// the conv, the plan would fold its per-channel constant into the conv's bias.)
     void otherBinaryOpsKeepTheirOperandsPlain() {
         Chain c({1, 16, 8, 8});
-        const ValueId a = c.conv(c.x, 16, 3), d = c.conv(c.x, 16, 3), e = c.conv(c.x, 16, 3);
+        const ValueId a = c.unary("Relu", c.conv(c.x, 16, 3)), d = c.conv(c.x, 16, 3), e = c.conv(c.x, 16, 3);
         const ValueId sub = c.binary("Sub", a, c.constant({16, 1, 1}));
         const ValueId rows = c.binary("Mul", d, c.constant({1, 1, 8, 1}));
         const ValueId mixed = c.binary("Add", e, c.unary("Relu", c.x));

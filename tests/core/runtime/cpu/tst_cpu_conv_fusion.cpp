@@ -223,6 +223,46 @@ private slots:
         expectReferenceOutputs(*plan, m);
     }
 
+    /// paddle2onnx's HardSwish, x * Clip(x + 3, 0, 6) / 6, in an opset-11 model (PP-OCR): the
+    /// plan fuses it into the Conv before it although the model's opset has no HardSwish
+    /// operator (the pass library's fuse-hardswish declines there, since it would write one).
+    void hardSwishFusesBelowOpset14() {
+        ConvGraph c;
+        auto scalar = [&](const std::string& name, float v) { return c.b.initializer(name, Tensor::scalar(v)); };
+        const ValueId bn = c.batchNorm(c.conv(c.x, 16, 32, 3, "conv1"), 32, "bn1");
+        const ValueId shifted = c.b.op("Add", {bn, scalar("three", 3)}, {}, "add1");
+        const ValueId relu6 = c.b.op("Clip", {shifted, scalar("zero", 0), scalar("six", 6)}, {}, "clip1");
+        const ValueId product = c.b.op("Mul", {bn, relu6}, {}, "mul1");
+        const ValueId hardSwish = c.b.op("Div", {product, scalar("six_again", 6)}, {}, "div1");
+        c.b.output(c.conv(hardSwish, 32, 16, 1, "conv2"));
+        const Model m = c.b.model(11);
+        auto plan = compile(m);
+        QCOMPARE(fusionStep(*plan), std::string("fused 5 nodes into the kernels of 1 other: 1 Add, 1 BatchNormalization, "
+                                                "1 Clip, 1 Div, 1 Mul; the graph keeps its nodes, whose times are those kernels'"));
+        QCOMPARE(fusedInto(*plan, m.graph), (std::map<std::string, std::string>{
+                                                {"add1", "conv1"}, {"bn1", "conv1"}, {"clip1", "conv1"}, {"div1", "conv1"}, {"mul1", "conv1"}}));
+        expectReferenceOutputs(*plan, m);
+    }
+
+    /// PP-LCNet's learnable affine block, Conv -> * scale -> + bias (one number, or one per
+    /// channel) -> activation, is one kernel: the scale and bias go into a copy of the weights. A
+    /// constant that varies along the rows is no per-channel map and stays a kernel of its own.
+    void constantScaleAndShiftFoldIntoTheConv() {
+        ConvGraph c;
+        const ValueId scaled = c.b.op("Mul", {c.b.initializer("scale", Tensor::scalar(0.75f)), c.conv(c.x, 16, 32, 3, "conv1")}, {}, "mul1");
+        const ValueId shifted = c.b.op("Add", {scaled, c.b.initializer("shift", seeded({1, 32, 1, 1}, 9))}, {}, "add1");
+        const ValueId r1 = c.b.op("Relu", {shifted}, {}, "relu1");
+        const ValueId rows = c.b.op("Mul", {c.conv(r1, 32, 16, 1, "conv2"), c.b.initializer("rows", seeded({1, 1, 12, 1}, 10))}, {}, "mul2");
+        c.b.output(rows);
+        const Model m = c.b.model(17);
+        auto plan = compile(m);
+        QCOMPARE(fusionStep(*plan), std::string("fused 3 nodes into the kernels of 1 other: 1 Add, 1 Mul, 1 Relu; "
+                                                "the graph keeps its nodes, whose times are those kernels'"));
+        QCOMPARE(fusedInto(*plan, m.graph),
+                 (std::map<std::string, std::string>{{"add1", "conv1"}, {"mul1", "conv1"}, {"relu1", "conv1"}}));
+        expectReferenceOutputs(*plan, m);
+    }
+
     /// MobileNetV2 as PyTorch exports it with its BatchNorms kept: the BatchNorm parameters reach
     /// the BatchNorm through Identity nodes (one through two of them; the second block's share the
     /// first's initializers) and Clip's bounds come from Constant nodes. The plan reads those

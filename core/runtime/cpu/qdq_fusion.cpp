@@ -341,12 +341,13 @@ private:
         if (m.biasDq && g.value(m.biasDq->output(0)).uses().size() == 1) replaced.push_back(m.biasDq->id);
         if (m.activation) replaced.push_back(m.activation->id);
         replaced.push_back(m.quantize->id);
-        const std::string label = nodeLabel(*m.conv);
+        // The matched nodes are gone after the rewrite: what the sentence says is read before it.
+        const std::string label = nodeLabel(*m.conv) + (m.activation ? " with its " + m.activation->opType : "");
         const NodeId conv = m.conv->id;
         const NodeId fused = rw.replaceNodes(replaced, "QLinearConv", std::move(inputs), m.conv->attributes, {}, Rewriter::KeepName::OfFirst);
         replacedConv[fused] = conv;
         rw.count("numFused");
-        rw.commit("fuse-qdq-conv", "ran the QDQ " + label + (m.activation ? " with its " + m.activation->opType : "") + " as an int8 QLinearConv");
+        rw.commit("fuse-qdq-conv", "ran the QDQ " + label + " as an int8 QLinearConv");
     }
 };
 
@@ -436,7 +437,8 @@ private:
         if (m.biasDq && g.value(m.biasDq->output(0)).uses().size() == 1) nodes.push_back(m.biasDq->id);
         if (m.activation) nodes.push_back(m.activation->id);
         nodes.push_back(floatOutput ? m.product->id : m.quantize->id);
-        const std::string label = nodeLabel(*m.product);
+        // The matched nodes are gone after the rewrite: what the sentence says is read before it.
+        const std::string label = nodeLabel(*m.product) + (m.activation ? " with its " + m.activation->opType : "");
         const NodeId product = m.product->id;
         const NodeId fused = rw.replaceNodes(nodes, op, std::move(inputs), std::move(attributes), domain,
                                              floatOutput ? Rewriter::KeepName::OfLast : Rewriter::KeepName::OfFirst);
@@ -445,7 +447,7 @@ private:
         const std::string kind = op + (m.gemm && floatOutput ? " with a float output" : "");
         ++made[kind];
         rw.count("numFused");
-        rw.commit("fuse-qdq-matmul", "ran the QDQ " + label + (m.activation ? " with its " + m.activation->opType : "") + " as an int8 " + kind);
+        rw.commit("fuse-qdq-matmul", "ran the QDQ " + label + " as an int8 " + kind);
     }
 };
 

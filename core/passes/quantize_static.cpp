@@ -20,12 +20,12 @@
 #include "core/passes/subgraph_match.h"
 #include "core/passes/weight_slots.h"
 #include "core/runtime/backend.h"
+#include "core/runtime/cpu/qdq_fusion.h"
 #include "core/runtime/tensor_compare.h"
 
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -64,13 +64,10 @@ struct Target {
     bool quantizeBias = false;
 };
 
-/// True when u8 quantization with `p` saturates inside [lo, hi]: every representable value
-/// s * (q - z), q in [0, 255], lies in the Clip's range, so Q(Clip(t)) = Q(t) (ONNX Runtime's
-/// ClipQuantFusion test, float epsilon included).
+/// True when u8 quantization with `p` saturates inside [lo, hi], so Q(Clip(t)) = Q(t): the test the
+/// CPU plan folds the Clip by.
 bool clipImplied(const ActivationParams& p, float lo, float hi) {
-    const float eps = std::numeric_limits<float>::epsilon();
-    const float lower = p.scale * float(0 - int(p.zeroPoint)), upper = p.scale * float(255 - int(p.zeroPoint));
-    return !(lo - lower > eps) && !(upper - hi > eps);
+    return clipImpliedByQuantization(p.scale, float(p.zeroPoint), 0.f, 255.f, lo, hi);
 }
 
 /// The parameters of an activation calibrated after a Clip(lo, hi) whose range holds 0, narrowed

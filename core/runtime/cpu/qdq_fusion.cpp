@@ -77,10 +77,18 @@ bool impliedByQuantize(const Graph& g, const Node& activation, const Node& q, DT
     const float qmin = type == DType::UInt8 ? 0.f : -128.f, qmax = type == DType::UInt8 ? 255.f : 127.f;
     if (activation.opType == "Relu") return zero == qmin;
     const std::vector<float> bounds = fusableActivation(g, activation)->params;
-    const float eps = std::numeric_limits<float>::epsilon();
-    const float lower = scale * (qmin - zero), upper = scale * (qmax - zero);
-    return !(bounds[0] - lower > eps) && !(upper - bounds[1] > eps);
+    return clipImpliedByQuantization(scale, zero, qmin, qmax, bounds[0], bounds[1]);
 }
+
+} // namespace
+
+bool clipImpliedByQuantization(float scale, float zeroPoint, float qmin, float qmax, float lo, float hi) {
+    const float eps = std::numeric_limits<float>::epsilon();
+    const float lower = scale * (qmin - zeroPoint), upper = scale * (qmax - zeroPoint);
+    return !(lo - lower > eps) && !(upper - hi > eps);
+}
+
+namespace {
 
 /// The bias of a product of DequantizeLinear(x) and DequantizeLinear(w) with `channels` output
 /// channels (one bias value each) as int32 in units of x_scale * w_scale[c]: a dequantized int32

@@ -15,6 +15,12 @@
 
 namespace graphlens {
 
+/// True when every value a quantization onto [qmin, qmax] with `scale` and `zeroPoint` represents,
+/// scale * (q - zeroPoint), lies in [lo, hi] within float epsilon, so a Clip(lo, hi) before that
+/// QuantizeLinear changes nothing (ONNX Runtime's ClipQuantFusion test). The plan folds such a
+/// Clip into the int8 node; quantize-int8 narrows its scales until it holds.
+bool clipImpliedByQuantization(float scale, float zeroPoint, float qmin, float qmax, float lo, float hi);
+
 /// True when `dq` dequantizes the constant weights (or bias) of a Conv, MatMul or Gemm that fits
 /// the QDQ patterns here (so the shared preparation keeps it for fuseQdqConvolutions and
 /// fuseQdqMatMuls instead of storing float weights).

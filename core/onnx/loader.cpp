@@ -23,11 +23,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <thread>
 #include <unordered_map>
@@ -55,12 +58,82 @@ ProtoPtr parseModelBytes(const void* data, size_t size) {
     return parseModelStream(array);
 }
 
-/// A parsed file: the message, and where the raw data of its large initializers lies (see
-/// raw_data_split.h), each with an owner of its own (a WritableRegion of one shared buffer).
+/// Copies `size` bytes found at `offset` of the model's bytes to `to`; runs on two threads at
+/// once (for different ranges).
+using ReadAt = std::function<void(std::byte* to, size_t size, uint64_t offset)>;
+
+/// One piece of a large raw data: where it goes and where it lies in the model's bytes.
+struct LiftedRead {
+    std::byte* to;
+    size_t size;
+    uint64_t offset;
+};
+
+/// The copies of the lifted raw data, made while the structure is imported. A second thread
+/// starts on them at once; the loading thread, once it has imported, checked and shape-inferred
+/// the structure (which reads none of these bytes: they are 64 KiB and up, and validation reads
+/// constants of at most 4096 elements), takes pieces too until none is left. On a large model
+/// the copy out of the page cache and the first touch of fresh pages are most of a load; this
+/// way they overlap the rest of it.
+class LiftedReads {
+public:
+    /// Pieces this long at most, so that both threads end close together.
+    static constexpr size_t kPieceBytes = size_t(4) << 20;
+    /// From this many bytes up a second thread reads: below, starting it costs more than it saves.
+    static constexpr size_t kSecondThreadBytes = size_t(16) << 20;
+
+    LiftedReads(std::vector<LiftedRead> pieces, size_t totalBytes, ReadAt readAt, std::shared_ptr<std::byte> buffer)
+        : pieces_(std::move(pieces)), readAt_(std::move(readAt)), buffer_(std::move(buffer)) {
+        if (totalBytes >= kSecondThreadBytes) second_ = std::thread([this] { work(); });
+    }
+    LiftedReads(const LiftedReads&) = delete;
+    LiftedReads& operator=(const LiftedReads&) = delete;
+    /// A load that fails before finish(): the second thread takes no new piece and is waited for.
+    ~LiftedReads() {
+        stop_ = true;
+        if (second_.joinable()) second_.join();
+    }
+
+    /// Makes the pieces left on this thread, waits for the second, and throws the first error.
+    void finish() {
+        work();
+        if (second_.joinable()) second_.join();
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    void work() {
+        for (size_t k; !stop_ && (k = next_.fetch_add(1)) < pieces_.size();) {
+            try {
+                readAt_(pieces_[k].to, pieces_[k].size, pieces_[k].offset);
+            } catch (...) {
+                const std::lock_guard lock(errorMutex_);
+                if (!error_) error_ = std::current_exception();
+                stop_ = true;
+            }
+        }
+    }
+
+    std::vector<LiftedRead> pieces_;
+    ReadAt readAt_;
+    /// Kept until the reads are done, whatever the tensors that view it: a load refused meanwhile
+    /// drops them first.
+    std::shared_ptr<std::byte> buffer_;
+    std::atomic<size_t> next_{0};
+    std::atomic<bool> stop_{false};
+    std::mutex errorMutex_;
+    std::exception_ptr error_;
+    std::thread second_;
+};
+
+/// A parsed file: the message, where the raw data of its large initializers goes (see
+/// raw_data_split.h), each with an owner of its own (a WritableRegion of one shared buffer), and
+/// the copies of that data still under way (none when nothing was lifted).
 struct ParsedFile {
     ProtoPtr proto;
     std::vector<std::span<const std::byte>> lifted;
     std::vector<std::shared_ptr<const void>> owners;  ///< by initializer index, as `lifted`
+    std::unique_ptr<LiftedReads> reads;
 };
 
 /// Raw data from this size up is copied into a buffer of its own instead of parsed. Far above any
@@ -69,37 +142,12 @@ constexpr size_t kLiftRawDataBytes = size_t(64) << 10;
 /// Where each lifted raw data starts in that buffer: kernels read weights in place, aligned.
 constexpr size_t kLiftedAlignment = 64;
 
-/// Copies `size` bytes found at `offset` of the model's bytes to `to`; may run on two threads at
-/// once (for different ranges).
-using ReadAt = std::function<void(std::byte* to, size_t size, uint64_t offset)>;
-
-/// From this many bytes of weights up, a second thread reads half of them while the first parses
-/// the structure and reads the other half: the copy out of the page cache and the first touch of
-/// fresh pages are most of a large model's load.
-constexpr size_t kTwoReadersBytes = size_t(16) << 20;
-
-/// One large raw data: where it goes and where it lies in the model's bytes.
-struct LiftedRead {
-    std::byte* to;
-    size_t size;
-    uint64_t offset;
-};
-
-/// Reads `reads` in order; the first exception stops the rest and is kept for the caller.
-std::exception_ptr readAll(std::span<const LiftedRead> reads, const ReadAt& readAt) {
-    try {
-        for (const LiftedRead& r : reads) readAt(r.to, r.size, r.offset);
-    } catch (...) {
-        return std::current_exception();
-    }
-    return nullptr;
-}
-
 /// Parses the model in `bytes` around the raw data of its large initializers: only the structure
 /// is parsed, and `readAt` copies each large raw data into one huge-page buffer, at a 64-byte
-/// boundary whatever its offset in the file. Tensors view it there; the peak memory of a load is
-/// the weights plus the parsed structure, and `bytes` is not needed afterwards.
-ParsedFile parseModelLifted(std::span<const std::byte> bytes, const ReadAt& readAt) {
+/// boundary whatever its offset in the file, while the caller imports the structure (the copies
+/// are complete once it has called `reads->finish()`). Tensors view the buffer; the peak memory
+/// of a load is the weights plus the parsed structure, and `bytes` is not needed afterwards.
+ParsedFile parseModelLifted(std::span<const std::byte> bytes, ReadAt readAt) {
     ParsedFile parsed;
     auto split = splitRawData(bytes, kLiftRawDataBytes);
     if (!split) {
@@ -116,41 +164,27 @@ ParsedFile parseModelLifted(std::span<const std::byte> bytes, const ReadAt& read
     std::shared_ptr<std::byte> buffer = allocateLargeBuffer(total);
     parsed.lifted.resize(split->lifted.size());
     parsed.owners.resize(split->lifted.size());
-    std::vector<LiftedRead> reads;
+    std::vector<LiftedRead> pieces;
     size_t at = 0;
     for (size_t i = 0; i < split->lifted.size(); ++i) {
         const auto raw = split->lifted[i];
         if (raw.empty()) continue;
         std::byte* to = buffer.get() + at;
-        reads.push_back({to, raw.size(), uint64_t(raw.data() - bytes.data())});
+        const uint64_t offset = uint64_t(raw.data() - bytes.data());
+        for (size_t done = 0; done < raw.size(); done += LiftedReads::kPieceBytes)
+            pieces.push_back({to + done, std::min(LiftedReads::kPieceBytes, raw.size() - done), offset + done});
         parsed.lifted[i] = {to, raw.size()};
         parsed.owners[i] = writableRegion(buffer, to);
         at += place(raw.size());
     }
-    // The reads in two halves by bytes: the later half on a second thread (when the weights are
-    // large), the earlier one here after the structure's parse, which reads none of them.
-    size_t first = reads.size(), bytesSoFar = 0;
-    if (total >= kTwoReadersBytes)
-        for (first = 0; first < reads.size() && bytesSoFar < total / 2; ++first) bytesSoFar += reads[first].size;
-    const std::span<const LiftedRead> mine(reads.data(), first), theirs(reads.data() + first, reads.size() - first);
-    std::exception_ptr theirError;
-    std::thread second;
-    if (!theirs.empty()) second = std::thread([&] { theirError = readAll(theirs, readAt); });
-    std::exception_ptr myError;
-    try {
-        parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
-    } catch (...) {
-        myError = std::current_exception();
-    }
-    if (!myError) myError = readAll(mine, readAt);
-    if (second.joinable()) second.join();
-    if (myError) std::rethrow_exception(myError);
-    if (theirError) std::rethrow_exception(theirError);
+    parsed.reads = std::make_unique<LiftedReads>(std::move(pieces), total, std::move(readAt), std::move(buffer));
+    parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
     return parsed;
 }
 
 /// Maps the file to find its structure and reads each large raw data with pread straight to its
-/// place: the weights are copied once out of the page cache, and nothing else of the file is.
+/// place: the weights are copied once out of the page cache, and nothing else of the file is. The
+/// file stays open until those reads are done.
 ParsedFile parseModelFile(const fs::path& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
@@ -158,10 +192,10 @@ ParsedFile parseModelFile(const fs::path& path) {
     if (!fs::is_regular_file(status)) throw OnnxError("it is not a regular file");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw OnnxError(std::string("cannot open the file: ") + std::strerror(errno));
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
+    const auto file = std::shared_ptr<const int>(new int(fd), [](const int* open) {
+        ::close(*open);
+        delete open;
+    });
     struct stat st {};
     if (fstat(fd, &st) != 0) throw OnnxError(std::string("cannot read the file's size: ") + std::strerror(errno));
     const uint64_t size = uint64_t(st.st_size);
@@ -177,9 +211,9 @@ ParsedFile parseModelFile(const fs::path& path) {
         ~Unmapper() { munmap(addr, size); }
     } unmapper{mapped, size_t(size)};
     const std::span<const std::byte> bytes(static_cast<const std::byte*>(mapped), size_t(size));
-    return parseModelLifted(bytes, [fd](std::byte* to, size_t n, uint64_t offset) {
+    return parseModelLifted(bytes, [file](std::byte* to, size_t n, uint64_t offset) {
         for (size_t done = 0; done < n;) {
-            const ssize_t got = ::pread(fd, to + done, n - done, off_t(offset + done));
+            const ssize_t got = ::pread(*file, to + done, n - done, off_t(offset + done));
             if (got < 0 && errno == EINTR) continue;
             if (got <= 0)
                 throw OnnxError(got < 0 ? std::string("cannot read the file: ") + std::strerror(errno)
@@ -466,6 +500,7 @@ Model importModel(ParsedFile parsed, const fs::path& dir, const LoadOptions& opt
     ExternalDataReader external(dir);
     GraphImporter importer(proto, &external);
     importer.setLiftedRawData(&proto->graph(), std::move(parsed.lifted), std::move(parsed.owners));
+    // The weights are still being read (parseModelLifted) while the structure is imported.
     std::shared_ptr<Graph> main = importer.import(proto->graph(), nullptr);
     // Out-of-range attributes (a zero stride reaches a division in ONNX's shape inference) are
     // refused before anything reads them, and again once inferred shapes show the input ranks.
@@ -475,6 +510,7 @@ Model importModel(ParsedFile parsed, const fs::path& dir, const LoadOptions& opt
         inferShapes(*proto, importer, model);
         validateGraph(*main, model.opsetVersion());
     }
+    if (parsed.reads) parsed.reads->finish();
     model.graph = std::move(*main);
     return model;
 }
@@ -493,7 +529,7 @@ Model loadModelFromBytes(std::string_view bytes, const fs::path& baseDir, const 
     if (bytes.size() > size_t(INT_MAX)) throw OnnxError("the model data is over 2 GiB");
     // The same parse as a file's (and the fuzz targets, which load from bytes, exercise it).
     const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
-    return importModel(parseModelLifted(data, [&](std::byte* to, size_t n, uint64_t offset) {
+    return importModel(parseModelLifted(data, [data](std::byte* to, size_t n, uint64_t offset) {
                            std::memcpy(to, data.data() + offset, n);
                        }), baseDir, options);
 }

@@ -158,6 +158,58 @@ private slots:
             QVERIFY(!exclusivelyHeldBytes(*m.graph.value(*m.graph.findValue(name)).initializer, 1));
     }
 
+    /// From 16 MiB of weights up, a second thread reads them in pieces of 4 MiB while the loading
+    /// thread imports the structure, which then takes pieces too: every byte lands in its place,
+    /// and a model whose structure is refused fails with its sentence while the reads are under way.
+    void largeWeightsAreReadWhileTheStructureIsImported() {
+        onnx::ModelProto p = emptyModel();
+        auto& g = *p.mutable_graph();
+        constexpr int64_t kSide = 1100;  // 4.6 MiB each: two pieces apiece, 23 MiB in all
+        addInput(g, "x", {1, kSide});
+        std::string previous = "x";
+        for (int k = 0; k < 5; ++k) {
+            std::string raw(size_t(kSide * kSide) * sizeof(float), '\0');
+            for (size_t i = 0; i < size_t(kSide * kSide); ++i) {
+                const float v = float((i * 7 + size_t(k)) % 4099) * 0.5f;
+                std::memcpy(raw.data() + i * sizeof v, &v, sizeof v);
+            }
+            auto* w = g.add_initializer();
+            w->set_name("w" + std::to_string(k));
+            w->set_data_type(onnx::TensorProto::FLOAT);
+            for (int64_t d : {kSide, kSide}) w->add_dims(d);
+            w->set_raw_data(raw);
+            addNode(g, "MatMul", {previous, "w" + std::to_string(k)}, {"h" + std::to_string(k)});
+            previous = "h" + std::to_string(k);
+        }
+        addOutput(g, previous, {1, kSide});
+        QTemporaryDir dir;
+        const QString path = dir.filePath("large.onnx");
+        writeModel(path, p);
+        const Model fromFile = loadModel(path.toStdString());
+        const Model fromBytes = loadModelFromBytes(p.SerializeAsString());
+        for (int k = 0; k < 5; ++k) {
+            const std::string name = "w" + std::to_string(k);
+            const std::string& raw = p.graph().initializer(k).raw_data();
+            for (const Model* m : {&fromFile, &fromBytes}) {
+                const Tensor& t = *m->graph.value(*m->graph.findValue(name)).initializer;
+                QCOMPARE(t.byteSize(), raw.size());
+                QVERIFY2(std::memcmp(t.data(), raw.data(), raw.size()) == 0, name.c_str());
+            }
+        }
+
+        addNode(g, "Relu", {"nowhere"}, {"r"});  // reads a value nothing defines
+        writeModel(path, p);
+        for (auto load : {+[](const QString& file, const std::string&) { return loadModel(file.toStdString()); },
+                          +[](const QString&, const std::string& bytes) { return loadModelFromBytes(bytes); }}) {
+            try {
+                load(path, p.SerializeAsString());
+                QFAIL("a node reading an undefined value must be refused");
+            } catch (const OnnxError& e) {
+                QVERIFY2(std::string(e.what()).find("'nowhere'") != std::string::npos, e.what());
+            }
+        }
+    }
+
     void typedFieldsAreReadLikeRawData() {
         onnx::ModelProto p = emptyModel();
         auto& g = *p.mutable_graph();

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstring>
 #include <string_view>
+#include <unordered_map>
 
 namespace graphlens {
 
@@ -96,19 +97,29 @@ bool movesDataOnCpu(const Node& n) {
     return n.domain.empty() && (n.opType == "Transpose" || n.opType == "Concat");
 }
 
-/// Where folded tensors go: a slab of huge pages, and a scratch buffer reused by the Transposes
-/// that write their result over their input.
+/// Where folded tensors go: a slab of huge pages, and regions a Transpose may write its result to
+/// in place of its input's (see evaluateOnCpuKernel).
 struct FoldMemory {
-    TensorSlab slab;
-    std::shared_ptr<std::byte> scratch;
-    size_t scratchBytes = 0;
+    /// A writable region: its first byte and its owner (a WritableRegion).
+    struct Region {
+        std::byte* data;
+        std::shared_ptr<const void> owner;
+    };
 
-    std::byte* scratchOf(size_t bytes) {
-        if (bytes > scratchBytes) {
-            scratch = allocateLargeBuffer(bytes);
-            scratchBytes = bytes;
+    TensorSlab slab;
+    /// By byte size: the regions of folded-away inputs, which nothing else holds.
+    std::unordered_map<size_t, std::vector<Region>> spare;
+
+    /// A writable region of `bytes`: a spare one, else a fresh buffer of that size.
+    Region regionOf(size_t bytes) {
+        if (auto it = spare.find(bytes); it != spare.end() && !it->second.empty()) {
+            Region region = std::move(it->second.back());
+            it->second.pop_back();
+            return region;
         }
-        return scratch.get();
+        std::shared_ptr<std::byte> buffer = allocateLargeBuffer(bytes);
+        std::byte* data = buffer.get();
+        return {data, writableRegion(std::move(buffer), data)};
     }
 };
 
@@ -150,14 +161,17 @@ std::optional<std::vector<Tensor>> evaluateOnCpuKernel(const Graph& g, const Nod
     if (!kernel) return std::nullopt;
     std::vector<Tensor> outputs;
     if (std::byte* own = overwritableInput(g, n, *inputs[0]); own && info->outputTypes.size() == 1) {
+        // The result goes to a region of the input's size that an earlier Transpose left (a fresh
+        // one for the first of each size), and the input's region is left for the next: no copy
+        // back, and the fresh memory of a PyTorch export's weight transposes is one per size.
         const Tensor& input = *inputs[0];
         const size_t bytes = input.byteSize();
-        std::byte* scratch = memory.scratchOf(bytes);
-        outputs.push_back(Tensor::view(input.dtype(), info->outputDims[0], scratch, bytes, memory.scratch));
+        FoldMemory::Region region = memory.regionOf(bytes);
+        outputs.push_back(Tensor::view(input.dtype(), info->outputDims[0], region.data, bytes, std::move(region.owner)));
         kernel->run(given, outputs);
-        // Past this point the fold happens: the size cap cannot refuse a result of the input's size.
-        std::memcpy(own, scratch, bytes);
-        outputs[0] = Tensor::view(input.dtype(), info->outputDims[0], own, bytes, input.sharedStorage());
+        // Past this point the fold happens (the size cap cannot refuse a result of the input's
+        // size), so the input's bytes are free once this fold's copy of the input is gone.
+        memory.spare[bytes].push_back({own, input.sharedStorage()});
         return outputs;
     }
     for (size_t i = 0; i < info->outputTypes.size(); ++i)

@@ -31,20 +31,27 @@ std::vector<float> floatsOf(const Tensor& t) {
 
 /// x[4,128] -> MatMul(x, Transpose(w)) -> y, w [160,128] in raw data large enough (80 KiB) for
 /// the loader to read it into a buffer of its own; with `secondReader`, w is also read by a Mul.
-onnx::ModelProto transposedWeightModel(bool secondReader) {
-    onnx::ModelProto p = emptyModel();
-    auto& g = *p.mutable_graph();
-    addInput(g, "x", {4, 128});
+/// A [160,128] float weight named `name` whose values `shift` tells apart.
+void addWeight(onnx::GraphProto& g, const std::string& name, std::vector<int64_t> dims, float shift) {
     std::string raw(160 * 128 * sizeof(float), '\0');
     for (size_t i = 0; i < 160 * 128; ++i) {
-        const float v = float(i % 977) * 0.25f - 100.f;
+        const float v = float(i % 977) * 0.25f - 100.f + shift;
         std::memcpy(raw.data() + i * sizeof v, &v, sizeof v);
     }
     auto* w = g.add_initializer();
-    w->set_name("w");
+    w->set_name(name);
     w->set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : {160, 128}) w->add_dims(d);
+    for (int64_t d : dims) w->add_dims(d);
     w->set_raw_data(raw);
+}
+
+/// y = x @ Transpose(w), w [160,128]; with `secondReader` a Mul reads w too; with `secondLayer`
+/// y2 = y @ Transpose(w2), w2 [128,160]: a weight of w's byte size.
+onnx::ModelProto transposedWeightModel(bool secondReader, bool secondLayer = false) {
+    onnx::ModelProto p = emptyModel();
+    auto& g = *p.mutable_graph();
+    addInput(g, "x", {4, 128});
+    addWeight(g, "w", {160, 128}, 0.f);
     addNode(g, "Transpose", {"w"}, {"wt"}, "wt");
     addNode(g, "MatMul", {"x", "wt"}, {"y"}, "mm");
     addOutput(g, "y", {4, 160});
@@ -53,15 +60,23 @@ onnx::ModelProto transposedWeightModel(bool secondReader) {
         addNode(g, "Mul", {"w", "z"}, {"wz"}, "mul");
         addOutput(g, "wz", {160, 128});
     }
+    if (secondLayer) {
+        addWeight(g, "w2", {128, 160}, 7.f);
+        addNode(g, "Transpose", {"w2"}, {"w2t"}, "w2t");
+        addNode(g, "MatMul", {"y", "w2t"}, {"y2"}, "mm2");
+        addOutput(g, "y2", {4, 128});
+    }
     return p;
 }
 
-/// w [160,128] transposed, as the reference would store it.
-std::vector<float> transposedWeight(const onnx::ModelProto& p) {
-    const std::string& raw = p.graph().initializer(0).raw_data();
-    std::vector<float> out(160 * 128);
-    for (size_t r = 0; r < 128; ++r)
-        for (size_t c = 0; c < 160; ++c) std::memcpy(&out[r * 160 + c], raw.data() + (c * 128 + r) * 4, 4);
+/// Initializer `k` of `p` ([160,128] or [128,160]) transposed, as the reference would store it.
+std::vector<float> transposedWeight(const onnx::ModelProto& p, int k = 0) {
+    const auto& init = p.graph().initializer(k);
+    const std::string& raw = init.raw_data();
+    const size_t rows = size_t(init.dims(0)), cols = size_t(init.dims(1));
+    std::vector<float> out(rows * cols);
+    for (size_t r = 0; r < cols; ++r)
+        for (size_t c = 0; c < rows; ++c) std::memcpy(&out[r * rows + c], raw.data() + (c * cols + r) * 4, 4);
     return out;
 }
 
@@ -252,33 +267,43 @@ private slots:
         QVERIFY(declinedWith(result, "sub-graph"));
     }
 
-    void foldsALoadedWeightsTransposeOverItsOwnBytes() {
-        // A weight the loader read, read by nothing but the Transpose, is transposed in place (no
-        // fresh memory); the model written is byte for byte the one of an out-of-place fold.
-        const onnx::ModelProto p = transposedWeightModel(false);
+    void foldsLoadedWeightsTransposesIntoEachOthersBytes() {
+        // Weights the loader read, read by nothing but their Transposes: the first result of a
+        // size takes fresh memory, and each later one of that size lands in the bytes of a weight
+        // folded before it (no copy back, no more fresh memory). The results stay writable, and
+        // the model written is byte for byte the one of an out-of-place fold.
+        const onnx::ModelProto p = transposedWeightModel(false, true);
         Model m = loadModelFromBytes(p.SerializeAsString());
-        const std::byte* weightBytes = m.graph.constantValue(*m.graph.findValue("w"))->data();
-        QVERIFY(exclusivelyHeldBytes(*m.graph.constantValue(*m.graph.findValue("w")), 1));
+        const Tensor* w = m.graph.constantValue(*m.graph.findValue("w"));
+        const Tensor* w2 = m.graph.constantValue(*m.graph.findValue("w2"));
+        const std::byte* wBytes = w->data();
+        const std::byte* w2Bytes = w2->data();
+        QVERIFY(exclusivelyHeldBytes(*w, 1) && exclusivelyHeldBytes(*w2, 1));
         const PassResult result = runUnverified(m, "fold-constants");
-        QCOMPARE(result.counter("numFolded"), int64_t(1));
-        QVERIFY(!m.graph.findValue("w"));
+        QCOMPARE(result.counter("numFolded"), int64_t(2));
+        QVERIFY(!m.graph.findValue("w") && !m.graph.findValue("w2"));
         const Tensor* folded = m.graph.constantValue(*m.graph.findValue("wt"));
-        QVERIFY(folded);
+        const Tensor* folded2 = m.graph.constantValue(*m.graph.findValue("w2t"));
+        QVERIFY(folded && folded2);
         QCOMPARE(folded->dims(), (std::vector<int64_t>{128, 160}));
-        QCOMPARE(folded->data(), weightBytes);  // in place
-        QCOMPARE(floatsOf(*folded), transposedWeight(p));
+        QCOMPARE(folded2->dims(), (std::vector<int64_t>{160, 128}));
+        QVERIFY(folded->data() != wBytes && folded->data() != w2Bytes);  // the first: fresh
+        QCOMPARE(folded2->data(), wBytes);  // the second: where w was
+        QCOMPARE(floatsOf(*folded), transposedWeight(p, 0));
+        QCOMPARE(floatsOf(*folded2), transposedWeight(p, 1));
+        QVERIFY(exclusivelyHeldBytes(*folded, 1) && exclusivelyHeldBytes(*folded2, 1));
 
-        // A snapshot of the model holds the weight too: it is transposed into new storage and
-        // the snapshot keeps the weight's bytes.
+        // A snapshot of the model holds the weights too: they are transposed into new storage
+        // and the snapshot keeps the weights' bytes.
         Model other = loadModelFromBytes(p.SerializeAsString());
         const Model snapshot = other;
         const PassResult again = runUnverified(other, "fold-constants");
-        QCOMPARE(again.counter("numFolded"), int64_t(1));
+        QCOMPARE(again.counter("numFolded"), int64_t(2));
         const Tensor* copied = other.graph.constantValue(*other.graph.findValue("wt"));
         const Tensor* kept = snapshot.graph.constantValue(*snapshot.graph.findValue("w"));
         QVERIFY(copied && kept);
         QVERIFY(copied->data() != kept->data());
-        QCOMPARE(floatsOf(*copied), transposedWeight(p));
+        QCOMPARE(floatsOf(*copied), transposedWeight(p, 0));
         const std::string& raw = p.graph().initializer(0).raw_data();
         QVERIFY(std::memcmp(kept->data(), raw.data(), raw.size()) == 0);
         QVERIFY(serializeModel(m) == serializeModel(other));

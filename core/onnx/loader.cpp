@@ -28,7 +28,6 @@
 #include <climits>
 #include <cstring>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -58,9 +57,93 @@ ProtoPtr parseModelBytes(const void* data, size_t size) {
     return parseModelStream(array);
 }
 
-/// Copies `size` bytes found at `offset` of the model's bytes to `to`; runs on two threads at
-/// once (for different ranges).
-using ReadAt = std::function<void(std::byte* to, size_t size, uint64_t offset)>;
+/// A model's bytes as the loader reads them: the split's view (ModelBytes), copies of ranges
+/// that two threads may make at once, and all of the bytes where protobuf must parse them whole.
+class LoadSource : public ModelBytes {
+public:
+    /// Copies the `n` bytes at `offset` to `to`; safe on two threads at once.
+    virtual void readTo(std::byte* to, size_t n, uint64_t offset) const = 0;
+    /// Every byte, for a file the split cannot take (protobuf then parses it and says what is wrong).
+    virtual std::span<const std::byte> whole() = 0;
+};
+
+/// Bytes already in memory (loadModelFromBytes).
+class MemorySource final : public LoadSource {
+public:
+    explicit MemorySource(std::span<const std::byte> data) : data_(data) {}
+    uint64_t size() const override { return data_.size(); }
+    std::span<const std::byte> bytes(uint64_t offset, size_t n) override { return data_.subspan(size_t(offset), n); }
+    void readTo(std::byte* to, size_t n, uint64_t offset) const override {
+        std::memcpy(to, data_.data() + offset, n);
+    }
+    std::span<const std::byte> whole() override { return data_; }
+
+private:
+    std::span<const std::byte> data_;
+};
+
+/// A model file, read with pread: the split's reads through a window that reads ahead, the
+/// weights straight to their place. Mapped only when it must be parsed whole.
+class FileSource final : public LoadSource {
+public:
+    /// Takes `fd`, open for reading, of a regular file of `size` bytes.
+    FileSource(int fd, uint64_t size) : fd_(fd), size_(size) {}
+    FileSource(const FileSource&) = delete;
+    FileSource& operator=(const FileSource&) = delete;
+    ~FileSource() override {
+        if (mapped_) munmap(mapped_, size_t(size_));
+        ::close(fd_);
+    }
+
+    uint64_t size() const override { return size_; }
+
+    std::span<const std::byte> bytes(uint64_t offset, size_t n) override {
+        if (offset < windowStart_ || offset + n > windowStart_ + windowSize_) {
+            // Reading ahead: a node is a few dozen bytes, an initializer's fields before its raw
+            // data a few hundred.
+            constexpr size_t kWindowBytes = size_t(16) << 10;
+            const size_t want = size_t(std::min<uint64_t>(std::max(n, kWindowBytes), size_ - offset));
+            if (want > windowCapacity_) {
+                window_.reset(new std::byte[want]);
+                windowCapacity_ = want;
+            }
+            windowSize_ = 0;
+            readTo(window_.get(), want, offset);
+            windowStart_ = offset;
+            windowSize_ = want;
+        }
+        return {window_.get() + (offset - windowStart_), n};
+    }
+
+    void readTo(std::byte* to, size_t n, uint64_t offset) const override {
+        for (size_t done = 0; done < n;) {
+            const ssize_t got = ::pread(fd_, to + done, n - done, off_t(offset + done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0)
+                throw OnnxError(got < 0 ? std::string("cannot read the file: ") + std::strerror(errno)
+                                        : std::string("the file became shorter while it was read"));
+            done += size_t(got);
+        }
+    }
+
+    std::span<const std::byte> whole() override {
+        if (!mapped_) {
+            void* mapped = mmap(nullptr, size_t(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
+            if (mapped == MAP_FAILED) throw OnnxError(std::string("cannot map the file: ") + std::strerror(errno));
+            mapped_ = mapped;
+        }
+        return {static_cast<const std::byte*>(mapped_), size_t(size_)};
+    }
+
+private:
+    int fd_;
+    uint64_t size_;
+    std::unique_ptr<std::byte[]> window_;
+    size_t windowCapacity_ = 0;
+    uint64_t windowStart_ = 0;
+    size_t windowSize_ = 0;
+    void* mapped_ = nullptr;
+};
 
 /// One piece of a large raw data: where it goes and where it lies in the model's bytes.
 struct LiftedRead {
@@ -82,8 +165,9 @@ public:
     /// From this many bytes up a second thread reads: below, starting it costs more than it saves.
     static constexpr size_t kSecondThreadBytes = size_t(16) << 20;
 
-    LiftedReads(std::vector<LiftedRead> pieces, size_t totalBytes, ReadAt readAt, std::shared_ptr<std::byte> buffer)
-        : pieces_(std::move(pieces)), readAt_(std::move(readAt)), buffer_(std::move(buffer)) {
+    LiftedReads(std::vector<LiftedRead> pieces, size_t totalBytes, std::shared_ptr<const LoadSource> source,
+                std::shared_ptr<std::byte> buffer)
+        : pieces_(std::move(pieces)), source_(std::move(source)), buffer_(std::move(buffer)) {
         if (totalBytes >= kSecondThreadBytes) second_ = std::thread([this] { work(); });
     }
     LiftedReads(const LiftedReads&) = delete;
@@ -105,7 +189,7 @@ private:
     void work() {
         for (size_t k; !stop_ && (k = next_.fetch_add(1)) < pieces_.size();) {
             try {
-                readAt_(pieces_[k].to, pieces_[k].size, pieces_[k].offset);
+                source_->readTo(pieces_[k].to, pieces_[k].size, pieces_[k].offset);
             } catch (...) {
                 const std::lock_guard lock(errorMutex_);
                 if (!error_) error_ = std::current_exception();
@@ -115,7 +199,7 @@ private:
     }
 
     std::vector<LiftedRead> pieces_;
-    ReadAt readAt_;
+    std::shared_ptr<const LoadSource> source_;  ///< kept open until the reads are done
     /// Kept until the reads are done, whatever the tensors that view it: a load refused meanwhile
     /// drops them first.
     std::shared_ptr<std::byte> buffer_;
@@ -142,21 +226,22 @@ constexpr size_t kLiftRawDataBytes = size_t(64) << 10;
 /// Where each lifted raw data starts in that buffer: kernels read weights in place, aligned.
 constexpr size_t kLiftedAlignment = 64;
 
-/// Parses the model in `bytes` around the raw data of its large initializers: only the structure
-/// is parsed, and `readAt` copies each large raw data into one huge-page buffer, at a 64-byte
-/// boundary whatever its offset in the file, while the caller imports the structure (the copies
-/// are complete once it has called `reads->finish()`). Tensors view the buffer; the peak memory
-/// of a load is the weights plus the parsed structure, and `bytes` is not needed afterwards.
-ParsedFile parseModelLifted(std::span<const std::byte> bytes, ReadAt readAt) {
+/// Parses the model in `source` around the raw data of its large initializers: only the
+/// structure is read and parsed, and each large raw data is copied into one huge-page buffer, at
+/// a 64-byte boundary whatever its offset in the file, while the caller imports the structure
+/// (the copies are complete once it has called `reads->finish()`). Tensors view the buffer; the
+/// peak memory of a load is the weights plus the parsed structure.
+ParsedFile parseModelLifted(std::shared_ptr<LoadSource> source) {
     ParsedFile parsed;
-    auto split = splitRawData(bytes, kLiftRawDataBytes);
+    auto split = splitRawData(*source, kLiftRawDataBytes);
     if (!split) {
+        const auto bytes = source->whole();
         parsed.proto = parseModelBytes(bytes.data(), bytes.size());
         return parsed;
     }
     auto place = [](size_t n) { return (n + kLiftedAlignment - 1) / kLiftedAlignment * kLiftedAlignment; };
     size_t total = 0;
-    for (const auto& raw : split->lifted) total += place(raw.size());
+    for (const LiftedRange& raw : split->lifted) total += place(raw.size);
     if (total == 0) {
         parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
         return parsed;
@@ -167,24 +252,22 @@ ParsedFile parseModelLifted(std::span<const std::byte> bytes, ReadAt readAt) {
     std::vector<LiftedRead> pieces;
     size_t at = 0;
     for (size_t i = 0; i < split->lifted.size(); ++i) {
-        const auto raw = split->lifted[i];
-        if (raw.empty()) continue;
+        const LiftedRange raw = split->lifted[i];
+        if (raw.size == 0) continue;
         std::byte* to = buffer.get() + at;
-        const uint64_t offset = uint64_t(raw.data() - bytes.data());
-        for (size_t done = 0; done < raw.size(); done += LiftedReads::kPieceBytes)
-            pieces.push_back({to + done, std::min(LiftedReads::kPieceBytes, raw.size() - done), offset + done});
-        parsed.lifted[i] = {to, raw.size()};
+        for (size_t done = 0; done < raw.size; done += LiftedReads::kPieceBytes)
+            pieces.push_back({to + done, std::min(LiftedReads::kPieceBytes, raw.size - done), raw.offset + done});
+        parsed.lifted[i] = {to, raw.size};
         parsed.owners[i] = writableRegion(buffer, to);
-        at += place(raw.size());
+        at += place(raw.size);
     }
-    parsed.reads = std::make_unique<LiftedReads>(std::move(pieces), total, std::move(readAt), std::move(buffer));
+    parsed.reads = std::make_unique<LiftedReads>(std::move(pieces), total, std::move(source), std::move(buffer));
     parsed.proto = parseModelBytes(split->structure.data(), split->structure.size());
     return parsed;
 }
 
-/// Maps the file to find its structure and reads each large raw data with pread straight to its
-/// place: the weights are copied once out of the page cache, and nothing else of the file is. The
-/// file stays open until those reads are done.
+/// Reads the file's structure and then its large raw data with pread straight to their places:
+/// the weights are copied once out of the page cache, and nothing else of the file is.
 ParsedFile parseModelFile(const fs::path& path) {
     std::error_code ec;
     const auto status = fs::status(path, ec);
@@ -192,35 +275,18 @@ ParsedFile parseModelFile(const fs::path& path) {
     if (!fs::is_regular_file(status)) throw OnnxError("it is not a regular file");
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw OnnxError(std::string("cannot open the file: ") + std::strerror(errno));
-    const auto file = std::shared_ptr<const int>(new int(fd), [](const int* open) {
-        ::close(*open);
-        delete open;
-    });
     struct stat st {};
-    if (fstat(fd, &st) != 0) throw OnnxError(std::string("cannot read the file's size: ") + std::strerror(errno));
-    const uint64_t size = uint64_t(st.st_size);
-    if (size == 0) throw OnnxError("the file is empty");
-    if (size > uint64_t(INT_MAX))
+    if (fstat(fd, &st) != 0) {
+        const int error = errno;
+        ::close(fd);
+        throw OnnxError(std::string("cannot read the file's size: ") + std::strerror(error));
+    }
+    auto file = std::make_shared<FileSource>(fd, uint64_t(st.st_size));  // closes the file from here on
+    if (file->size() == 0) throw OnnxError("the file is empty");
+    if (file->size() > uint64_t(INT_MAX))
         throw OnnxError("the file is over 2 GiB; ONNX models that large keep their weights in "
                         "external data files");
-    void* mapped = mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (mapped == MAP_FAILED) throw OnnxError(std::string("cannot map the file: ") + std::strerror(errno));
-    struct Unmapper {
-        void* addr;
-        size_t size;
-        ~Unmapper() { munmap(addr, size); }
-    } unmapper{mapped, size_t(size)};
-    const std::span<const std::byte> bytes(static_cast<const std::byte*>(mapped), size_t(size));
-    return parseModelLifted(bytes, [file](std::byte* to, size_t n, uint64_t offset) {
-        for (size_t done = 0; done < n;) {
-            const ssize_t got = ::pread(*file, to + done, n - done, off_t(offset + done));
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0)
-                throw OnnxError(got < 0 ? std::string("cannot read the file: ") + std::strerror(errno)
-                                        : std::string("the file became shorter while it was read"));
-            done += size_t(got);
-        }
-    });
+    return parseModelLifted(std::move(file));
 }
 
 /// Names visible in a graph and in the graphs around it (sub-graphs read outer values).
@@ -529,9 +595,7 @@ Model loadModelFromBytes(std::string_view bytes, const fs::path& baseDir, const 
     if (bytes.size() > size_t(INT_MAX)) throw OnnxError("the model data is over 2 GiB");
     // The same parse as a file's (and the fuzz targets, which load from bytes, exercise it).
     const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
-    return importModel(parseModelLifted(data, [data](std::byte* to, size_t n, uint64_t offset) {
-                           std::memcpy(to, data.data() + offset, n);
-                       }), baseDir, options);
+    return importModel(parseModelLifted(std::make_shared<MemorySource>(data)), baseDir, options);
 }
 
 } // namespace graphlens

@@ -1,20 +1,83 @@
 // The protobuf wire format, read just deep enough to find ModelProto.graph (field 7),
 // GraphProto.initializer (5) and TensorProto.raw_data (9); every other field is copied as it is.
+// Fields are found by their headers alone, so a raw data that is lifted is never read here.
 #include "core/onnx/raw_data_split.h"
 
 #include "core/onnx/wire_format.h"
 
-#include <cstdint>
-
 namespace graphlens {
 namespace {
 
-using wire::Field;
 using wire::kLengthDelimited;
 
 constexpr uint32_t kModelGraph = 7, kGraphInitializer = 5, kTensorRawData = 9;
+/// A tag (at most 5 bytes) and a varint (at most 10): all of a field's header.
+constexpr size_t kMaxHeaderBytes = 15;
 
-void appendBytes(std::string& out, std::span<const std::byte> bytes) {
+/// A field found by its header: offsets in the model's bytes.
+struct Field {
+    uint32_t number = 0;
+    int wireType = 0;
+    uint64_t start = 0;    ///< the tag's first byte
+    uint64_t payload = 0;  ///< a length-delimited field's first payload byte
+    uint64_t end = 0;      ///< one past the field
+};
+
+/// The fields of the message in [begin, end) of `file`, in order.
+class FieldReader {
+public:
+    FieldReader(ModelBytes& file, uint64_t begin, uint64_t end) : file_(file), pos_(begin), end_(end) {}
+    bool atEnd() const { return pos_ == end_; }
+
+    /// The next field, or nullopt when the bytes are not a plain message (groups, a varint or a
+    /// length running past the end).
+    std::optional<Field> next() {
+        const auto head = file_.bytes(pos_, size_t(std::min<uint64_t>(kMaxHeaderBytes, end_ - pos_)));
+        size_t at = 0;
+        auto varint = [&]() -> std::optional<uint64_t> {
+            uint64_t value = 0;
+            for (int shift = 0; shift < 64 && at < head.size(); shift += 7) {
+                const auto byte = uint8_t(head[at++]);
+                value |= uint64_t(byte & 0x7f) << shift;
+                if (!(byte & 0x80)) return value;
+            }
+            return std::nullopt;
+        };
+        Field f;
+        f.start = pos_;
+        const auto tag = varint();
+        if (!tag || (*tag >> 3) == 0 || (*tag >> 3) > UINT32_MAX) return std::nullopt;
+        f.number = uint32_t(*tag >> 3);
+        f.wireType = int(*tag & 7);
+        uint64_t length = 0;
+        switch (f.wireType) {
+        case wire::kVarint:
+            if (!varint()) return std::nullopt;
+            break;
+        case wire::kFixed64: length = 8; break;
+        case wire::kFixed32: length = 4; break;
+        case kLengthDelimited: {
+            const auto n = varint();
+            if (!n) return std::nullopt;
+            length = *n;
+            break;
+        }
+        default: return std::nullopt;  // groups (deprecated) or garbage
+        }
+        f.payload = pos_ + at;
+        if (length > end_ - f.payload) return std::nullopt;
+        f.end = f.payload + length;
+        pos_ = f.end;
+        return f;
+    }
+
+private:
+    ModelBytes& file_;
+    uint64_t pos_, end_;
+};
+
+void appendField(std::string& out, ModelBytes& file, const Field& f) {
+    const auto bytes = file.bytes(f.start, size_t(f.end - f.start));
     out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
@@ -28,44 +91,45 @@ void appendMessage(std::string& out, uint32_t number, const std::string& payload
 /// an empty raw_data as no data, and a whole number of elements of every type.
 constexpr size_t kPlaceholderBytes = 8;
 
-/// A TensorProto without its raw_data when that holds at least `minBytes` (a placeholder takes
-/// the last one's place); `lifted` gets those bytes. nullopt: not a plain message.
-std::optional<std::string> splitTensor(std::span<const std::byte> tensor, size_t minBytes,
-                                       std::span<const std::byte>& lifted) {
+/// The TensorProto `tensor` without its raw_data when that holds at least `minBytes` (a
+/// placeholder takes the last one's place); `lifted` gets where those bytes lie. nullopt: not a
+/// plain message.
+std::optional<std::string> splitTensor(ModelBytes& file, const Field& tensor, size_t minBytes, LiftedRange& lifted) {
     std::optional<Field> raw;
-    for (wire::Reader reader(tensor); !reader.atEnd();) {
+    for (FieldReader reader(file, tensor.payload, tensor.end); !reader.atEnd();) {
         const auto f = reader.next();
         if (!f) return std::nullopt;
         if (f->number == kTensorRawData && f->wireType == kLengthDelimited) raw = f;
     }
     std::string out;
     if (!raw || raw->end - raw->payload < minBytes) {
-        appendBytes(out, tensor);
+        const auto bytes = file.bytes(tensor.payload, size_t(tensor.end - tensor.payload));
+        out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         return out;
     }
-    lifted = tensor.subspan(raw->payload, raw->end - raw->payload);
-    for (wire::Reader reader(tensor); !reader.atEnd();) {
+    lifted = {raw->payload, size_t(raw->end - raw->payload)};
+    for (FieldReader reader(file, tensor.payload, tensor.end); !reader.atEnd();) {
         const Field f = *reader.next();
         if (f.number != kTensorRawData || f.wireType != kLengthDelimited)
-            appendBytes(out, tensor.subspan(f.start, f.end - f.start));
+            appendField(out, file, f);
         else if (f.start == raw->start)
             appendMessage(out, kTensorRawData, std::string(kPlaceholderBytes, '\0'));
     }
     return out;
 }
 
-std::optional<std::string> splitGraph(std::span<const std::byte> graph, size_t minBytes,
-                                      std::vector<std::span<const std::byte>>& lifted) {
+std::optional<std::string> splitGraph(ModelBytes& file, const Field& graph, size_t minBytes,
+                                      std::vector<LiftedRange>& lifted) {
     std::string out;
-    for (wire::Reader reader(graph); !reader.atEnd();) {
+    for (FieldReader reader(file, graph.payload, graph.end); !reader.atEnd();) {
         const auto f = reader.next();
         if (!f) return std::nullopt;
         if (f->number != kGraphInitializer || f->wireType != kLengthDelimited) {
-            appendBytes(out, graph.subspan(f->start, f->end - f->start));
+            appendField(out, file, *f);
             continue;
         }
-        std::span<const std::byte> raw;
-        const auto tensor = splitTensor(graph.subspan(f->payload, f->end - f->payload), minBytes, raw);
+        LiftedRange raw;
+        const auto tensor = splitTensor(file, *f, minBytes, raw);
         if (!tensor) return std::nullopt;
         lifted.push_back(raw);
         appendMessage(out, kGraphInitializer, *tensor);
@@ -75,20 +139,20 @@ std::optional<std::string> splitGraph(std::span<const std::byte> graph, size_t m
 
 } // namespace
 
-std::optional<SplitModelBytes> splitRawData(std::span<const std::byte> file, size_t minBytes) {
+std::optional<SplitModelBytes> splitRawData(ModelBytes& file, size_t minBytes) {
     SplitModelBytes split;
     bool sawGraph = false;
-    for (wire::Reader reader(file); !reader.atEnd();) {
+    for (FieldReader reader(file, 0, file.size()); !reader.atEnd();) {
         const auto f = reader.next();
         if (!f) return std::nullopt;
         if (f->number != kModelGraph) {
-            appendBytes(split.structure, file.subspan(f->start, f->end - f->start));
+            appendField(split.structure, file, *f);
             continue;
         }
         // Protobuf merges a repeated message field; one graph is all a model file has.
         if (f->wireType != kLengthDelimited || sawGraph) return std::nullopt;
         sawGraph = true;
-        const auto graph = splitGraph(file.subspan(f->payload, f->end - f->payload), minBytes, split.lifted);
+        const auto graph = splitGraph(file, *f, minBytes, split.lifted);
         if (!graph) return std::nullopt;
         appendMessage(split.structure, kModelGraph, *graph);
     }

@@ -181,7 +181,16 @@ private slots:
             addNode(g, "MatMul", {previous, "w" + std::to_string(k)}, {"h" + std::to_string(k)});
             previous = "h" + std::to_string(k);
         }
-        addOutput(g, previous, {1, kSide});
+        // A node longer than the 16 KiB the file is read ahead by, among the initializers' fields.
+        auto& bias = addNode(g, "Constant", {}, {"bias"});
+        auto* value = bias.add_attribute();
+        value->set_name("value");
+        value->set_type(onnx::AttributeProto::TENSOR);
+        value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+        value->mutable_t()->add_dims(kSide);
+        for (int64_t i = 0; i < kSide * 10; i += 10) value->mutable_t()->add_float_data(float(i) * 0.25f);
+        addNode(g, "Add", {previous, "bias"}, {"y"});
+        addOutput(g, "y", {1, kSide});
         QTemporaryDir dir;
         const QString path = dir.filePath("large.onnx");
         writeModel(path, p);
@@ -195,6 +204,14 @@ private slots:
                 QCOMPARE(t.byteSize(), raw.size());
                 QVERIFY2(std::memcmp(t.data(), raw.data(), raw.size()) == 0, name.c_str());
             }
+        }
+        for (const Model* m : {&fromFile, &fromBytes}) {
+            const Graph& graph = m->graph;
+            const Tensor* constant = graph.node(graph.value(*graph.findValue("bias")).producer()).attributes.getTensor("value");
+            QVERIFY(constant);
+            const std::vector<double> values = constant->toDoubles();
+            QCOMPARE(values.size(), size_t(kSide));
+            QCOMPARE(values[kSide - 1], double(kSide - 1) * 2.5);
         }
 
         addNode(g, "Relu", {"nowhere"}, {"r"});  // reads a value nothing defines

@@ -81,6 +81,11 @@ std::string whyNotFoldable(const Graph& g, const Node& n) {
 /// The size cap: a result bigger than the limit AND bigger than the inputs together would grow
 /// the model (a ConstantOfShape, Expand or Tile that blows a few bytes up into megabytes).
 std::string sizeProblem(uint64_t outputBytes, uint64_t inputBytes, const PassContext& context) {
+    if (context.foldShapesOnly && outputBytes > context.foldSizeLimitBytes)
+        return "only shape computations are folded here, and its result would hold " +
+               (outputBytes == UINT64_MAX ? std::string("more bytes than 64 bits can count")
+                                          : std::to_string(outputBytes) + " bytes") +
+               ", more than the limit of " + std::to_string(context.foldSizeLimitBytes) + " bytes";
     if (outputBytes <= context.foldSizeLimitBytes || outputBytes <= inputBytes) return {};
     if (outputBytes == UINT64_MAX)
         return "its result would have more bytes than 64 bits can count, more than the limit of " +

@@ -76,6 +76,10 @@ struct PassContext {
     /// Constant folding never creates a tensor larger than this many bytes (nor one larger than
     /// the node's inputs together), so folding cannot bloat the model.
     size_t foldSizeLimitBytes = 1 << 20;
+    /// Folding that only needs the shapes it opens up (graphWithStaticShapes) never folds a result
+    /// over foldSizeLimitBytes, even one no larger than its inputs: a weight's Transpose has a
+    /// known shape already, and moving a transformer's 200 MB of weights for it is wasted.
+    bool foldShapesOnly = false;
     int maxIterations = 32;  ///< greedy driver cap per pass
     bool failIfNotConverged = false;  ///< tests: throw when the cap is hit
     double pruneSparsity = 0.5;  ///< magnitude pruning: fraction of weights set to zero

@@ -66,6 +66,7 @@ Graph graphWithStaticShapes(const Model& model, const std::map<std::string, std:
     Model folded = shaped;
     try {
         PassContext context = contextFor(folded);
+        context.foldShapesOnly = true;  // shape tensors are small; a transposed weight is not needed
         // Constant folding first: PyTorch writes slice bounds as Unsqueeze(Constant), which
         // fold-shapes only folds downstream of a Shape it folded itself.
         const auto passes = makePipeline("fold-constants,fold-shapes");

@@ -187,10 +187,11 @@ private slots:
         value->set_name("value");
         value->set_type(onnx::AttributeProto::TENSOR);
         value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
-        value->mutable_t()->add_dims(kSide);
-        for (int64_t i = 0; i < kSide * 10; i += 10) value->mutable_t()->add_float_data(float(i) * 0.25f);
+        value->mutable_t()->add_dims(4);
+        value->mutable_t()->add_dims(kSide);  // 17.6 KB of float_data
+        for (int64_t i = 0; i < 4 * kSide * 10; i += 10) value->mutable_t()->add_float_data(float(i) * 0.25f);
         addNode(g, "Add", {previous, "bias"}, {"y"});
-        addOutput(g, "y", {1, kSide});
+        addOutput(g, "y", {4, kSide});
         QTemporaryDir dir;
         const QString path = dir.filePath("large.onnx");
         writeModel(path, p);
@@ -210,8 +211,8 @@ private slots:
             const Tensor* constant = graph.node(graph.value(*graph.findValue("bias")).producer()).attributes.getTensor("value");
             QVERIFY(constant);
             const std::vector<double> values = constant->toDoubles();
-            QCOMPARE(values.size(), size_t(kSide));
-            QCOMPARE(values[kSide - 1], double(kSide - 1) * 2.5);
+            QCOMPARE(values.size(), size_t(4 * kSide));
+            QCOMPARE(values[4 * kSide - 1], double(4 * kSide - 1) * 2.5);
         }
 
         addNode(g, "Relu", {"nowhere"}, {"r"});  // reads a value nothing defines

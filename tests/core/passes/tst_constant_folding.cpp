@@ -229,6 +229,29 @@ private slots:
         QVERIFY(out.verification.passed);
     }
 
+    /// graphWithStaticShapes folds for the shapes it opens up only (foldShapesOnly): there, a
+    /// weight's Transpose over the cap stays, while the shape arithmetic beside it still folds.
+    void foldingForShapesOnlyLeavesLargeResultsAlone() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {64, 64});
+        auto w = b.initializer("w", iota({64, 64}));  // 16 KiB
+        auto wt = b.op("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}}, "wt");
+        auto dims = b.op("Concat", {b.initializer("d0", Tensor::int64s({1}, {4096})), b.initializer("d1", Tensor::int64s({1}, {1}))},
+                         {{"axis", int64_t(0)}}, "dims");
+        b.output(b.op("Reshape", {b.op("Add", {x, wt}, {}, "add"), dims}, {}, "flat"));
+        Model m = withShapes(b.model());
+        PassContext context;
+        context.foldSizeLimitBytes = 1024;
+        context.foldShapesOnly = true;
+        const CheckedPass out = runPassChecked(m, "fold-constants", context);
+        QCOMPARE(countOps(m.graph, "Transpose"), 1);
+        QCOMPARE(countOps(m.graph, "Concat"), 0);
+        QCOMPARE(out.result.counter("numFolded"), int64_t(1));
+        QVERIFY(declinedWith(out.result, "only shape computations are folded here, and its result would hold 16384 bytes, "
+                                         "more than the limit of 1024 bytes"));
+        QVERIFY(out.verification.passed);
+    }
+
     void declinesRandomnessOtherDomainsAndDequantize() {
         GraphBuilder b;
         auto x = b.input("x", DType::Float, {2, 2});

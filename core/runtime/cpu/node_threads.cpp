@@ -1,0 +1,26 @@
+// How many OpenMP threads each node of a CPU plan runs on: a product too small to share (the
+// 1x1 convolutions on a 1x1 plane of squeeze-and-excitation blocks) runs on one, without a
+// parallel region.
+#include "core/runtime/cpu/cpu_kernel.h"
+#include "core/graph/model_summary.h"
+
+#include <atomic>
+
+namespace graphlens {
+namespace {
+// 1M FLOPs: 10-25 us on one AVX-512 core. Below it, entering and leaving a parallel region of two
+// threads costs about what the second thread saves on a quiet machine, and on a busy one the
+// region waits at its barrier for a thread the scheduler has preempted (0.1 ms and more).
+std::atomic<int64_t> smallFlops{int64_t(1) << 20};
+} // namespace
+
+void setSmallProductFlops(int64_t flops) { smallFlops = flops; }
+int64_t smallProductFlops() { return smallFlops; }
+
+int cpuNodeThreads(const Graph& graph, const Node& node, int threads) {
+    if (threads <= 1) return threads;
+    const std::optional<int64_t> flops = estimateNodeFlops(graph, node);
+    return flops && *flops < smallFlops ? 1 : threads;
+}
+
+} // namespace graphlens

@@ -434,6 +434,27 @@ private slots:
         expectIdenticalOutputs(*plan, *plain, c.feeds);
     }
 
+    /// EfficientNet's Mul(scale, x) writes over x, its second input, which dies there: the one
+    /// in-place step of the plan, with the blocked kernel and with the plain one.
+    void squeezeExciteMulWritesOverItsInput_data() {
+        QTest::addColumn<bool>("blocked");
+        QTest::newRow("blocked") << true;
+        QTest::newRow("plain") << false;
+    }
+    void squeezeExciteMulWritesOverItsInput() {
+        QFETCH(bool, blocked);
+        LayoutGuard guard;
+        onednn::setConvLayoutPolicy(blocked ? onednn::ConvLayout::Blocked : onednn::ConvLayout::Plain);
+        Chain c({1, 16, 10, 10});
+        const ValueId a = c.conv(c.x, 32, 3, "Relu");
+        c.b.output(c.conv(c.squeezeExcite(a, 8), 16, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(kernelNames(*plan)[4], std::string(blocked ? "cpu:binary[blocked in,out]" : "cpu:binary"));
+        QCOMPARE(plan->memoryPlan().inPlaceCount, 1);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
     /// A squeeze-and-excitation block's 1x1 convolutions on a 1x1 plane (about 1K FLOPs each) and
     /// the 1x1 projection after it (602K FLOPs) run on one thread in a plan of two, the 3x3
     /// convolution (5.4M FLOPs) on both: same kernels and layouts, and the same outputs to the bit

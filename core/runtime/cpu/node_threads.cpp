@@ -8,10 +8,13 @@
 
 namespace graphlens {
 namespace {
-// 1M FLOPs: 10-25 us on one AVX-512 core. Below it, entering and leaving a parallel region of two
-// threads costs about what the second thread saves on a quiet machine, and on a busy one the
-// region waits at its barrier for a thread the scheduler has preempted (0.1 ms and more).
-std::atomic<int64_t> smallFlops{int64_t(1) << 20};
+// 256K FLOPs: above the squeeze-and-excitation convolutions of EfficientNet-B0 (115K) and
+// MobileNetV3 (166K), which take 5-25 us on one core; entering and leaving a parallel region of
+// two threads costs about what the second thread saves there on a quiet machine, and on a busy one
+// the region waits at its barrier for a thread the scheduler has preempted (0.1 ms and more).
+// Larger products gain from the threads even beside a build: at 4M FLOPs (the depthwise
+// convolutions on 14x14 and 7x7 planes single-threaded too) efficientnet_b0 ran 1.16x slower.
+std::atomic<int64_t> smallFlops{int64_t(1) << 18};
 } // namespace
 
 void setSmallProductFlops(int64_t flops) { smallFlops = flops; }

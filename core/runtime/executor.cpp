@@ -31,6 +31,16 @@ std::set<std::string> subgraphReads(const Node& n) {
     return names;
 }
 
+/// Whether `planned` is static and `dims` are other sizes: compared in place, since sizes()
+/// would build a vector per input of every node on every run.
+bool differsFromPlan(const Shape& planned, const std::vector<int64_t>& dims) {
+    if (!planned.isStatic()) return false;
+    if (planned.rank() != dims.size()) return true;
+    for (size_t d = 0; d < dims.size(); ++d)
+        if (planned[d].size() != dims[d]) return true;
+    return false;
+}
+
 int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
@@ -186,7 +196,7 @@ void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs,
         for (size_t i = 0; i < inputs.size(); ++i) {
             if (!inputs[i]) continue;
             const Shape& planned = graph_.value(n.input(i)).shape;
-            if (planned.isStatic() && inputs[i]->dims() != *planned.sizes())
+            if (differsFromPlan(planned, inputs[i]->dims()))
                 throw ExecutionError("input " + std::to_string(i) + " has the shape " +
                                      Shape::ofSizes(inputs[i]->dims()).toString() + " at run time but the plan was made for " +
                                      planned.toString());

@@ -163,6 +163,7 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
 /// Each node gets its optimized kernel where one accepts it, else the reference kernel, and the
 /// plan says why for each of those.
 void CpuPlan::claimNodes(int64_t opset, bool referenceOnly) {
+    size_t singleThreaded = 0;
     for (NodeId id : executor_->order()) {
         const Node& n = graph_.node(id);
         subgraphs_ = subgraphs_ || nodeHasSubgraph(n);
@@ -171,9 +172,10 @@ void CpuPlan::claimNodes(int64_t opset, bool referenceOnly) {
             planned.why = "reference kernels were asked for";
         } else {
             std::string open;
-            const auto descriptor = describeNode(graph_, n, opset, threads_, &open);
+            const auto descriptor = describeNode(graph_, n, opset, cpuNodeThreads(graph_, n, threads_), &open);
             CpuClaim claim = claimOnCpu(descriptor, n, openShapes_.empty() ? open : openShapes_);
             if (claim.kernel) {
+                singleThreaded += threads_ > 1 && descriptor && descriptor->threads == 1;
                 planned.kernel = claim.kernel->name();
                 executor_->setPreparedKernel(id, std::move(claim.kernel));
             }
@@ -181,6 +183,9 @@ void CpuPlan::claimNodes(int64_t opset, bool referenceOnly) {
         }
         nodes_.push_back(std::move(planned));
     }
+    if (singleThreaded > 0)
+        preparation_.push_back("ran " + std::to_string(singleThreaded) + " small product" + (singleThreaded == 1 ? "" : "s") +
+                               " (under " + std::to_string(smallProductFlops()) + " FLOPs) on one thread");
 }
 
 /// Activations passed between oneDNN kernels stay in their blocked layout where the arena holds
@@ -188,7 +193,10 @@ void CpuPlan::claimNodes(int64_t opset, bool referenceOnly) {
 std::map<ValueId, uint64_t> CpuPlan::keepBlockedLayouts(int64_t opset) {
     const onednn::LayoutPlanInputs inputs{
         graph_, *executor_, [this](ValueId v) { return arenaHolds(v); },
-        [this, opset](NodeId id) { return describeNode(graph_, graph_.node(id), opset, threads_); }};
+        [this, opset](NodeId id) {
+            const Node& n = graph_.node(id);
+            return describeNode(graph_, n, opset, cpuNodeThreads(graph_, n, threads_));
+        }};
     return onednn::keepActivationsBlocked(inputs);
 }
 

@@ -45,6 +45,16 @@ struct CpuClaim {
 /// accepts `node` (nullopt descriptor: shapes known only at run time, said in `openShapes`).
 CpuClaim claimOnCpu(const std::optional<NodeDescriptor>& node, const Node& n, const std::string& openShapes);
 
+/// The threads a node's kernel runs on in a CPU plan of `threads`: one for a product (Conv, Gemm,
+/// MatMul, ConvTranspose and their com.microsoft fused forms) of fewer than smallProductFlops()
+/// FLOPs (estimateNodeFlops), whose kernel then enters no OpenMP parallel region; `threads`
+/// otherwise (the other kernels compare their sizes with their own thresholds at run time).
+int cpuNodeThreads(const Graph& graph, const Node& node, int threads);
+/// For tests and measurements: the FLOPs below which a product runs on one thread (0: never);
+/// plans made afterwards use it.
+void setSmallProductFlops(int64_t flops);
+int64_t smallProductFlops();
+
 /// The element-wise activation kernel (elementwise.cpp) for an activation node (Relu, Clip with
 /// constant bounds, Sigmoid, HardSwish, ...): it maps each of its input's elements on its own,
 /// whatever their layout. nullptr for other nodes.

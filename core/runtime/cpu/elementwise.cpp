@@ -187,6 +187,9 @@ public:
     BinaryKernel(BinaryOp op, BinaryLayout layout) : op_(op), layout_(layout) {}
     std::string name() const override { return "cpu:binary"; }
     bool writesInPlace() const override { return !layout_.swapped; }
+    /// The full operand, input 1 when swapped (Mul(scale, x)): each element is read before it is
+    /// written.
+    int inPlaceInput() const override { return layout_.swapped ? 1 : 0; }
     void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
         const Tensor& full = *in[layout_.swapped ? 1 : 0];
         const Tensor& other = *in[layout_.swapped ? 0 : 1];

@@ -199,6 +199,9 @@ public:
 
     std::string name() const override { return "cpu:binary[blocked in,out]"; }
     bool writesInPlace() const override { return full_ == 0; }
+    /// The full operand, whichever input it is (EfficientNet's Mul(scale, x)): each element is
+    /// read before it is written, the other operand's per-channel values copied out first.
+    int inPlaceInput() const override { return int(full_); }
 
     void run(const std::vector<const Tensor*>& inputs, std::vector<Tensor>& outputs) override {
         ThreadScope threads(threads_);

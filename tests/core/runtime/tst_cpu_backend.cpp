@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 
 using namespace graphlens;
 using namespace graphlens::testing;
@@ -49,6 +50,34 @@ private slots:
             const TensorComparison c = compareTensors(got[0], expected[0], 1e-4, 1e-5);
             QVERIFY2(c.matches, c.mismatch.c_str());
         }
+    }
+
+    /// A prepared kernel's input whose shape at run time is not the planned one (a kernel before
+    /// it disagreeing with shape inference) is refused in one sentence, a rank apart too; the
+    /// planned shape runs.
+    void preparedKernelRefusesAnUnplannedInputShape() {
+        struct Copy final : PreparedKernel {
+            std::string name() const override { return "test:copy"; }
+            void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+                std::memcpy(out[0].mutableData(), in[0]->data(), out[0].byteSize());
+            }
+        };
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape());  // rank unknown: any feed is taken
+        const ValueId y = b.op("Identity", {x});
+        const ValueId z = b.op("Relu", {y});
+        for (ValueId v : {y, z}) {
+            b.graph().value(v).dtype = DType::Float;
+            b.graph().value(v).shape = Shape::ofSizes({2});  // what the plan was made for
+        }
+        b.output(z);
+        GraphExecutor executor(b.graph(), referenceKernels(), 17, 1);
+        executor.setPreparedKernel(b.lastNode(), std::make_unique<Copy>());
+        QCOMPARE(executor.run({{"x", Tensor::floats({2}, {1, -2})}}).at(0).toDoubles(), (std::vector<double>{1, -2}));
+        const std::string other = errorOf([&] { executor.run({{"x", Tensor::floats({3}, {1, 2, 3})}}); });
+        QVERIFY2(other.ends_with(": input 0 has the shape [3] at run time but the plan was made for [2]"), other.c_str());
+        const std::string rank = errorOf([&] { executor.run({{"x", Tensor::floats({2, 1}, {1, 2})}}); });
+        QVERIFY2(rank.ends_with(": input 0 has the shape [2,1] at run time but the plan was made for [2]"), rank.c_str());
     }
 
     void arenaPlanIsConsistent() {

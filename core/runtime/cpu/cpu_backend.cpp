@@ -6,6 +6,7 @@
 #include "core/runtime/cpu/conv_fusion.h"
 #include "core/runtime/cpu/conv_tuning.h"
 #include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/cpu/node_threads.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/cpu/qdq_fusion.h"
@@ -140,6 +141,11 @@ CpuPlan::CpuPlan(PreparedModel prepared, const CompileOptions& options, bool mem
       openShapes_(std::move(prepared.openShapes)), fusions_(std::move(fusions)), preparation_(std::move(prepared.steps)) {
     const int64_t opset = prepared.model.opsetVersion();
     graph_ = std::move(prepared.model.graph);
+    if (options.threads == 0 && !options.referenceOnly) {  // the count left to the plan (node_threads.h)
+        std::string why;
+        threads_ = planThreads(graph_, opset, threads_, &why);
+        if (!why.empty()) preparation_.push_back(std::move(why));
+    }
     executor_ = std::make_unique<GraphExecutor>(graph_, referenceKernels(), opset, threads_);
     const auto missing = executor_->unsupportedOps();
     if (!missing.empty())

@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -78,6 +79,33 @@ private slots:
         QVERIFY2(other.ends_with(": input 0 has the shape [3] at run time but the plan was made for [2]"), other.c_str());
         const std::string rank = errorOf([&] { executor.run({{"x", Tensor::floats({2, 1}, {1, 2})}}); });
         QVERIFY2(rank.ends_with(": input 0 has the shape [2,1] at run time but the plan was made for [2]"), rank.c_str());
+    }
+
+    /// A plan left to choose its threads runs a model of small nodes on one (node_threads.h) and
+    /// says so, with the outputs of a plan given two threads; a count given is kept, and a model
+    /// with a larger node keeps every core.
+    void smallModelsRunOnOneThread() {
+        const Model m = loadModel(kSample);
+        const std::map<std::string, Tensor> feeds{{"input", seeded({1, 3, 32, 32}, 7)}};
+        auto chosen = makeCpuBackend()->compile(m, {});
+        const auto oneThread = [](const Plan& plan) {
+            return std::count_if(plan.preparation().begin(), plan.preparation().end(), [](const std::string& line) {
+                return line.rfind("runs on one thread: each of its ", 0) == 0;
+            });
+        };
+        QCOMPARE(oneThread(*chosen), 1);
+        CompileOptions two;
+        two.threads = 2;
+        auto given = makeCpuBackend()->compile(m, two);
+        QCOMPARE(oneThread(*given), 0);
+        const TensorComparison c = compareTensors(chosen->run(feeds)[0], given->run(feeds)[0], 0, 0);
+        QVERIFY2(c.matches, c.mismatch.c_str());
+
+        GraphBuilder b;  // 64x512 by 512x256: 8M multiply-adds
+        ValueId x = b.input("x", DType::Float, Shape::ofSizes({64, 512}));
+        b.output(b.op("MatMul", {x, b.initializer("w", seeded({512, 256}, 3))}));
+        auto large = makeCpuBackend()->compile(b.model(13), {});
+        QCOMPARE(oneThread(*large), 0);
     }
 
     void arenaPlanIsConsistent() {

@@ -1,9 +1,11 @@
 // The oneDNN CPU kernels against the reference kernels: Conv (grouped, depthwise, strided,
 // dilated, padded, auto_pad, 1x1, 1-D and 3-D, plain and blocked layouts, fused activations and
 // residual add), ConvTranspose, Gemm, MatMul and pooling; the cases the factories must decline;
-// and the speed of a ResNet-sized convolution in both layouts.
+// the work node_threads.h counts and that one thread computes the same bits as two; and
+// the speed of a ResNet-sized convolution in both layouts.
 #include "core/graph/builder.h"
 #include "core/runtime/cpu/cpu_kernel.h"
+#include "core/runtime/cpu/node_threads.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/cpu/winograd_conv.h"
@@ -13,6 +15,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <optional>
 
@@ -651,6 +654,72 @@ private slots:
             check("AveragePool", {feed({1, 8, 7, 9}, 1)}, {{"kernel_shape", {3, 2}}, {"auto_pad", "SAME_LOWER"}}, "cpu:averagepool");
         if (what == "global_avg") check("GlobalAveragePool", {feed({2, 32, 7, 7}, 1)}, {}, "cpu:global-average-pool");
         if (what == "global_max") check("GlobalMaxPool", {feed({1, 16, 5, 5}, 1)}, {}, "onednn:pool");
+    }
+
+    /// The work node_threads.h counts: multiply-adds of convolutions, matrix products and pooling,
+    /// and the bytes every node reads and writes.
+    void nodeWorkCountsMultiplyAddsAndBytes() {
+        auto conv = oneNode("Conv", convOperands({1, 16, 24, 24}, {16, 16, 3, 3}, false), Attributes{{"pads", {1, 1, 1, 1}}});
+        const NodeWork convWork = nodeWork(describe(*conv, {{1, 16, 24, 24}}));
+        QCOMPARE(convWork.multiplyAdds, uint64_t(16 * 24 * 24) * (16 * 9));
+        QCOMPARE(convWork.bytes, uint64_t(4) * (16 * 24 * 24 + 16 * 16 * 9 + 16 * 24 * 24));
+
+        auto depthwise = oneNode("Conv", convOperands({1, 64, 56, 56}, {64, 1, 3, 3}, false),
+                                 Attributes{{"pads", {1, 1, 1, 1}}, {"group", 64}});
+        QCOMPARE(nodeWork(describe(*depthwise, {{1, 64, 56, 56}})).multiplyAdds, uint64_t(64 * 56 * 56) * 9);
+
+        auto transposed = oneNode("ConvTranspose", convOperands({1, 8, 16, 16}, {8, 4, 3, 3}, false), Attributes{});
+        QCOMPARE(nodeWork(describe(*transposed, {{1, 4, 18, 18}})).multiplyAdds, uint64_t(8 * 16 * 16) * (4 * 9));
+
+        auto product = oneNode("MatMul", {feed({64, 96}, 1), weight({96, 32}, 2)}, {});
+        QCOMPARE(nodeWork(describe(*product, {{64, 32}})).multiplyAdds, uint64_t(64 * 32 * 96));
+        auto gemm = oneNode("Gemm", {feed({96, 64}, 1), weight({96, 32}, 2)}, Attributes{{"transA", 1}});
+        QCOMPARE(nodeWork(describe(*gemm, {{64, 32}})).multiplyAdds, uint64_t(64 * 32 * 96));
+
+        auto pool = oneNode("MaxPool", {feed({1, 32, 16, 16}, 1)}, Attributes{{"kernel_shape", {2, 2}}, {"strides", {2, 2}}});
+        QCOMPARE(nodeWork(describe(*pool, {{1, 32, 8, 8}})).multiplyAdds, uint64_t(32 * 8 * 8) * 4);
+        auto global = oneNode("GlobalAveragePool", {feed({1, 32, 7, 7}, 1)}, {});
+        QCOMPARE(nodeWork(describe(*global, {{1, 32, 1, 1}})).multiplyAdds, uint64_t(32 * 7 * 7));
+
+        auto relu = oneNode("Relu", {feed({1, 16}, 1)}, {});
+        const NodeWork reluWork = nodeWork(describe(*relu, {{1, 16}}));
+        QCOMPARE(reluWork.multiplyAdds, uint64_t(0));
+        QCOMPARE(reluWork.bytes, uint64_t(2 * 16 * 4));
+    }
+
+    /// Convolutions and pooling compute the same bits on one thread as on two, so a plan that
+    /// chose one thread (node_threads.h) changes no output of theirs.
+    void oneThreadComputesTheSameBits_data() {
+        QTest::addColumn<QString>("what");
+        QTest::newRow("3x3 conv, blocked") << "conv";
+        QTest::newRow("depthwise conv") << "depthwise";
+        QTest::newRow("max pool") << "pool";
+    }
+    void oneThreadComputesTheSameBits() {
+        QFETCH(QString, what);
+        std::unique_ptr<NodeGraph> g;
+        Dims out;
+        if (what == "conv") {
+            g = oneNode("Conv", convOperands({1, 32, 20, 20}, {32, 32, 3, 3}, true), Attributes{{"pads", {1, 1, 1, 1}}});
+            out = {1, 32, 20, 20};
+        } else if (what == "depthwise") {
+            g = oneNode("Conv", convOperands({1, 48, 20, 20}, {48, 1, 3, 3}, true),
+                        Attributes{{"pads", {1, 1, 1, 1}}, {"group", 48}});
+            out = {1, 48, 20, 20};
+        } else {
+            g = oneNode("MaxPool", {feed({1, 32, 16, 16}, 1)}, Attributes{{"kernel_shape", {3, 3}}, {"strides", {2, 2}}});
+            out = {1, 32, 7, 7};
+        }
+        std::vector<Tensor> results;
+        for (int threads : {1, 2}) {
+            auto kernel = cpuKernels().prepare(describe(*g, {out}, threads));
+            QVERIFY(kernel);
+            std::vector<Tensor> outputs{Tensor::allocate(DType::Float, out)};
+            kernel->run(g->inputs, outputs);
+            results.push_back(outputs[0]);
+        }
+        QCOMPARE(results[0].byteSize(), results[1].byteSize());
+        QVERIFY(std::memcmp(results[0].data(), results[1].data(), results[0].byteSize()) == 0);
     }
 
     void factoriesDeclineWhatTheyDoNotHandle() {

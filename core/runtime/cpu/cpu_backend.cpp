@@ -342,6 +342,7 @@ public:
         if (!options.referenceOnly) {
             fuseQdqConvolutions(prepared, &fusions.reportedAs);
             fuseQdqMatMuls(prepared, &fusions.reportedAs);
+            fuseQdqLookupTables(prepared, &fusions.reportedAs);
         }
         dequantizeConstantWeights(prepared);
         if (!options.referenceOnly && options.fuseKernels) fuseConvolutionKernels(prepared, fusions);

@@ -191,6 +191,7 @@ void registerOneDnnKernels(CpuKernelRegistry& registry) {
     onednn::registerPoolKernels(registry);
     onednn::registerInt8Kernels(registry);
     onednn::registerQuantizeLinearKernels(registry);
+    onednn::registerLookupTableKernels(registry);
 }
 
 } // namespace graphlens

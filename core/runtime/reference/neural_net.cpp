@@ -225,6 +225,7 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("RNN", nn::rnn);
     registry.add("FusedConv", nn::fusedConv, "com.microsoft");
     registry.add("QLinearAdd", nn::qlinearAdd, "com.microsoft");
+    registry.add("QLinearLookupTable", nn::qlinearLookupTable, "ai.graphlens");
     registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
     registry.add("FusedMatMul", nn::fusedMatMul, "com.microsoft");
     registry.add("QGemm", nn::qgemm, "com.microsoft");

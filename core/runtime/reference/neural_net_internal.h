@@ -93,6 +93,7 @@ void matMulIntegerToFloat(KernelContext& ctx);  // com.microsoft MatMulIntegerTo
 void quantizeLinear(KernelContext& ctx);   // neural_net_quant.cpp
 void dequantizeLinear(KernelContext& ctx);
 void qlinearAdd(KernelContext& ctx);        // com.microsoft QLinearAdd (neural_net_quant.cpp)
+void qlinearLookupTable(KernelContext& ctx);  // ai.graphlens QLinearLookupTable (the CPU plan's)
 void dynamicQuantizeLinear(KernelContext& ctx);
 void resize(KernelContext& ctx);           // neural_net_resize.cpp
 void upsample(KernelContext& ctx);

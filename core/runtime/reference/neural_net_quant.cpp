@@ -1,5 +1,6 @@
 // Reference kernels for linear quantization: QuantizeLinear and DequantizeLinear (per tensor or
-// per axis), DynamicQuantizeLinear and ONNX Runtime's QLinearAdd. Scaling is done in float, as ONNX's reference does.
+// per axis), DynamicQuantizeLinear, ONNX Runtime's QLinearAdd and the CPU plan's QLinearLookupTable.
+// Scaling is done in float, as ONNX's reference does.
 #include "core/runtime/reference/neural_net_internal.h"
 
 #include <algorithm>
@@ -103,6 +104,22 @@ void qlinearAdd(KernelContext& ctx) {
         y[i] = saturateRound(std::nearbyint(double(sum / cs)) + cz, cType);
     }
     ctx.setOutput(0, tensorOfDoubles(cType, dims, y));
+}
+
+/// ai.graphlens QLinearLookupTable (x u8/s8, table): y[i] = table[x's byte], the table's 256
+/// values of the output's type (s8 codes -128..-1 at 128..255): what the CPU plan makes of
+/// DequantizeLinear -> an activation -> QuantizeLinear (qdq_fusion.h).
+void qlinearLookupTable(KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& table = ctx.input(1);
+    if ((x.dtype() != DType::UInt8 && x.dtype() != DType::Int8) || table.numel() != 256 ||
+        (table.dtype() != DType::UInt8 && table.dtype() != DType::Int8))
+        throw KernelError("QLinearLookupTable maps u8/s8 codes through a table of 256 u8/s8 values");
+    Tensor& y = ctx.allocateOutput(0, table.dtype(), x.dims());
+    const auto* codes = reinterpret_cast<const uint8_t*>(x.data());
+    const auto* values = reinterpret_cast<const uint8_t*>(table.data());
+    auto* out = reinterpret_cast<uint8_t*>(y.mutableData());
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = values[codes[i]];
 }
 
 } // namespace graphlens::nn

@@ -636,6 +636,9 @@ inline const std::vector<Case>& kCases() {
                                                   scalar(0.02f), konst(u8({}, {7})), scalar(0.05f), konst(u8({}, {0}))}}.tol(kExact).only(Target::Cpu),
                 Case{"com.microsoft:QLinearAdd", {ints(I8, {3, 100}, -128, 127), scalar(0.03f), konst(i8({}, {-5})), ints(I8, {3, 100}, -128, 127),
                                                   scalar(0.01f), konst(i8({}, {3})), scalar(0.02f), konst(i8({}, {-1}))}}.tol(kExact).only(Target::Cpu),
+                // The CPU plan's lookup table (DQ -> activation -> Q): y = table[x's byte], exact
+                Case{"ai.graphlens:QLinearLookupTable", {ints(U8, {2, 16, 5, 7}, 0, 255), konst(ints(U8, {256}, 0, 255))}}.tol(kExact).only(Target::Cpu),
+                Case{"ai.graphlens:QLinearLookupTable", {ints(I8, {3, 100}, -128, 127), konst(ints(I8, {256}, -128, 127))}}.tol(kExact).only(Target::Cpu),
                 Case{"QLinearMatMul", {ints(U8, {6, 40}, 0, 255), scalar(0.05f), konst(u8({}, {3})), konst(ints(I8, {40, 24}, -64, 64)),
                                        scalar(0.01f), konst(i8({}, {0})), scalar(0.2f), konst(u8({}, {128}))}}.tol(Tol{0, 1, "requantized: one output step"}),
                 Case{"QLinearMatMul", {ints(U8, {2, 5, 40}, 0, 255), scalar(0.05f), konst(u8({}, {3})), konst(ints(I8, {40, 24}, -64, 64)),

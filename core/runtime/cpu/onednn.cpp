@@ -192,6 +192,7 @@ void registerOneDnnKernels(CpuKernelRegistry& registry) {
     onednn::registerInt8Kernels(registry);
     onednn::registerQuantizeLinearKernels(registry);
     onednn::registerLookupTableKernels(registry);
+    onednn::registerSqueezeExcitationKernels(registry);
 }
 
 } // namespace graphlens

@@ -745,8 +745,59 @@ private slots:
         }
         // conv1's step (0.02) through HardSwish (x1.5) in units of 0.012, plus hq's own step, into
         // conv2 (sum |w| * 0.004 per input step, |w| <= 64 over 16 inputs), plus c2q's step.
+        qInfo("largest difference %g, %zu of %zu outputs differ", worst, differ, got.size());
         QVERIFY2(worst <= 4 * 0.01 + 1e-6, qPrintable(QString("off by %1").arg(worst)));
         QVERIFY2(differ * 20 < got.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(got.size())));
+    }
+
+    /// A squeeze-and-excitation block in QDQ form (x from an int8 convolution; GlobalAveragePool,
+    /// a 1x1 convolution, a Sigmoid, the Mul of x by the gate, a convolution) runs int8 from end to
+    /// end: QLinearGlobalAveragePool and QLinearMul read x channels-last where the convolution wrote
+    /// it. The pooled mean can round one step off the reference's float sum (int32 sums), and each
+    /// convolution one step; a step in the gate moves the product by at most x's largest value
+    /// times the gate's step.
+    void qdqSqueezeExcitationRunsAsInt8() {
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 16, 9, 9}));
+        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) {
+            return b.op("QuantizeLinear", {v, b.initializer(name + "_s", Tensor::scalar(scale)),
+                                           b.initializer(name + "_z", scalarOf(DType::UInt8, zero))}, {}, name);
+        };
+        const auto dq = [&](ValueId v, const std::string& name) {
+            const Node& n = b.graph().node(b.graph().value(v).producer());
+            return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
+        };
+        const auto conv = [&](ValueId in, int seed, const std::string& name) {
+            const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, {16, 16, 1, 1}, seed, -64, 62, true)),
+                                                       b.initializer(name + "_ws", Tensor::scalar(0.004f))}, {}, name + "_wdq");
+            return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({16}, seed, -0.2f, 0.2f))}, {}, name);
+        };
+        const ValueId c1 = q(conv(dq(q(x, 0.01f, 128, "xq"), "xdq"), 61, "conv1"), 0.02f, 128, "c1q");
+        const ValueId pooled = q(b.op("GlobalAveragePool", {dq(c1, "c1dq_pool")}, {}, "pool"), 0.004f, 128, "pq");
+        const ValueId gate = q(b.op("Sigmoid", {dq(q(conv(dq(pooled, "pdq"), 62, "squeeze"), 0.01f, 128, "sq"), "sdq")}, {}, "sigmoid"),
+                               1.f / 255, 0, "gq");
+        const ValueId scaled = q(b.op("Mul", {dq(c1, "c1dq_mul"), dq(gate, "gdq")}, {}, "excite"), 0.015f, 128, "mq");
+        b.output(dq(q(conv(dq(scaled, "mdq"), 63, "conv2"), 0.01f, 128, "c2q"), "out"));
+        const Model m = b.model(17);
+        const Tensor input = seeded({1, 16, 9, 9}, 64, -1.2f, 1.2f);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}}).at(0).toDoubles();
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(kernelsOf(*plan), (std::vector<std::string>{"cpu:quantize", "onednn:qlinear_conv", "cpu:qlinear-global-average-pool[nhwc in]",
+                                                              "onednn:qlinear_conv", "cpu:qlinear-lookup-table", "cpu:qlinear-mul-by-channel[nhwc in,out]",
+                                                              "onednn:qlinear_conv", "cpu:dequantize"}));
+        QVERIFY(plan->preparation().back() == "ran 1 QDQ GlobalAveragePool and 1 QDQ Mul as int8 QLinearGlobalAveragePool and QLinearMul");
+        const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
+        double worst = 0;
+        size_t differ = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            worst = std::max(worst, std::fabs(got[i] - expected[i]));
+            differ += got[i] != expected[i];
+        }
+        qInfo("largest difference %g, %zu of %zu outputs differ", worst, differ, got.size());
+        QVERIFY2(worst <= 4 * 0.01 + 1e-6, qPrintable(QString("off by %1").arg(worst)));
+        QVERIFY2(differ * 10 < got.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(got.size())));
     }
 
     void quantizeAndDequantizeMatchTheReference() {

@@ -129,14 +129,16 @@ void mulRun(const A* a, const B* b, bool perElement, C* c, int64_t n, int64_t st
     }
 }
 
-/// One channels-last row: y[c] = Q(DQ(a[c]) * gate[c]), gate[c] the channel's dequantized gate.
+/// `rows` channels-last rows of `n` channels: y[r][c] = Q(DQ(a[r][c]) * gate[c]), gate[c] the
+/// channel's dequantized gate.
 template <typename A, typename C>
-GRAPHLENS_VECTOR_CLONES void mulRow(const A* a, const float* gate, C* y, int64_t n, float az, float as, float cs, float cz) {
-    for (int64_t c = 0; c < n; ++c) {
-        const float fa = (float(a[c]) - az) * as;
-        const float product = fa * gate[c];
-        y[c] = requantize<C>(product / cs, cz);
-    }
+GRAPHLENS_VECTOR_CLONES void mulRows(const A* a, const float* gate, C* y, int64_t rows, int64_t n, float az, float as, float cs, float cz) {
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < n; ++c) {
+            const float fa = (float(a[r * n + c]) - az) * as;
+            const float product = fa * gate[c];
+            y[r * n + c] = requantize<C>(product / cs, cz);
+        }
 }
 
 class QLinearMulKernel final : public PreparedKernel, public BlockedLayoutKernel {
@@ -204,9 +206,14 @@ private:
         if (kept_) {  // rows of C channels, each times the image's gate vector
             std::vector<float> gate(size_t(n_ * c_));
             for (size_t i = 0; i < gate.size(); ++i) gate[i] = (float(g[i]) - p.bz) * p.bs;
+            // Blocks of rows of one image, a few thousand values each, on the threads.
+            const int64_t rowsPerBlock = std::max<int64_t>(1, 4096 / c_), blocks = (hw_ + rowsPerBlock - 1) / rowsPerBlock;
 #pragma omp parallel for schedule(static) if (n_ * c_ * hw_ >= (1 << 15))
-            for (int64_t row = 0; row < n_ * hw_; ++row)
-                mulRow(a + row * c_, gate.data() + (row / hw_) * c_, y + row * c_, c_, p.az, p.as, p.cs, p.cz);
+            for (int64_t nb = 0; nb < n_ * blocks; ++nb) {
+                const int64_t n = nb / blocks, r0 = (nb % blocks) * rowsPerBlock, rows = std::min(rowsPerBlock, hw_ - r0);
+                const int64_t at = (n * hw_ + r0) * c_;
+                mulRows(a + at, gate.data() + n * c_, y + at, rows, c_, p.az, p.as, p.cs, p.cz);
+            }
             return;
         }
 #pragma omp parallel for schedule(static) if (n_ * c_ * hw_ >= (1 << 15))

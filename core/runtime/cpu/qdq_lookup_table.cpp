@@ -97,8 +97,9 @@ std::optional<QdqActivation> matchAt(const Graph& g, const Node& dq) {
 }
 
 /// table[byte] = the pattern's output code for the input code whose byte it is, computed by the
-/// reference kernels of the matched nodes on the 256 codes.
-Tensor tableOf(const Graph& g, const QdqActivation& m, int64_t opset) {
+/// reference kernels of the matched nodes on the 256 codes; nullopt when one of them refuses its
+/// inputs or attributes (the nodes then run as they are, and say so when they do).
+std::optional<Tensor> tableOf(const Graph& g, const QdqActivation& m, int64_t opset) try {
     const DType xType = valueType(g, m.nodes.front()->input(0));
     Tensor codes = Tensor::allocate(xType, {256});
     auto* bytes = reinterpret_cast<uint8_t*>(codes.mutableData());
@@ -112,10 +113,14 @@ Tensor tableOf(const Graph& g, const QdqActivation& m, int64_t opset) {
             else inputs.push_back(g.constantValue(v));
         }
         KernelContext ctx(*n, opset, std::move(inputs));
-        referenceKernels().find(OpKey::of(*n))(ctx);
+        const KernelFn kernel = referenceKernels().find(OpKey::of(*n));
+        if (!kernel) return std::nullopt;
+        kernel(ctx);
         values[n->output(0)] = ctx.outputs()[0];
     }
     return values.at(m.nodes.back()->output(0));
+} catch (const KernelError&) {
+    return std::nullopt;
 }
 
 class FuseQdqLookupTables final : public Pass {
@@ -138,7 +143,8 @@ public:
             if (!m) continue;
             const Node& reported = *m->reported;
             const std::string what = reported.opType == "Mul" ? "x * Sigmoid(x)" : reported.opType;
-            const Tensor table = tableOf(g, *m, context.opset);
+            const std::optional<Tensor> table = tableOf(g, *m, context.opset);
+            if (!table) continue;
             std::vector<NodeId> nodes{reported.id};  // the activation first (its name stays), Q last
             for (const Node* n : m->nodes)
                 if (n != m->reported && n != m->nodes.back() && (n != m->nodes.front() || !m->dequantizeShared)) nodes.push_back(n->id);
@@ -146,7 +152,7 @@ public:
             const std::string label = nodeLabel(reported);
             const ValueId x = m->nodes.front()->input(0);
             const std::string name = reported.name.empty() ? "activation" : reported.name;
-            const ValueId t = rw.addInitializer(name + "_table", table);
+            const ValueId t = rw.addInitializer(name + "_table", *table);
             const NodeId activation = reported.id;
             const NodeId fused = rw.replaceNodes(nodes, "QLinearLookupTable", {x, t}, {}, "ai.graphlens", Rewriter::KeepName::OfFirst);
             rw.useDomain("ai.graphlens", 1);

@@ -8,7 +8,9 @@
 //       z = round(-min / s)
 // A Clip(lo, hi) after the node (ReLU6) is implied when s * (0 - z) >= lo and s * (255 - z) <= hi:
 // the scale is narrowed to make it so, and the Clip then folds into the int8 node's saturation.
-// FusedConv (Relu, Clip or no activation) and FusedGemm from the fusion passes are split back first.
+// An activation alone after such a node (HardSwish, Sigmoid, x * Sigmoid(x)...) gets a pair on its
+// output too (the CPU plan tabulates DequantizeLinear -> activation -> QuantizeLinear, qdq_fusion.h).
+// FusedConv and FusedGemm from the fusion passes are split back first.
 // The CPU plan runs DequantizeLinear -> Conv -> [Relu|Clip] -> QuantizeLinear as one int8 QLinearConv,
 // and the same around MatMul and Gemm as QLinearMatMul and QGemm (core/runtime/cpu/qdq_fusion.h). The pass reports what it costs: each quantized node's output
 // error on the first calibration input and the error of the graph outputs.
@@ -62,7 +64,35 @@ struct Target {
     ValueId product = kNoId; ///< its own output
     std::optional<std::pair<float, float>> clip;  ///< the bounds of the Clip that alone reads it
     bool quantizeBias = false;
+    /// The output of the activation (HardSwish, Sigmoid, x * Sigmoid(x)...) that alone reads its
+    /// output, quantized too so the CPU plan runs it as an int8 lookup table; kNoId when none.
+    ValueId activation = kNoId;
 };
+
+/// The output of what alone reads `v` when it is an activation the CPU plan tabulates between a
+/// DequantizeLinear and a QuantizeLinear (tabulatesActivation), or x * Sigmoid(x) (a Sigmoid and a
+/// Mul the only readers of v); kNoId otherwise.
+ValueId tabulatedActivationAfter(const Graph& g, ValueId v) {
+    const std::vector<Use>& uses = g.value(v).uses();
+    if (g.isGraphOutput(v) || uses.empty() || uses.size() > 2) return kNoId;
+    if (uses.size() == 1) {
+        const Node& n = g.node(uses[0].node);
+        return tabulatesActivation(n) ? n.output(0) : kNoId;
+    }
+    const Node* sigmoid = nullptr;
+    const Node* mul = nullptr;
+    for (const Use& u : uses) {
+        const Node& n = g.node(u.node);
+        if (!n.domain.empty()) return kNoId;
+        if (n.opType == "Sigmoid") sigmoid = &n;
+        else if (n.opType == "Mul" && n.inputs().size() == 2) mul = &n;
+    }
+    if (!sigmoid || !mul) return kNoId;
+    const ValueId gate = sigmoid->output(0);
+    if (g.isGraphOutput(gate) || g.value(gate).uses().size() != 1) return kNoId;
+    const bool swish = (mul->input(0) == v && mul->input(1) == gate) || (mul->input(0) == gate && mul->input(1) == v);
+    return swish ? mul->output(0) : kNoId;
+}
 
 /// True when u8 quantization with `p` saturates inside [lo, hi], so Q(Clip(t)) = Q(t): the test the
 /// CPU plan folds the Clip by.
@@ -151,19 +181,19 @@ public:
                "min and max, widened to include 0, give scale = (max - min) / 255 and zero point = round(-min / scale). The CPU "
                "plan runs each DequantizeLinear -> Conv -> [Relu or Clip] -> QuantizeLinear as one int8 "
                "QLinearConv (MatMul and Gemm: QLinearMatMul and QGemm, and int8 with a float output where no "
-               "QuantizeLinear follows), and ONNX Runtime runs the file as it runs its own. A FusedConv with no activation, "
-               "a Relu or a Clip is split back into Conv, Add and the activation first, a com.microsoft FusedGemm "
-               "into Gemm and its activation (any: BERT's pooler Tanh runs in float between the Gemm's pair and "
-               "the next). A FusedConv with another activation (HardSigmoid, Sigmoid) stays fused and float: "
-               "that activation would run in float between a DequantizeLinear and a QuantizeLinear, which measured "
-               "slower than the fused float convolution on mobilenet_v3_small and efficientnet_b0. "
+               "QuantizeLinear follows), and ONNX Runtime runs the file as it runs its own. A com.microsoft FusedConv "
+               "is split back into Conv, Add and its activation first, a FusedGemm into Gemm and its activation. "
+               "An activation that alone reads a quantized node's output (HardSwish, HardSigmoid, Sigmoid, Tanh, "
+               "x * Sigmoid(x) as a Sigmoid and a Mul, ...) gets a pair on its output too: the CPU plan runs "
+               "DequantizeLinear -> activation -> QuantizeLinear as a 256-entry int8 lookup table (as ONNX Runtime "
+               "runs QLinearSigmoid), so MobileNetV3 and EfficientNet stay int8 between their convolutions. "
                "A Clip(min, max) after a node (MobileNet's ReLU6; min <= 0 <= max) is calibrated after the Clip, "
                "as ONNX Runtime's quantizer does, and the scale narrowed by less than half a step so that every "
                "u8 value s * (q - z) lies in [min, max]: the Clip is then implied by the int8 saturation "
                "(ONNX Runtime's ClipQuantFusion test) and DequantizeLinear -> Conv -> Clip -> QuantizeLinear runs "
                "as one QLinearConv. Where it is not (an all-zero calibrated output), the node's own output "
                "is quantized and the Clip stays float between a DequantizeLinear and the next QuantizeLinear, "
-               "as other activations after a quantized node (HardSwish, Tanh) always do. Graph outputs stay float. The notes report the error each quantized node's output has on the first "
+               "as the tabulated activations do. Graph outputs stay float. The notes report the error each quantized node's output has on the first "
                "calibration input against the float model, and the graph outputs' error. It declines "
                "weights read by several nodes or not float32, and models before opset 13.";
     }
@@ -176,8 +206,8 @@ public:
         // The tensors to calibrate: each node's input, its output and the Relu's or Clip's after it.
         std::vector<ValueId> calibrated;
         for (const Target& t : targets)
-            for (ValueId v : {t.input, t.output, t.product})
-                if (std::find(calibrated.begin(), calibrated.end(), v) == calibrated.end()) calibrated.push_back(v);
+            for (ValueId v : {t.input, t.output, t.product, t.activation})
+                if (v != kNoId && std::find(calibrated.begin(), calibrated.end(), v) == calibrated.end()) calibrated.push_back(v);
 
         // Calibrate: run the float model on every input set, keep each activation's range and
         // the first set's float values of every probed tensor.
@@ -231,9 +261,12 @@ public:
         }
         // Rewrite: activations first (a bias needs its input's scale), then each node's weights.
         std::vector<ValueId> activations;  // in the order the nodes come
-        for (const Target& t : targets)
-            for (ValueId v : {t.input, t.output})
-                if (std::find(activations.begin(), activations.end(), v) == activations.end()) activations.push_back(v);
+        size_t tabulated = 0;
+        for (const Target& t : targets) {
+            for (ValueId v : {t.input, t.output, t.activation})
+                if (v != kNoId && std::find(activations.begin(), activations.end(), v) == activations.end()) activations.push_back(v);
+            tabulated += t.activation != kNoId && !rw.graph().value(t.activation).uses().empty();  // a graph output alone stays float
+        }
         size_t pairs = 0;
         for (ValueId v : activations) {
             if (!params.count(v)) params[v] = activationParams(rangeOf(v).first, rangeOf(v).second);
@@ -275,6 +308,10 @@ public:
                                 : " input sets from '" + settings.source + "'"));
         notes.push_back("int8 QDQ: " + std::to_string(targets.size()) + " nodes with int8 weights, " +
                         std::to_string(pairs) + " activations as u8 QuantizeLinear -> DequantizeLinear pairs");
+        if (tabulated > 0)
+            notes.push_back(std::to_string(tabulated) + " activation" + (tabulated == 1 ? "" : "s") +
+                            " after a quantized node (HardSwish, Sigmoid, x * Sigmoid(x)...) quantized on both sides: the CPU "
+                            "plan runs each as a 256-entry int8 lookup table");
         if (clipsImplied + clipsKept > 0)
             notes.push_back(std::to_string(clipsImplied) + " of " + std::to_string(clipsImplied + clipsKept) +
                             " Clips after a quantized node are implied by their output's u8 range (the CPU plan and ONNX "
@@ -319,12 +356,6 @@ private:
             if ((n.opType != "FusedConv" && !gemm) || n.domain != "com.microsoft") continue;
             const auto activation = gemm ? gemmActivationOf(n.attributes) : activationOf(n.attributes);
             const std::string op = gemm ? "Gemm" : "Conv";
-            if (!gemm && activation && activation->name != "Relu" && activation->name != "Clip") {
-                rw.decline(id, "kept fused and in float: quantize-int8 splits a FusedConv only when its activation is a "
-                               "Relu, a Clip or none (which the int8 convolution's saturation computes), and its activation is " +
-                               activation->name);
-                continue;
-            }
             Attributes attributes = n.attributes;
             for (const char* a : {"activation", "activation_params", "activation_alpha", "activation_beta", "activation_gamma"})
                 attributes.erase(a);
@@ -395,6 +426,7 @@ private:
                     t.clip = std::pair{bounds->params[0], bounds->params[1]};
                 }
             }
+            if (t.output == t.product) t.activation = tabulatedActivationAfter(g, t.product);
             // The bias in accumulator units: a constant float vector of one value per output
             // channel; Gemm only when it adds A * B + C as it is (alpha = beta = 1).
             if (const Tensor* b = constantInput(g, n, 2)) {

@@ -356,6 +356,8 @@ public:
         if (!options.referenceOnly) {
             fuseQdqConvolutions(prepared, &fusions.reportedAs);
             fuseQdqMatMuls(prepared, &fusions.reportedAs);
+            fuseQdqLookupTables(prepared, &fusions.reportedAs);
+            fuseQdqSqueezeExcitation(prepared, &fusions.reportedAs);
         }
         dequantizeConstantWeights(prepared);
         if (!options.referenceOnly && options.fuseKernels) fuseConvolutionKernels(prepared, fusions);

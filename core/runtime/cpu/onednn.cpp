@@ -191,6 +191,8 @@ void registerOneDnnKernels(CpuKernelRegistry& registry) {
     onednn::registerPoolKernels(registry);
     onednn::registerInt8Kernels(registry);
     onednn::registerQuantizeLinearKernels(registry);
+    onednn::registerLookupTableKernels(registry);
+    onednn::registerSqueezeExcitationKernels(registry);
 }
 
 } // namespace graphlens

@@ -94,6 +94,8 @@ void registerMatMulKernels(CpuKernelRegistry& registry);  // onednn_matmul.cpp
 void registerPoolKernels(CpuKernelRegistry& registry);    // onednn_pool.cpp
 void registerInt8Kernels(CpuKernelRegistry& registry);    // onednn_int8.cpp: QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger
 void registerQuantizeLinearKernels(CpuKernelRegistry& registry);  // quantize_linear.cpp: QuantizeLinear, DequantizeLinear
+void registerLookupTableKernels(CpuKernelRegistry& registry);     // qlinear_lookup_table.cpp: QLinearLookupTable
+void registerSqueezeExcitationKernels(CpuKernelRegistry& registry);  // qlinear_squeeze_excitation.cpp: QLinearMul, QLinearGlobalAveragePool
 
 // Blocked variants for chains of oneDNN kernels (see prepareBlockedVariant in onednn_layout.h).
 /// A (transposed) convolution that computes blocked where alone it would not (large 1x1).

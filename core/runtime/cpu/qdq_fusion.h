@@ -42,6 +42,23 @@ size_t fuseQdqConvolutions(PreparedModel& prepared, std::map<NodeId, NodeId>* re
 /// output"); returns how many.
 size_t fuseQdqMatMuls(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
 
+/// The same for activations between a DequantizeLinear and a QuantizeLinear with constant per-tensor
+/// parameters (HardSwish, HardSigmoid, Sigmoid and other one-input activations, and x * Sigmoid(x)):
+/// each becomes an ai.graphlens QLinearLookupTable of the 256 input codes, computed by the reference
+/// kernels of the nodes it replaces (qdq_lookup_table.cpp). Adds one line to the steps ("ran 18
+/// QDQ activations as int8 lookup tables: 18 HardSwish"); returns how many.
+size_t fuseQdqLookupTables(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
+/// The same for squeeze-and-excitation blocks: DequantizeLinear -> GlobalAveragePool -> QuantizeLinear
+/// becomes com.microsoft QLinearGlobalAveragePool, DequantizeLinear(a) * DequantizeLinear(b) -> Mul
+/// -> QuantizeLinear (b of a's shape or [N, C, 1, 1]) com.microsoft QLinearMul
+/// (qdq_squeeze_excitation.cpp). Adds one line to the steps; returns how many.
+size_t fuseQdqSqueezeExcitation(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
+/// True when `node` is a one-input activation of the default domain that fuseQdqLookupTables
+/// tabulates between a DequantizeLinear and a QuantizeLinear (every kind of the activation table
+/// but Relu, Clip and Identity, which the int8 nodes' saturation computes); quantize-int8 quantizes
+/// the outputs of those that follow a quantized node.
+bool tabulatesActivation(const Node& node);
+
 /// Stores the weights of every DequantizeLinear of constants as float32 (what the shared
 /// preparation does, for the weights it kept for fuseQdqConvolutions); for plans that do not
 /// fuse. Adds a line to the steps when it changed something.

@@ -6,6 +6,7 @@
 // (products and sums kept apart: no fused multiply-add, which would round differently).
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
+#include "core/runtime/cpu/requantize.h"
 #include "core/runtime/cpu/vector_math.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -25,18 +26,6 @@ void chunked(int64_t n, Body&& body) {
     if (chunks <= 1) return body(int64_t(0), n);
 #pragma omp parallel for schedule(static)
     for (int64_t c = 0; c < chunks; ++c) body(c * chunk, std::min(n, (c + 1) * chunk));
-}
-
-/// saturate(round_half_even(v) + zero) for Q: clamped first (within the float range the
-/// rounding trick needs), rounded by adding and subtracting 1.5 * 2^23 (the default rounding
-/// mode), then saturated.
-template <typename Q>
-inline Q requantize(float v, float zero) {
-    constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
-    constexpr float magic = 12582912.f;
-    v = std::min(std::max(v, lowest - zero - 1.f), highest - zero + 1.f);
-    const float r = (v + magic) - magic;
-    return Q(int32_t(std::min(std::max(r + zero, lowest), highest)));
 }
 
 template <typename Q>

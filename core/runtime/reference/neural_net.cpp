@@ -225,6 +225,9 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("RNN", nn::rnn);
     registry.add("FusedConv", nn::fusedConv, "com.microsoft");
     registry.add("QLinearAdd", nn::qlinearAdd, "com.microsoft");
+    registry.add("QLinearLookupTable", nn::qlinearLookupTable, "ai.graphlens");
+    registry.add("QLinearMul", nn::qlinearMul, "com.microsoft");
+    registry.add("QLinearGlobalAveragePool", nn::qlinearGlobalAveragePool, "com.microsoft");
     registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
     registry.add("FusedMatMul", nn::fusedMatMul, "com.microsoft");
     registry.add("QGemm", nn::qgemm, "com.microsoft");

@@ -1,5 +1,6 @@
 // Reference kernels for linear quantization: QuantizeLinear and DequantizeLinear (per tensor or
-// per axis), DynamicQuantizeLinear and ONNX Runtime's QLinearAdd. Scaling is done in float, as ONNX's reference does.
+// per axis), DynamicQuantizeLinear, ONNX Runtime's QLinearAdd and the CPU plan's QLinearLookupTable.
+// Scaling is done in float, as ONNX's reference does.
 #include "core/runtime/reference/neural_net_internal.h"
 
 #include <algorithm>
@@ -79,16 +80,18 @@ void dynamicQuantizeLinear(KernelContext& ctx) {
     if (ctx.outputCount() > 2) ctx.setOutput(2, tensorOfDoubles(DType::UInt8, {}, {zero}));
 }
 
-/// com.microsoft QLinearAdd (A, A_scale, A_zero, B, B_scale, B_zero, C_scale, C_zero), with
-/// broadcasting: C = QuantizeLinear(DequantizeLinear(A) + DequantizeLinear(B)), each step in float
-/// as the three ops compute it, so it equals the QDQ subgraph it replaces.
-void qlinearAdd(KernelContext& ctx) {
+namespace {
+
+/// C = QuantizeLinear(DequantizeLinear(A) op DequantizeLinear(B)) with broadcasting, each step in
+/// float as the three ops compute it (A, A_scale, A_zero, B, B_scale, B_zero, C_scale, C_zero).
+template <typename Op>
+void qlinearBinary(KernelContext& ctx, const char* name, Op op) {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(3);
     const auto scalarAt = [&](size_t i, double fallback) {
         if (!ctx.hasInput(i)) return fallback;
         const std::vector<double> v = doublesOf(ctx.input(i));
-        if (v.size() != 1) throw KernelError("QLinearAdd takes one scale and zero point per input");
+        if (v.size() != 1) throw KernelError(std::string(name) + " takes one scale and zero point per input");
         return v[0];
     };
     const float as = float(scalarAt(1, 1)), bs = float(scalarAt(4, 1)), cs = float(scalarAt(6, 1));
@@ -99,10 +102,62 @@ void qlinearAdd(KernelContext& ctx) {
     const std::vector<double> av = doublesOf(a), bv = doublesOf(b);
     std::vector<double> y(ai.size());
     for (size_t i = 0; i < y.size(); ++i) {
-        const float sum = float(av[size_t(ai[i])] - az) * as + float(bv[size_t(bi[i])] - bz) * bs;
-        y[i] = saturateRound(std::nearbyint(double(sum / cs)) + cz, cType);
+        const float result = op(float(av[size_t(ai[i])] - az) * as, float(bv[size_t(bi[i])] - bz) * bs);
+        y[i] = saturateRound(std::nearbyint(double(result / cs)) + cz, cType);
     }
     ctx.setOutput(0, tensorOfDoubles(cType, dims, y));
+}
+
+} // namespace
+
+/// com.microsoft QLinearAdd: the QDQ subgraph DQ(A) + DQ(B) -> Q it replaces.
+void qlinearAdd(KernelContext& ctx) {
+    qlinearBinary(ctx, "QLinearAdd", [](float x, float y) { return x + y; });
+}
+
+/// com.microsoft QLinearMul: DQ(A) * DQ(B) -> Q.
+void qlinearMul(KernelContext& ctx) {
+    qlinearBinary(ctx, "QLinearMul", [](float x, float y) { return x * y; });
+}
+
+/// com.microsoft QLinearGlobalAveragePool (X, x_scale, x_zero, y_scale, y_zero; channels_last 0):
+/// the mean of each channel's dequantized values (summed in double, as GlobalAveragePool does),
+/// quantized.
+void qlinearGlobalAveragePool(KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    if (ctx.attributes().getInt("channels_last", 0) != 0) throw KernelError("QLinearGlobalAveragePool runs channels_last = 0 only");
+    if (x.rank() < 3) throw KernelError("QLinearGlobalAveragePool takes [N, C, spatial...]");
+    const auto scalarAt = [&](size_t i, double fallback) { return ctx.hasInput(i) ? doublesOf(ctx.input(i)).at(0) : fallback; };
+    const float xs = float(scalarAt(1, 1)), ys = float(scalarAt(3, 1));
+    const double xz = scalarAt(2, 0), yz = scalarAt(4, 0);
+    const DType yType = ctx.hasInput(4) ? ctx.input(4).dtype() : x.dtype();
+    const int64_t channels = x.dims()[0] * x.dims()[1], spatial = x.numel() / std::max<int64_t>(channels, 1);
+    const std::vector<double> v = doublesOf(x);
+    std::vector<double> y(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) {
+        double sum = 0;
+        for (int64_t i = 0; i < spatial; ++i) sum += double(float(v[size_t(c * spatial + i)] - xz) * xs);
+        y[size_t(c)] = saturateRound(std::nearbyint(double(float(sum / double(spatial)) / ys)) + yz, yType);
+    }
+    std::vector<int64_t> dims = x.dims();
+    for (size_t d = 2; d < dims.size(); ++d) dims[d] = 1;
+    ctx.setOutput(0, tensorOfDoubles(yType, dims, y));
+}
+
+/// ai.graphlens QLinearLookupTable (x u8/s8, table): y[i] = table[x's byte], the table's 256
+/// values of the output's type (s8 codes -128..-1 at 128..255): what the CPU plan makes of
+/// DequantizeLinear -> an activation -> QuantizeLinear (qdq_fusion.h).
+void qlinearLookupTable(KernelContext& ctx) {
+    const Tensor& x = ctx.input(0);
+    const Tensor& table = ctx.input(1);
+    if ((x.dtype() != DType::UInt8 && x.dtype() != DType::Int8) || table.numel() != 256 ||
+        (table.dtype() != DType::UInt8 && table.dtype() != DType::Int8))
+        throw KernelError("QLinearLookupTable maps u8/s8 codes through a table of 256 u8/s8 values");
+    Tensor& y = ctx.allocateOutput(0, table.dtype(), x.dims());
+    const auto* codes = reinterpret_cast<const uint8_t*>(x.data());
+    const auto* values = reinterpret_cast<const uint8_t*>(table.data());
+    auto* out = reinterpret_cast<uint8_t*>(y.mutableData());
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = values[codes[i]];
 }
 
 } // namespace graphlens::nn

@@ -517,22 +517,45 @@ private slots:
         QCOMPARE(maxAbs(makeCpuBackend()->compile(original, {})->run(feeds).at(0).span<float>()), 0.f);
     }
 
-    void aFusedConvWithAnotherActivationStaysFusedAndFloat() {
-        // HardSigmoid cannot run inside the int8 convolution; split, it would run in float between
-        // two pairs, slower than the fused float node (mobilenet_v3_small's squeeze-excitation).
+    void anActivationAfterAQuantizedConvIsQuantizedOnBothSides() {
+        // x -> c1 -> HardSwish -> c2 -> x * Sigmoid(x) -> c3 -> HardSigmoid -> y (MobileNetV3's and
+        // EfficientNet's activations); default fuses each into its convolution, the pass splits
+        // them again, quantizes both sides of the HardSwish and the SiLU (the HardSigmoid's output
+        // is the graph's, float), and the CPU plan runs those two as int8 lookup tables.
         GraphBuilder b;
         auto x = b.input("x", DType::Float, {1, 4, 6, 6});
-        b.output(b.op("HardSigmoid", {b.op("Conv", {x, b.initializer("w", seeded({4, 4, 1, 1}, 1))}, {}, "c")}, {}, "gate"));
-        Model m = withShapes(b.model(13));
+        const auto conv = [&](ValueId in, uint64_t seed, const std::string& name) {
+            return b.op("Conv", {in, b.initializer(name + ".w", seeded({4, 4, 1, 1}, seed, -0.6f, 0.6f)),
+                                 b.initializer(name + ".b", seeded({4}, seed + 1, -0.2f, 0.2f))}, {}, name);
+        };
+        auto h = b.op("HardSwish", {conv(x, 1, "c1")}, {}, "hswish");
+        auto c2 = conv(h, 3, "c2");
+        auto silu = b.op("Mul", {c2, b.op("Sigmoid", {c2}, {}, "gate")}, {}, "silu");
+        b.output(b.op("HardSigmoid", {conv(silu, 5, "c3")}, {}, "hsigmoid"));
+        Model m = withShapes(b.model(14));  // HardSwish: opset 14
+        const Model original = m;
         PassContext defaults = contextFor(m);
         runPipeline(m, makePipeline("default"), defaults, {});
-        QCOMPARE(countOps(m.graph, "FusedConv"), 1);
-        const PassResult r = quantize(m);
-        QCOMPARE(countOps(m.graph, "FusedConv"), 1);
-        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 0);
-        QCOMPARE(r.counter("numQuantized"), int64_t(0));
-        QVERIFY(declinedWith(r, "kept fused and in float: quantize-int8 splits a FusedConv only when its activation is a Relu, "
-                                "a Clip or none (which the int8 convolution's saturation computes), and its activation is HardSigmoid"));
+        QCOMPARE(countOps(m.graph, "FusedConv"), 3);
+        const InputSet feeds{{"x", seeded({1, 4, 6, 6}, 7, -2.f, 2.f)}};
+        PassContext context;
+        context.calibration.inputSets = {feeds};
+        const PassResult r = quantize(m, context);
+        QCOMPARE(countOps(m.graph, "FusedConv"), 0);
+        QCOMPARE(countOps(m.graph, "Conv"), 3);
+        QCOMPARE(r.counter("numQuantized"), int64_t(3));
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 6);  // x; c1, the HardSwish, c2, the SiLU, c3
+        QVERIFY(std::find(r.notes.begin(), r.notes.end(),
+                          "2 activations after a quantized node (HardSwish, Sigmoid, x * Sigmoid(x)...) quantized on both sides: "
+                          "the CPU plan runs each as a 256-entry int8 lookup table") != r.notes.end());
+        QCOMPARE(countKernels(m, "qlinear-lookup-table"), 2);
+        QCOMPARE(countKernels(m, "qlinear_conv"), 3);
+        // The int8 model stays near the float one: its output in [0, 1] within a few of c3's steps.
+        const Tensor expected = makeCpuBackend()->compile(original, {})->run(feeds).at(0);
+        const Tensor got = makeCpuBackend()->compile(m, {})->run(feeds).at(0);
+        const TensorComparison c = compareTensors(got, expected, 0, 0.05);
+        QVERIFY2(c.matches, c.mismatch.c_str());
+        QVERIFY(c.maxAbsError > 0);
     }
 
     void aFusedGemmIsSplitSoItsGemmIsQuantized() {

@@ -636,6 +636,24 @@ inline const std::vector<Case>& kCases() {
                                                   scalar(0.02f), konst(u8({}, {7})), scalar(0.05f), konst(u8({}, {0}))}}.tol(kExact).only(Target::Cpu),
                 Case{"com.microsoft:QLinearAdd", {ints(I8, {3, 100}, -128, 127), scalar(0.03f), konst(i8({}, {-5})), ints(I8, {3, 100}, -128, 127),
                                                   scalar(0.01f), konst(i8({}, {3})), scalar(0.02f), konst(i8({}, {-1}))}}.tol(kExact).only(Target::Cpu),
+                // ONNX Runtime's QLinearMul (the CPU plan's QDQ Mul: same shapes, or a gate per channel)
+                // and QLinearGlobalAveragePool (int32 sums: within float rounding of a half step it
+                // may round to the neighbour of the reference's float sum)
+                Case{"com.microsoft:QLinearMul", {ints(U8, {2, 16, 5, 7}, 0, 255), scalar(0.03f), konst(u8({}, {120})), ints(U8, {2, 16, 5, 7}, 0, 255),
+                                                  scalar(0.02f), konst(u8({}, {7})), scalar(0.05f), konst(u8({}, {10}))}}.tol(kExact).only(Target::Cpu),
+                Case{"com.microsoft:QLinearMul", {ints(U8, {1, 24, 6, 5}, 0, 255), scalar(0.03f), konst(u8({}, {120})), ints(U8, {1, 24, 1, 1}, 0, 255),
+                                                  scalar(0.004f), konst(u8({}, {0})), scalar(0.02f), konst(u8({}, {128}))}}.tol(kExact).only(Target::Cpu),
+                Case{"com.microsoft:QLinearMul", {ints(I8, {2, 24, 1, 1}, -128, 127), scalar(0.004f), konst(i8({}, {-128})), ints(I8, {2, 24, 3, 3}, -128, 127),
+                                                  scalar(0.03f), konst(i8({}, {5})), scalar(0.02f), konst(i8({}, {0}))}}.tol(kExact).only(Target::Cpu),
+                Case{"com.microsoft:QLinearGlobalAveragePool", {ints(U8, {2, 24, 7, 9}, 0, 255), scalar(0.03f), konst(u8({}, {120})), scalar(0.01f),
+                                                                konst(u8({}, {128}))}, {{"channels_last", 0}}}
+                    .tol(Tol{0, 1, "int32 sums: one output step"}).only(Target::Cpu),
+                Case{"com.microsoft:QLinearGlobalAveragePool", {ints(I8, {1, 40, 5, 5}, -128, 127), scalar(0.02f), konst(i8({}, {3})), scalar(0.005f),
+                                                                konst(i8({}, {-2}))}, {{"channels_last", 0}}}
+                    .tol(Tol{0, 1, "int32 sums: one output step"}).only(Target::Cpu),
+                // The CPU plan's lookup table (DQ -> activation -> Q): y = table[x's byte], exact
+                Case{"ai.graphlens:QLinearLookupTable", {ints(U8, {2, 16, 5, 7}, 0, 255), konst(ints(U8, {256}, 0, 255))}}.tol(kExact).only(Target::Cpu),
+                Case{"ai.graphlens:QLinearLookupTable", {ints(I8, {3, 100}, -128, 127), konst(ints(I8, {256}, -128, 127))}}.tol(kExact).only(Target::Cpu),
                 Case{"QLinearMatMul", {ints(U8, {6, 40}, 0, 255), scalar(0.05f), konst(u8({}, {3})), konst(ints(I8, {40, 24}, -64, 64)),
                                        scalar(0.01f), konst(i8({}, {0})), scalar(0.2f), konst(u8({}, {128}))}}.tol(Tol{0, 1, "requantized: one output step"}),
                 Case{"QLinearMatMul", {ints(U8, {2, 5, 40}, 0, 255), scalar(0.05f), konst(u8({}, {3})), konst(ints(I8, {40, 24}, -64, 64)),

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 using namespace graphlens;
 using namespace graphlens::testing;
@@ -666,6 +667,139 @@ private slots:
         double worst = 0;
         for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got[i] - expected[i]));
         QVERIFY2(worst <= kOutputScale * 1.0001, qPrintable(QString("off by %1").arg(worst)));
+    }
+
+    /// DQ -> activation -> Q runs as one 256-entry lookup table whose codes are the reference's
+    /// for every input code: the input holds all 256 of them, and the outputs are equal exactly.
+    void qdqActivationsRunAsLookupTables_data() {
+        QTest::addColumn<QString>("activation");
+        QTest::addColumn<int>("type");
+        for (const char* a : {"HardSwish", "HardSigmoid", "Sigmoid", "Tanh", "x * Sigmoid(x)", "Sigmoid(x) * x"})
+            for (DType t : {DType::UInt8, DType::Int8})
+                QTest::addRow("%s %s", a, t == DType::UInt8 ? "u8" : "s8") << QString(a) << int(t);
+    }
+    void qdqActivationsRunAsLookupTables() {
+        QFETCH(QString, activation);
+        QFETCH(int, type);
+        const DType t = DType(type);
+        const bool u8 = t == DType::UInt8;
+        const std::vector<int64_t> dims{1, 16, 4, 4};  // 256 elements, one per code
+        GraphBuilder b;
+        const ValueId x = b.input("x", t, Shape::ofSizes(dims));
+        // x spans [-6, 6]: every activation's curved part falls on many codes.
+        const ValueId d = b.op("DequantizeLinear", {x, b.initializer("xs", Tensor::scalar(0.047f)), b.initializer("xz", scalarOf(t, u8 ? 128 : 0))}, {}, "dq");
+        ValueId y;
+        if (activation == "x * Sigmoid(x)") y = b.op("Mul", {d, b.op("Sigmoid", {d}, {}, "gate")}, {}, "swish");
+        else if (activation == "Sigmoid(x) * x") y = b.op("Mul", {b.op("Sigmoid", {d}, {}, "gate"), d}, {}, "swish");
+        else if (activation == "HardSigmoid") y = b.op("HardSigmoid", {d}, {{"alpha", 0.25f}, {"beta", 0.4f}}, "act");
+        else y = b.op(activation.toStdString(), {d}, {}, "act");
+        b.output(b.op("QuantizeLinear", {y, b.initializer("ys", Tensor::scalar(0.025f)), b.initializer("yz", scalarOf(t, u8 ? 20 : -108))}, {}, "q"));
+        const Model m = b.model(17);
+        Tensor codes = Tensor::allocate(t, dims);
+        for (int i = 0; i < 256; ++i) reinterpret_cast<uint8_t*>(codes.mutableData())[i] = uint8_t(i);
+        const Outputs o = runBoth(m, {{"x", codes}});
+        QCOMPARE(o.kernels, std::vector<std::string>{"cpu:qlinear-lookup-table"});
+        QCOMPARE(o.cpu, o.reference);
+        std::set<double> distinct(o.cpu.begin(), o.cpu.end());
+        QVERIFY2(distinct.size() > 20, qPrintable(QString("%1 distinct codes").arg(distinct.size())));  // not a saturated table
+        auto plan = makeCpuBackend()->compile(m, {});
+        const std::string what = activation.startsWith("HardS") || activation == "Sigmoid" || activation == "Tanh" ? activation.toStdString() : "x * Sigmoid(x)";
+        QCOMPARE(plan->preparation().back(), "ran 1 QDQ activation as int8 lookup tables: 1 " + what);
+    }
+
+    /// QLinearConv -> lookup table -> QLinearConv (MobileNetV3's HardSwish between int8
+    /// convolutions) passes u8 channels-last through the table. Each convolution can round one
+    /// step differently from the reference, and the table carries such a step on (HardSwish's
+    /// slope is at most 1.5); a wrong layout would scramble channels and miss by far more.
+    void qdqActivationKeepsChannelsLastBetweenInt8Convolutions() {
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 16, 10, 10}));
+        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) {
+            return b.op("QuantizeLinear", {v, b.initializer(name + "_s", Tensor::scalar(scale)),
+                                           b.initializer(name + "_z", scalarOf(DType::UInt8, zero))}, {}, name);
+        };
+        const auto dq = [&](ValueId v, const std::string& name) {
+            const Node& n = b.graph().node(b.graph().value(v).producer());
+            return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
+        };
+        const auto conv = [&](ValueId in, int seed, const std::string& name) {
+            const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, {16, 16, 1, 1}, seed, -64, 62, true)),
+                                                       b.initializer(name + "_ws", Tensor::scalar(0.004f))}, {}, name + "_wdq");
+            return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({16}, seed, -0.2f, 0.2f))}, {}, name);
+        };
+        const ValueId c1 = q(conv(dq(q(x, 0.01f, 128, "xq"), "xdq"), 51, "conv1"), 0.02f, 128, "c1q");
+        const ValueId h = q(b.op("HardSwish", {dq(c1, "c1dq")}, {}, "hswish"), 0.012f, 30, "hq");
+        b.output(dq(q(conv(dq(h, "hdq"), 52, "conv2"), 0.01f, 128, "c2q"), "out"));
+        const Model m = b.model(17);
+        const Tensor input = seeded({1, 16, 10, 10}, 53, -1.2f, 1.2f);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}}).at(0).toDoubles();
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(kernelsOf(*plan), (std::vector<std::string>{"cpu:quantize", "onednn:qlinear_conv", "cpu:qlinear-lookup-table[nhwc in out]",
+                                                              "onednn:qlinear_conv", "cpu:dequantize"}));
+        const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
+        double worst = 0;
+        size_t differ = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            worst = std::max(worst, std::fabs(got[i] - expected[i]));
+            differ += got[i] != expected[i];
+        }
+        // conv1's step (0.02) through HardSwish (x1.5) in units of 0.012, plus hq's own step, into
+        // conv2 (sum |w| * 0.004 per input step, |w| <= 64 over 16 inputs), plus c2q's step.
+        qInfo("largest difference %g, %zu of %zu outputs differ", worst, differ, got.size());
+        QVERIFY2(worst <= 4 * 0.01 + 1e-6, qPrintable(QString("off by %1").arg(worst)));
+        QVERIFY2(differ * 20 < got.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(got.size())));
+    }
+
+    /// A squeeze-and-excitation block in QDQ form (x from an int8 convolution; GlobalAveragePool,
+    /// a 1x1 convolution, a Sigmoid, the Mul of x by the gate, a convolution) runs int8 from end to
+    /// end: QLinearGlobalAveragePool and QLinearMul read x channels-last where the convolution wrote
+    /// it. The pooled mean can round one step off the reference's float sum (int32 sums), and each
+    /// convolution one step; a step in the gate moves the product by at most x's largest value
+    /// times the gate's step.
+    void qdqSqueezeExcitationRunsAsInt8() {
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 16, 9, 9}));
+        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) {
+            return b.op("QuantizeLinear", {v, b.initializer(name + "_s", Tensor::scalar(scale)),
+                                           b.initializer(name + "_z", scalarOf(DType::UInt8, zero))}, {}, name);
+        };
+        const auto dq = [&](ValueId v, const std::string& name) {
+            const Node& n = b.graph().node(b.graph().value(v).producer());
+            return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
+        };
+        const auto conv = [&](ValueId in, int seed, const std::string& name) {
+            const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, {16, 16, 1, 1}, seed, -64, 62, true)),
+                                                       b.initializer(name + "_ws", Tensor::scalar(0.004f))}, {}, name + "_wdq");
+            return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({16}, seed, -0.2f, 0.2f))}, {}, name);
+        };
+        const ValueId c1 = q(conv(dq(q(x, 0.01f, 128, "xq"), "xdq"), 61, "conv1"), 0.02f, 128, "c1q");
+        const ValueId pooled = q(b.op("GlobalAveragePool", {dq(c1, "c1dq_pool")}, {}, "pool"), 0.004f, 128, "pq");
+        const ValueId gate = q(b.op("Sigmoid", {dq(q(conv(dq(pooled, "pdq"), 62, "squeeze"), 0.01f, 128, "sq"), "sdq")}, {}, "sigmoid"),
+                               1.f / 255, 0, "gq");
+        const ValueId scaled = q(b.op("Mul", {dq(c1, "c1dq_mul"), dq(gate, "gdq")}, {}, "excite"), 0.015f, 128, "mq");
+        b.output(dq(q(conv(dq(scaled, "mdq"), 63, "conv2"), 0.01f, 128, "c2q"), "out"));
+        const Model m = b.model(17);
+        const Tensor input = seeded({1, 16, 9, 9}, 64, -1.2f, 1.2f);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}}).at(0).toDoubles();
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(kernelsOf(*plan), (std::vector<std::string>{"cpu:quantize", "onednn:qlinear_conv", "cpu:qlinear-global-average-pool[nhwc in]",
+                                                              "onednn:qlinear_conv", "cpu:qlinear-lookup-table", "cpu:qlinear-mul-by-channel[nhwc in,out]",
+                                                              "onednn:qlinear_conv", "cpu:dequantize"}));
+        QVERIFY(plan->preparation().back() == "ran 1 QDQ GlobalAveragePool and 1 QDQ Mul as int8 QLinearGlobalAveragePool and QLinearMul");
+        const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
+        double worst = 0;
+        size_t differ = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            worst = std::max(worst, std::fabs(got[i] - expected[i]));
+            differ += got[i] != expected[i];
+        }
+        qInfo("largest difference %g, %zu of %zu outputs differ", worst, differ, got.size());
+        QVERIFY2(worst <= 4 * 0.01 + 1e-6, qPrintable(QString("off by %1").arg(worst)));
+        QVERIFY2(differ * 10 < got.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(got.size())));
     }
 
     void quantizeAndDequantizeMatchTheReference() {

@@ -1,0 +1,153 @@
+// QLinearLookupTable (the CPU plan's own op, domain ai.graphlens): y[i] = table[x[i]] for a u8/s8
+// x and a constant table of 256 u8/s8 values, indexed by x's byte (s8 codes -128..-1 at 128..255).
+// The plan makes it of DequantizeLinear -> Sigmoid, HardSigmoid, HardSwish (and the other
+// one-input activations, and x * Sigmoid(x)) -> QuantizeLinear with constant parameters, its
+// table computed by the reference kernels for the 256 codes (qdq_lookup_table.cpp), as ONNX
+// Runtime's QLinearSigmoid and QLinearLeakyRelu do. Element-wise, so any layout x and y share
+// works: where the plan passes x or y channels-last (the int8 convolutions' layout), the other
+// is reordered to it, as QLinearAdd does.
+#include "core/runtime/cpu/onednn_internal.h"
+#include "core/runtime/cpu/onednn_layout.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GRAPHLENS_HAS_VBMI_PATH 1
+#endif
+
+namespace graphlens::onednn {
+namespace {
+
+using memory = dnnl::memory;
+
+using Table = std::array<uint8_t, 256>;
+
+void lookupScalar(const uint8_t* x, uint8_t* y, int64_t n, const Table& t) {
+    for (int64_t i = 0; i < n; ++i) y[i] = t[x[i]];
+}
+
+#ifdef GRAPHLENS_HAS_VBMI_PATH
+/// 64 bytes at a time: two vpermi2b look up the low and high 128 entries, the top bit of each
+/// code picks between them.
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookupVbmi(const uint8_t* x, uint8_t* y, int64_t n, const Table& t) {
+    const __m512i t0 = _mm512_loadu_si512(t.data()), t1 = _mm512_loadu_si512(t.data() + 64);
+    const __m512i t2 = _mm512_loadu_si512(t.data() + 128), t3 = _mm512_loadu_si512(t.data() + 192);
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __m512i v = _mm512_loadu_si512(x + i);
+        const __m512i low = _mm512_permutex2var_epi8(t0, v, t1);
+        const __m512i high = _mm512_permutex2var_epi8(t2, v, t3);
+        const __mmask64 top = _mm512_movepi8_mask(v);
+        _mm512_storeu_si512(y + i, _mm512_mask_blend_epi8(top, low, high));
+    }
+    lookupScalar(x + i, y + i, n - i, t);
+}
+
+bool hasVbmi() {
+    static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+    return has;
+}
+#endif
+
+void lookup(const uint8_t* x, uint8_t* y, int64_t n, const Table& t) {
+#ifdef GRAPHLENS_HAS_VBMI_PATH
+    if (hasVbmi()) return lookupVbmi(x, y, n, t);
+#endif
+    lookupScalar(x, y, n, t);
+}
+
+class LookupTableKernel final : public PreparedKernel, public BlockedLayoutKernel {
+public:
+    LookupTableKernel(const Table& table, DType x, DType y, const std::vector<int64_t>& dims, int threads)
+        : table_(table), threads_(threads), n_(elementCount(dims)) {
+        const auto type = [](DType t) { return t == DType::Int8 ? memory::data_type::s8 : memory::data_type::u8; };
+        channelsLast_ = dims.size() == 4 && dims[1] > 1 && dims[2] * dims[3] > 1;
+        if (!channelsLast_) return;
+        const Dims d = toDims(dims);
+        plain_[0] = memory::desc(d, type(x), plainTag(dims.size()));
+        plain_[1] = memory::desc(d, type(y), plainTag(dims.size()));
+        last_[0] = memory::desc(d, type(x), memory::format_tag::nhwc);
+        last_[1] = memory::desc(d, type(y), memory::format_tag::nhwc);
+    }
+
+    std::string name() const override {
+        if (!kept_[0] && !kept_[1]) return "cpu:qlinear-lookup-table";
+        return std::string("cpu:qlinear-lookup-table[nhwc") + (kept_[0] ? " in" : "") + (kept_[1] ? " out" : "") + "]";
+    }
+    std::optional<memory::desc> blockedInput(size_t i) const override {
+        if (!channelsLast_ || i != 0) return std::nullopt;
+        return last_[0];
+    }
+    std::optional<memory::desc> blockedOutput() const override {
+        if (!channelsLast_) return std::nullopt;
+        return last_[1];
+    }
+    void keepBlocked(const std::vector<bool>& inputs, bool output) override {
+        kept_[0] = channelsLast_ && !inputs.empty() && inputs[0];
+        kept_[1] = channelsLast_ && output;
+        if (kept_[0] == kept_[1]) return;  // both plain or both channels-last: no reorder
+        const int i = kept_[0] ? 1 : 0;  // the one that stays plain
+        const memory plain(plain_[i], engine(), DNNL_MEMORY_NONE), last(last_[i], engine(), DNNL_MEMORY_NONE);
+        reorder_ = i == 0 ? dnnl::reorder(plain, last) : dnnl::reorder(last, plain);
+    }
+
+    void run(const std::vector<const Tensor*>& in, std::vector<Tensor>& out) override {
+        ThreadScope threads(threads_);
+        const auto* x = static_cast<const uint8_t*>(handleOf(*in[0]));
+        auto* y = reinterpret_cast<uint8_t*>(out[0].mutableData());
+        dnnl::stream& s = stream();
+        if (kept_[0] == kept_[1]) return map(x, y);
+        if (!kept_[0]) {  // plain x, channels-last y: reorder x into scratch first
+            void* scratch = scratchBuffer(0, last_[0].get_size());
+            memory from(plain_[0], engine(), const_cast<uint8_t*>(x)), to(last_[0], engine(), scratch);
+            reorder_.execute(s, from, to);
+            s.wait();
+            return map(static_cast<const uint8_t*>(scratch), y);
+        }
+        void* scratch = scratchBuffer(0, last_[1].get_size());  // channels-last x, plain y
+        map(x, static_cast<uint8_t*>(scratch));
+        memory from(last_[1], engine(), scratch), to(plain_[1], engine(), y);
+        reorder_.execute(s, from, to);
+        s.wait();
+    }
+
+private:
+    void map(const uint8_t* x, uint8_t* y) const {
+        const int64_t chunk = 1 << 16;
+        const int64_t chunks = (n_ + chunk - 1) / chunk;
+        if (chunks <= 1) return lookup(x, y, n_, table_);
+#pragma omp parallel for schedule(static)
+        for (int64_t c = 0; c < chunks; ++c) lookup(x + c * chunk, y + c * chunk, std::min(n_, (c + 1) * chunk) - c * chunk, table_);
+    }
+
+    Table table_;
+    int threads_;
+    int64_t n_;
+    memory::desc plain_[2], last_[2];
+    dnnl::reorder reorder_;
+    bool channelsLast_ = false, kept_[2] = {false, false};
+};
+
+/// QLinearLookupTable(x u8/s8, table: a constant of 256 values of the output's type).
+std::unique_ptr<PreparedKernel> prepareLookupTable(const NodeDescriptor& info) {
+    const auto isInt8 = [](DType t) { return t == DType::UInt8 || t == DType::Int8; };
+    if (!info.hasInput(0) || !info.hasInput(1) || !info.constants[1] || info.outputTypes.size() != 1) return nullptr;
+    const Tensor& t = *info.constants[1];
+    if (!isInt8(info.inputTypes[0]) || !isInt8(info.outputTypes[0]) || t.dtype() != info.outputTypes[0] || t.numel() != 256)
+        return nullptr;
+    if (info.inputDims[0] != info.outputDims[0]) return nullptr;
+    Table table;
+    std::memcpy(table.data(), t.data(), 256);
+    return std::make_unique<LookupTableKernel>(table, info.inputTypes[0], info.outputTypes[0], info.outputDims[0], info.threads);
+}
+
+} // namespace
+
+void registerLookupTableKernels(CpuKernelRegistry& registry) {
+    registry.add("QLinearLookupTable", prepareLookupTable, "ai.graphlens");
+}
+
+} // namespace graphlens::onednn

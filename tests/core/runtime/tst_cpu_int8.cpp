@@ -29,6 +29,13 @@ using namespace graphlens::testing;
 
 namespace {
 
+/// Whether one line of the plan's preparation is `line` (a plan left to choose its threads may add
+/// its own line after the int8 ones).
+bool saysInItsPreparation(const Plan& plan, const std::string& line) {
+    const auto& lines = plan.preparation();
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
 /// Seeded integers of `type` in [lo, hi]; with `even`, only even ones.
 Tensor seededInts(DType type, std::vector<int64_t> dims, uint64_t seed, int lo, int hi, bool even = false) {
     std::mt19937_64 rng(seed);
@@ -704,7 +711,7 @@ private slots:
         QVERIFY2(distinct.size() > 20, qPrintable(QString("%1 distinct codes").arg(distinct.size())));  // not a saturated table
         auto plan = makeCpuBackend()->compile(m, {});
         const std::string what = activation.startsWith("HardS") || activation == "Sigmoid" || activation == "Tanh" ? activation.toStdString() : "x * Sigmoid(x)";
-        QCOMPARE(plan->preparation().back(), "ran 1 QDQ activation as int8 lookup tables: 1 " + what);
+        QVERIFY(saysInItsPreparation(*plan, "ran 1 QDQ activation as int8 lookup tables: 1 " + what));
     }
 
     /// QLinearConv -> lookup table -> QLinearConv (MobileNetV3's HardSwish between int8
@@ -789,7 +796,7 @@ private slots:
         QCOMPARE(kernelsOf(*plan), (std::vector<std::string>{"cpu:quantize", "onednn:qlinear_conv", "cpu:qlinear-global-average-pool[nhwc in]",
                                                               "onednn:qlinear_conv", "cpu:qlinear-lookup-table", "cpu:qlinear-mul-by-channel[nhwc in,out]",
                                                               "onednn:qlinear_conv", "cpu:dequantize"}));
-        QVERIFY(plan->preparation().back() == "ran 1 QDQ GlobalAveragePool and 1 QDQ Mul as int8 QLinearGlobalAveragePool and QLinearMul");
+        QVERIFY(saysInItsPreparation(*plan, "ran 1 QDQ GlobalAveragePool and 1 QDQ Mul as int8 QLinearGlobalAveragePool and QLinearMul"));
         const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
         double worst = 0;
         size_t differ = 0;

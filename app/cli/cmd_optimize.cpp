@@ -37,7 +37,7 @@ void addOptimizeOptions(QCommandLineParser& parser) {
     parser.addOption({"log", "list every rewrite and why patterns declined"});
     parser.addOption({"json", "print JSON instead of a table"});
     parser.addOption({"fsync", "wait until the written model is on the disk before renaming it into place "
-                               "(default: start the write-back and rename without waiting, as onnx.save does)"});
+                               "(default: rename without waiting for the disk, as onnx.save does)"});
     parser.addOption({"input", "verification input NAME from an ONNX TensorProto file", "NAME=FILE.pb"});
     parser.addOption({"dim", "size of a symbolic dimension", "NAME=VALUE"});
     parser.addOption({"seed", "seed of the random verification inputs", "N", "0"});

@@ -21,8 +21,8 @@ public:
     void write(const void* data, size_t size);
     /// Serializes `message` into the file.
     void writeMessage(const google::protobuf::MessageLite& message);
-    /// Flushes to disk and renames the file into place; with `waitForDisk` false, starts the
-    /// write-back (sync_file_range) and renames without waiting for it.
+    /// Flushes to disk and renames the file into place; with `waitForDisk` false, renames without
+    /// waiting for the disk (the kernel writes the file back later, as after onnx.save).
     void commit(bool waitForDisk = true);
     [[noreturn]] void fail() const;
 

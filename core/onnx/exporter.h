@@ -24,9 +24,9 @@ struct SaveOptions {
     /// only need shapes, such as shape inference); the file is then not a complete model.
     uint64_t omitDataAboveBytes = UINT64_MAX;
     /// Wait until the files are on the disk (fsync) before renaming them into place. Off: the
-    /// write-back starts and the rename does not wait for it, as onnx.save and ONNX Runtime write
-    /// models; readers still never see half a file, but a crash in the seconds after can leave a
-    /// new file empty.
+    /// rename does not wait for the disk, as onnx.save and ONNX Runtime write models (the kernel
+    /// writes the file back within seconds); readers still never see half a file, but a crash in
+    /// the seconds after can leave a new file empty.
     bool waitForDisk = true;
 };
 

@@ -9,6 +9,7 @@
 #include "core/graph/large_buffer.h"
 #include "core/graph/op_key.h"
 #include "core/passes/graph_query.h"
+#include "core/passes/subgraph_match.h"
 #include "core/runtime/cpu/cpu_kernel.h"
 #include "core/runtime/kernel.h"
 #include "core/runtime/node_descriptor.h"
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace graphlens {
 
@@ -78,6 +80,46 @@ std::string whyNotFoldable(const Graph& g, const Node& n) {
     return {};
 }
 
+/// True for [0, 1, ..., r-3, r-1, r-2] (or no perm at rank 2): only the last two axes trade places.
+bool swapsLastTwoAxes(const Node& transpose, size_t rank) {
+    std::vector<int64_t> perm = transpose.attributes.getInts("perm");
+    if (perm.empty())
+        for (size_t i = rank; i-- > 0;) perm.push_back(int64_t(i));
+    if (rank < 2 || perm.size() != rank) return false;
+    for (size_t i = 0; i + 2 < rank; ++i)
+        if (perm[i] != int64_t(i)) return false;
+    return perm[rank - 2] == int64_t(rank - 1) && perm[rank - 1] == int64_t(rank - 2);
+}
+
+/// Why a Transpose of a weight is better left to the matrix product that alone reads it: Gemm and
+/// com.microsoft FusedMatMul read an operand transposed where it is (transA, transB), and
+/// fuse-matmul-scale gives the product that flag. Folding would copy every byte of the weight (a
+/// transformer exported with Transpose(W) before each MatMul: 200 MB) for a transposition the
+/// product does for free. Empty when `n` is not such a Transpose. `subgraphReads`: the names
+/// sub-graphs read from outside (namesReadBySubgraphs), when the caller has them.
+std::string leftToItsProduct(const Graph& g, const Node& n, const std::unordered_set<std::string>* subgraphReads) {
+    if (n.opType != "Transpose" || !n.domain.empty() || n.inputs().size() != 1 || n.outputs().size() != 1) return {};
+    const Tensor* w = constantInput(g, n, 0);
+    if (!w || (w->dtype() != DType::Float && w->dtype() != DType::Double) || !swapsLastTwoAxes(n, w->rank())) return {};
+    const ValueId out = n.output(0);
+    const Value& result = g.value(out);
+    if (result.uses().size() != 1 || g.isGraphOutput(out)) return {};
+    if (subgraphReads ? subgraphReads->count(result.name) > 0 : !hasSingleUse(g, out)) return {};
+    const Node& reader = g.node(result.uses().front().node);
+    const bool gemm = isOp(reader, "Gemm") && w->rank() == 2;
+    const bool product = (isOp(reader, "MatMul") && reader.inputs().size() == 2) ||
+                         (reader.opType == "FusedMatMul" && reader.domain == "com.microsoft" &&
+                          reader.attributes.getInt("transBatchA", 0) == 0 && reader.attributes.getInt("transBatchB", 0) == 0);
+    if (!gemm && !product) return {};
+    const size_t side = reader.input(0) == out ? 0 : 1;
+    if (reader.inputs().size() < 2 || reader.input(side) != out) return {};
+    const ValueId other = reader.input(1 - side);
+    if (other == kNoId || g.value(other).dtype != w->dtype()) return {};
+    return "its one reader, " + describe(reader) + ", can read " + quoted(g, n.input(0)) + " transposed where it is (trans" +
+           (side == 0 ? "A" : "B") + " = 1, which fuse-matmul-scale sets), so folding would copy its " +
+           std::to_string(w->byteSize()) + " bytes for nothing";
+}
+
 /// The size cap: a result bigger than the limit AND bigger than the inputs together would grow
 /// the model (a ConstantOfShape, Expand or Tile that blows a few bytes up into megabytes).
 std::string sizeProblem(uint64_t outputBytes, uint64_t inputBytes, const PassContext& context) {
@@ -114,6 +156,8 @@ struct FoldMemory {
     TensorSlab slab;
     /// By byte size: the regions of folded-away inputs, which nothing else holds.
     std::unordered_map<size_t, std::vector<Region>> spare;
+    /// The names sub-graphs read from outside, as the pass began (folding adds no sub-graph).
+    std::unordered_set<std::string> subgraphReads;
 
     /// A writable region of `bytes`: a spare one, else a fresh buffer of that size.
     Region regionOf(size_t bytes) {
@@ -256,7 +300,9 @@ namespace {
 bool foldInto(NodeId id, Rewriter& rw, const PassContext& context, const std::string& kind, FoldMemory* memory) {
     const Graph& g = rw.graph();
     const Node& n = g.node(id);
-    if (const std::string why = whyNotFoldable(g, n); !why.empty()) {
+    std::string why = whyNotFoldable(g, n);
+    if (why.empty()) why = leftToItsProduct(g, n, memory ? &memory->subgraphReads : nullptr);
+    if (!why.empty()) {
         rw.decline(id, "kept: " + why);
         return false;
     }
@@ -303,10 +349,14 @@ public:
                "belongs to another domain than ONNX's, has no reference kernel, is a DequantizeLinear "
                "(the stored form of a quantized weight), or when its result would be larger than the "
                "folding limit and larger than its inputs together, as a ConstantOfShape, Expand or Tile "
-               "blowing a few bytes up into megabytes would be.";
+               "blowing a few bytes up into megabytes would be. A Transpose swapping the last two "
+               "axes of a float weight that one MatMul, FusedMatMul or Gemm alone reads is kept too: "
+               "that product reads the weight transposed where it is (transB = 1, set by "
+               "fuse-matmul-scale), so folding would copy the whole weight for nothing.";
     }
     void run(Rewriter& rw, PassContext& context) override {
         FoldMemory memory;  // the folded tensors, packed into shared huge pages
+        memory.subgraphReads = namesReadBySubgraphs(rw.graph());
         for (NodeId id : rw.graph().topologicalOrder()) {
             if (!rw.graph().hasNode(id)) continue;  // an orphaned Constant removed by a fold
             const Node& n = rw.graph().node(id);

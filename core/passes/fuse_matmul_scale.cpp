@@ -4,8 +4,11 @@
 // MatmulTransposeFusion do:
 //   MatMul(A, Transpose(B, perm = [..., -1, -2])) / s  ->  FusedMatMul(A, B, transB = 1, alpha = 1 / s)
 // The transposed operand is read in place with swapped strides, and alpha scales the sums as they
-// are written, so neither the transposed copy nor the second pass over the product remains.
-// It runs after fold-scale-into-conv, which moves a scale into a constant operand instead.
+// are written, so neither the transposed copy nor the second pass over the product remains. A Gemm
+// reading a transposed 2-D operand flips its own transA or transB the same way (the Gemm
+// matmul-add-to-gemm makes of MatMul(A, Transpose(W)) + bias, whose Transpose fold-constants
+// leaves: the weight is then never copied). It runs after fold-scale-into-conv, which moves a
+// scale into a constant operand instead.
 #include "core/passes/graph_query.h"
 #include "core/passes/pattern.h"
 #include "core/passes/subgraph_match.h"
@@ -148,11 +151,13 @@ public:
 /// the product: MatMul(A, Transpose(B)) -> FusedMatMul(A, B, transB = 1).
 class OperandIntoProduct final : public RewritePattern {
 public:
-    std::vector<std::string> rootOps() const override { return {"MatMul", "com.microsoft:FusedMatMul"}; }
+    std::vector<std::string> rootOps() const override { return {"MatMul", "com.microsoft:FusedMatMul", "Gemm"}; }
 
     bool matchAndRewrite(NodeId root, Rewriter& rw, const PassContext&) const override {
         const Graph& g = rw.graph();
         const Node& product = g.node(root);
+        const bool gemm = isOp(product, "Gemm");
+        if (gemm) return transposeIntoGemm(root, rw);
         if (product.inputs().size() != 2) return false;
         const std::string notFusable = whyNotFusable(g, product);
         std::string why;
@@ -201,6 +206,43 @@ public:
     }
 
 private:
+    /// Gemm(Transpose(A), B, C) or Gemm(A, Transpose(B), C) with a 2-D transposed operand: the
+    /// Gemm flips its transA or transB and reads the operand where it is.
+    static bool transposeIntoGemm(NodeId root, Rewriter& rw) {
+        const Graph& g = rw.graph();
+        const Node& gemm = g.node(root);
+        if (gemm.inputs().size() < 2 || !hasInput(gemm, 0) || !hasInput(gemm, 1)) return false;
+        std::string why;
+        for (size_t side : {size_t(0), size_t(1)}) {
+            const Node* operand = producerOf(g, gemm.input(side));
+            if (!operand || !isOp(*operand, "Transpose")) continue;
+            std::string reason = whyOutputIsShared(g, *operand);
+            if (!reason.empty()) reason = "kept: " + reason;
+            if (reason.empty()) reason = whyNotTransposed(g, *operand);
+            if (reason.empty() && g.value(operand->input(0)).shape.rank() != 2)
+                reason = "kept: " + describe(*operand) + " is not of a 2-D operand, which Gemm takes";
+            if (!reason.empty()) {
+                if (why.empty()) why = reason;
+                continue;
+            }
+            const char* flag = side == 0 ? "transA" : "transB";
+            const int64_t trans = 1 - gemm.attributes.getInt(flag, 0);
+            Attributes attributes = gemm.attributes;
+            attributes.set(flag, trans);
+            std::vector<ValueId> inputs = gemm.inputs();
+            inputs[side] = operand->input(0);
+            const std::string sentence = "folded " + describe(*operand) + " of " + quoted(g, operand->input(0)) + " into " +
+                                         describe(gemm) + ": the Gemm reads it with " + flag + " = " + std::to_string(trans);
+            const NodeId nodes[] = {operand->id, root};
+            rw.replaceNodes(nodes, "Gemm", inputs, std::move(attributes), {}, Rewriter::KeepName::OfLast);
+            rw.count("numTransposesFolded");
+            rw.commit("fuse-matmul-scale", sentence);
+            return true;
+        }
+        if (!why.empty()) rw.decline(root, why);
+        return false;
+    }
+
     static std::string whyNotTransposed(const Graph& g, const Node& t) {
         const Shape& in = g.value(t.input(0)).shape;
         if (!in.rankKnown()) return "kept: the rank of the input of " + describe(t) + " is unknown";
@@ -241,7 +283,9 @@ public:
                "is 1, so the three nodes are one: FusedMatMul(Q, K, transB = 1, alpha = 1 / sqrt(d)). The kernel "
                "reads the untransposed K with swapped strides and scales the sums as it writes them, saving a copy "
                "of K and a second pass over the product. A scalar Mul or Div on an operand folds into alpha the "
-               "same way, since (s A) x B = s (A x B). The pass declines when a Transpose moves other axes, when a "
+               "same way, since (s A) x B = s (A x B). A Gemm reading a transposed 2-D operand flips its own transA "
+               "or transB instead (the Gemm of a weight whose Transpose fold-constants left for this pass). "
+               "The pass declines when a Transpose moves other axes, when a "
                "scale is not one number or would broadcast the product, when the Transpose, scale or product is "
                "read by other nodes or is a graph output, and for non-float products. It runs after "
                "fold-scale-into-conv, which scales a constant operand instead where it can.";

@@ -170,7 +170,7 @@ private slots:
         m.docString = "a model written in parts";
         m.metadata = {{"author", "tests"}};
         const std::string expected = serializeModel(m);
-        for (bool waitForDisk : {true, false}) {  // fsync, or only start the write-back
+        for (bool waitForDisk : {true, false}) {  // fsync, or rename without waiting
             QTemporaryDir dir;
             const QString out = dir.filePath("parts.onnx");
             SaveOptions options;

@@ -45,16 +45,17 @@ void addWeight(onnx::GraphProto& g, const std::string& name, std::vector<int64_t
     w->set_raw_data(raw);
 }
 
-/// y = x @ Transpose(w), w [160,128]; with `secondReader` a Mul reads w too; with `secondLayer`
-/// y2 = y @ Transpose(w2), w2 [128,160]: a weight of w's byte size.
+/// y = x + Transpose(w), w [160,128] (an Add: a matrix product would read w transposed itself,
+/// and fold-constants leaves it that Transpose); with `secondReader` a Mul reads w too; with
+/// `secondLayer` y2 = x2 + Transpose(w2), w2 [128,160]: a weight of w's byte size.
 onnx::ModelProto transposedWeightModel(bool secondReader, bool secondLayer = false) {
     onnx::ModelProto p = emptyModel();
     auto& g = *p.mutable_graph();
-    addInput(g, "x", {4, 128});
+    addInput(g, "x", {128, 160});
     addWeight(g, "w", {160, 128}, 0.f);
     addNode(g, "Transpose", {"w"}, {"wt"}, "wt");
-    addNode(g, "MatMul", {"x", "wt"}, {"y"}, "mm");
-    addOutput(g, "y", {4, 160});
+    addNode(g, "Add", {"x", "wt"}, {"y"}, "add");
+    addOutput(g, "y", {128, 160});
     if (secondReader) {
         addInput(g, "z", {160, 128});
         addNode(g, "Mul", {"w", "z"}, {"wz"}, "mul");
@@ -63,8 +64,9 @@ onnx::ModelProto transposedWeightModel(bool secondReader, bool secondLayer = fal
     if (secondLayer) {
         addWeight(g, "w2", {128, 160}, 7.f);
         addNode(g, "Transpose", {"w2"}, {"w2t"}, "w2t");
-        addNode(g, "MatMul", {"y", "w2t"}, {"y2"}, "mm2");
-        addOutput(g, "y2", {4, 128});
+        addInput(g, "x2", {160, 128});
+        addNode(g, "Add", {"x2", "w2t"}, {"y2"}, "add2");
+        addOutput(g, "y2", {160, 128});
     }
     return p;
 }
@@ -288,6 +290,51 @@ private slots:
         const PassResult result = runUnverified(m, "fold-constants");
         QCOMPARE(countOps(m.graph, "If"), 1);
         QVERIFY(declinedWith(result, "sub-graph"));
+    }
+
+    /// A weight's Transpose that one matrix product alone reads stays for that product to read
+    /// the weight transposed (fuse-matmul-scale: FusedMatMul, or a Gemm's transB): nothing of the
+    /// weight is copied, and after the default pipeline no Transpose is left. One read by two
+    /// nodes is folded.
+    void leavesAWeightsTransposeToTheProductReadingIt() {
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 4, 6});
+        auto w = b.initializer("w", seeded({5, 6}, 1));
+        auto wt = b.op("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}}, "w_t");
+        auto h = b.op("MatMul", {x, wt}, {}, "mm");  // FusedMatMul(x, w, transB = 1)
+        auto v = b.initializer("v", seeded({3, 5}, 2));
+        auto vt = b.op("Transpose", {v}, {}, "v_t");  // no perm: reversed axes, at rank 2 a swap
+        auto y = b.op("Add", {b.op("MatMul", {h, vt}, {}, "mm2"), b.initializer("bias", seeded({3}, 3))}, {}, "add");
+        b.output(y);  // MatMul + Add: one Gemm(rows, v, bias, transB = 1)
+        auto u = b.initializer("u", seeded({3, 3}, 4));
+        auto ut = b.op("Transpose", {u}, {}, "u_t");
+        b.output(b.op("MatMul", {y, ut}, {}, "mm3"));
+        b.output(b.op("Add", {ut, b.input("z", DType::Float, {3, 3})}, {}, "add_u"));  // u_t has two readers: folded
+        Model m = withShapes(b.model());
+        const Model original = m;
+        const CheckedPass out = runPassChecked(m, "fold-constants");
+        QVERIFY2(out.verification.passed, out.verification.failure.c_str());
+        QCOMPARE(countOps(m.graph, "Transpose"), 2);
+        QCOMPARE(out.result.counter("numFolded"), int64_t(1));
+        QVERIFY(m.graph.constantValue(*m.graph.findValue("u_t_out")));
+        QVERIFY(declinedWith(out.result, "kept: its one reader, MatMul 'mm', can read 'w' transposed where it is "
+                                         "(transB = 1, which fuse-matmul-scale sets), so folding would copy its 120 bytes for nothing"));
+        QVERIFY(declinedWith(out.result, "its one reader, MatMul 'mm2', can read 'v' transposed"));
+
+        PassContext context = contextFor(m);
+        for (const auto& pass : makePipeline("default")) runPass(*pass, m, context);
+        QCOMPARE(countOps(m.graph, "Transpose"), 0);
+        const Node& fused = firstOfType(m.graph, "FusedMatMul");
+        QCOMPARE(m.graph.value(fused.input(1)).name, std::string("w"));
+        QCOMPARE(fused.attributes.getInt("transB", 0), int64_t(1));
+        const Node& gemm = firstOfType(m.graph, "Gemm");
+        QCOMPARE(m.graph.value(gemm.input(1)).name, std::string("v"));
+        QCOMPARE(gemm.attributes.getInt("transB", 0), int64_t(1));
+        QVERIFY(m.graph.constantValue(*m.graph.findValue("w"))->sameAllocation(*original.graph.constantValue(*original.graph.findValue("w"))));
+        NumericChecker checker(seededFeeds(original.graph), {});
+        checker.setBaseline(original);
+        const VerifyReport report = checker.check(m);
+        QVERIFY2(report.passed, report.failure.c_str());
     }
 
     void foldsLoadedWeightsTransposesIntoEachOthersBytes() {

@@ -72,6 +72,37 @@ private slots:
         QCOMPARE(m.graph.value(fused.input(1)).name, std::string("y"));
     }
 
+    /// A Gemm flips its own transA or transB for a transposed operand and keeps its other
+    /// attributes; a Transpose read by another node too stays.
+    void foldsATransposeIntoAGemm() {
+        GraphBuilder b;
+        auto a = b.input("a", DType::Float, {6, 4});
+        auto at = b.op("Transpose", {a}, {}, "a_t");
+        auto w = b.initializer("w", Tensor::floats({6, 3}, std::vector<float>(18, 0.25f)));
+        auto wt = b.op("Transpose", {w}, {{"perm", std::vector<int64_t>{1, 0}}}, "w_t");
+        b.output(b.op("Gemm", {at, wt, b.initializer("c", Tensor::floats({3}, {1, 2, 3}))},
+                      {{"alpha", 0.5f}, {"transB", int64_t(1)}}, "gemm"));
+        // transB = 1 on a transposed B: B itself, read with transB = 0.
+        auto shared = b.op("Transpose", {b.input("s", DType::Float, {4, 6})}, {}, "s_t");
+        b.output(b.op("Gemm", {b.input("z", DType::Float, {2, 6}), shared}, {}, "gemm2"));
+        b.output(shared);
+        Model m = withShapes(b.model());
+        const CheckedPass out = runPassChecked(m, "fuse-matmul-scale");
+        QVERIFY2(out.verification.passed, out.verification.failure.c_str());
+        QCOMPARE(countOps(m.graph, "Transpose"), 1);
+        const Node& gemm = m.graph.node(*m.graph.findNode("gemm"));
+        QCOMPARE(gemm.opType, std::string("Gemm"));
+        QCOMPARE(m.graph.value(gemm.input(0)).name, std::string("a"));
+        QCOMPARE(m.graph.value(gemm.input(1)).name, std::string("w"));
+        QCOMPARE(gemm.attributes.getInt("transA", 0), int64_t(1));
+        QCOMPARE(gemm.attributes.getInt("transB", 1), int64_t(0));
+        QCOMPARE(gemm.attributes.getFloat("alpha", 0.f), 0.5f);
+        QCOMPARE(out.result.counter("numTransposesFolded"), int64_t(2));
+        QCOMPARE(out.result.rewrites[0].sentence,
+                 std::string("folded Transpose 'a_t' of 'a' into Gemm 'gemm': the Gemm reads it with transA = 1"));
+        QVERIFY(declinedWith(out.result, "kept: the output of Transpose 's_t'"));
+    }
+
     void keepsWhatDoesNotFit() {
         GraphBuilder b;
         auto q = b.input("q", DType::Float, {2, 5, 8});

@@ -10,9 +10,12 @@
 // a single thread finishes in a few microseconds each gains nothing from a second thread even on
 // a quiet machine (ppocr_cls: 0.35 ms on one thread, 0.51-0.67 on two), so it runs on one.
 //
-// Per node instead (small nodes on one thread, the rest on all): measured and dropped. The idle
-// thread then fell asleep between parallel nodes and each wake-up cost more than the region saved
-// (mobilenet_v3_small on a quiet machine 0.91 -> 1.23 ms).
+// Per node for every small convolution and pool (under 2M multiply-adds and 512 KiB) inside a
+// plan of two threads: measured and dropped. The idle thread then fell asleep between parallel
+// nodes and each wake-up cost more than the region saved (mobilenet_v3_small on a quiet machine
+// 0.91 -> 1.23 ms). What stays per node is narrower (cpuNodeThreads, cpu_kernel.h): products
+// under 256K FLOPs, the 1x1 convolutions on a 1x1 plane of squeeze-and-excitation blocks, each a
+// few microseconds between larger parallel nodes.
 #pragma once
 
 #include "core/runtime/node_descriptor.h"

@@ -80,17 +80,6 @@ std::string whyNotFoldable(const Graph& g, const Node& n) {
     return {};
 }
 
-/// True for [0, 1, ..., r-3, r-1, r-2] (or no perm at rank 2): only the last two axes trade places.
-bool swapsLastTwoAxes(const Node& transpose, size_t rank) {
-    std::vector<int64_t> perm = transpose.attributes.getInts("perm");
-    if (perm.empty())
-        for (size_t i = rank; i-- > 0;) perm.push_back(int64_t(i));
-    if (rank < 2 || perm.size() != rank) return false;
-    for (size_t i = 0; i + 2 < rank; ++i)
-        if (perm[i] != int64_t(i)) return false;
-    return perm[rank - 2] == int64_t(rank - 1) && perm[rank - 1] == int64_t(rank - 2);
-}
-
 /// Why a Transpose of a weight is better left to the matrix product that alone reads it: Gemm and
 /// com.microsoft FusedMatMul read an operand transposed where it is (transA, transB), and
 /// fuse-matmul-scale gives the product that flag. Folding would copy every byte of the weight (a

@@ -22,15 +22,6 @@ bool isFloating(DType t) { return t == DType::Float || t == DType::Double; }
 
 bool isFusedMatMul(const Node& n) { return n.opType == "FusedMatMul" && n.domain == "com.microsoft"; }
 
-/// True for [0, 1, ..., r-3, r-1, r-2]: only the last two axes trade places.
-bool swapsLastTwoAxes(const std::vector<int64_t>& perm) {
-    const size_t r = perm.size();
-    if (r < 2) return false;
-    for (size_t i = 0; i + 2 < r; ++i)
-        if (perm[i] != int64_t(i)) return false;
-    return perm[r - 2] == int64_t(r - 1) && perm[r - 1] == int64_t(r - 2);
-}
-
 /// The product's attributes as FusedMatMul's (alpha 1, no transposes for a plain MatMul).
 struct Product {
     double alpha = 1.0;
@@ -246,11 +237,7 @@ private:
     static std::string whyNotTransposed(const Graph& g, const Node& t) {
         const Shape& in = g.value(t.input(0)).shape;
         if (!in.rankKnown()) return "kept: the rank of the input of " + describe(t) + " is unknown";
-        std::vector<int64_t> perm = t.attributes.getInts("perm");
-        if (perm.empty())  // no perm: all axes reversed, a swap of the last two only for rank 2
-            for (size_t i = in.rank(); i-- > 0;) perm.push_back(int64_t(i));
-        if (perm.size() != in.rank() || !swapsLastTwoAxes(perm))
-            return "kept: " + describe(t) + " does more than swap the last two axes";
+        if (!swapsLastTwoAxes(t, in.rank())) return "kept: " + describe(t) + " does more than swap the last two axes";
         return {};
     }
 

@@ -48,6 +48,16 @@ bool laterOutputIsRead(const Graph& graph, const Node& node) {
     return false;
 }
 
+bool swapsLastTwoAxes(const Node& transpose, size_t rank) {
+    std::vector<int64_t> perm = transpose.attributes.getInts("perm");
+    if (perm.empty())
+        for (size_t i = rank; i-- > 0;) perm.push_back(int64_t(i));
+    if (rank < 2 || perm.size() != rank) return false;
+    for (size_t i = 0; i + 2 < rank; ++i)
+        if (perm[i] != int64_t(i)) return false;
+    return perm[rank - 2] == int64_t(rank - 1) && perm[rank - 1] == int64_t(rank - 2);
+}
+
 std::string describe(const Node& node) {
     if (node.name.empty()) return node.opType + " #" + std::to_string(node.id);
     return node.opType + " '" + node.name + "'";

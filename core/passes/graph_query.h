@@ -33,6 +33,9 @@ std::string whyOutputIsShared(const Graph& graph, const Node& producer);
 /// True when an output of `node` after its first is read by a node or is a graph output
 /// (LayerNormalization's mean and inverse standard deviation, for example).
 bool laterOutputIsRead(const Graph& graph, const Node& node);
+/// True when `transpose`, a Transpose of an input of rank `rank`, trades the last two axes and
+/// keeps the others: perm [0, ..., r-3, r-1, r-2], or no perm at rank 2 (every axis reversed).
+bool swapsLastTwoAxes(const Node& transpose, size_t rank);
 /// "Conv 'conv1'" (or "Conv #12" for an unnamed node), for sentences in rewrites.
 std::string describe(const Node& node);
 /// "'name'" for a value.

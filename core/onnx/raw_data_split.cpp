@@ -32,41 +32,15 @@ public:
     /// The next field, or nullopt when the bytes are not a plain message (groups, a varint or a
     /// length running past the end).
     std::optional<Field> next() {
-        const auto head = file_.bytes(pos_, size_t(std::min<uint64_t>(kMaxHeaderBytes, end_ - pos_)));
-        size_t at = 0;
-        auto varint = [&]() -> std::optional<uint64_t> {
-            uint64_t value = 0;
-            for (int shift = 0; shift < 64 && at < head.size(); shift += 7) {
-                const auto byte = uint8_t(head[at++]);
-                value |= uint64_t(byte & 0x7f) << shift;
-                if (!(byte & 0x80)) return value;
-            }
-            return std::nullopt;
-        };
+        const auto h = wire::readHeader(file_.bytes(pos_, size_t(std::min<uint64_t>(kMaxHeaderBytes, end_ - pos_))));
+        if (!h) return std::nullopt;
         Field f;
+        f.number = h->number;
+        f.wireType = h->wireType;
         f.start = pos_;
-        const auto tag = varint();
-        if (!tag || (*tag >> 3) == 0 || (*tag >> 3) > UINT32_MAX) return std::nullopt;
-        f.number = uint32_t(*tag >> 3);
-        f.wireType = int(*tag & 7);
-        uint64_t length = 0;
-        switch (f.wireType) {
-        case wire::kVarint:
-            if (!varint()) return std::nullopt;
-            break;
-        case wire::kFixed64: length = 8; break;
-        case wire::kFixed32: length = 4; break;
-        case kLengthDelimited: {
-            const auto n = varint();
-            if (!n) return std::nullopt;
-            length = *n;
-            break;
-        }
-        default: return std::nullopt;  // groups (deprecated) or garbage
-        }
-        f.payload = pos_ + at;
-        if (length > end_ - f.payload) return std::nullopt;
-        f.end = f.payload + length;
+        f.payload = pos_ + h->size;
+        if (h->length > end_ - f.payload) return std::nullopt;
+        f.end = f.payload + h->length;
         pos_ = f.end;
         return f;
     }

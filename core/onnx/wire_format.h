@@ -21,6 +21,51 @@ struct Field {
     size_t end = 0;      ///< one past the field
 };
 
+/// A field's header, decoded from the bytes it starts with: its number and wire type, how many
+/// bytes the header takes (for a varint field, its value too) and how many payload bytes follow.
+struct Header {
+    uint32_t number = 0;
+    int wireType = 0;
+    size_t size = 0;
+    uint64_t length = 0;
+};
+
+/// The header `head` starts with; nullopt when it is no plain field's (a group, a varint running
+/// past the end of `head`).
+inline std::optional<Header> readHeader(std::span<const std::byte> head) {
+    size_t at = 0;
+    const auto varint = [&]() -> std::optional<uint64_t> {
+        uint64_t value = 0;
+        for (int shift = 0; shift < 64 && at < head.size(); shift += 7) {
+            const auto byte = uint8_t(head[at++]);
+            value |= uint64_t(byte & 0x7f) << shift;
+            if (!(byte & 0x80)) return value;
+        }
+        return std::nullopt;
+    };
+    const auto tag = varint();
+    if (!tag || (*tag >> 3) == 0 || (*tag >> 3) > UINT32_MAX) return std::nullopt;
+    Header h;
+    h.number = uint32_t(*tag >> 3);
+    h.wireType = int(*tag & 7);
+    switch (h.wireType) {
+    case kVarint:
+        if (!varint()) return std::nullopt;
+        break;
+    case kFixed64: h.length = 8; break;
+    case kFixed32: h.length = 4; break;
+    case kLengthDelimited: {
+        const auto n = varint();
+        if (!n) return std::nullopt;
+        h.length = *n;
+        break;
+    }
+    default: return std::nullopt;  // groups (deprecated) or garbage
+    }
+    h.size = at;
+    return h;
+}
+
 /// Reads the fields of one serialized message in order.
 class Reader {
 public:
@@ -30,46 +75,19 @@ public:
     /// The next field, or nullopt when the bytes are not a plain message (groups, a varint or a
     /// length running past the end).
     std::optional<Field> next() {
+        const auto h = readHeader(bytes_.subspan(pos_));
+        if (!h || h->length > bytes_.size() - pos_ - h->size) return std::nullopt;
         Field f;
+        f.number = h->number;
+        f.wireType = h->wireType;
         f.start = pos_;
-        const auto tag = varint();
-        if (!tag || (*tag >> 3) == 0 || (*tag >> 3) > UINT32_MAX) return std::nullopt;
-        f.number = uint32_t(*tag >> 3);
-        f.wireType = int(*tag & 7);
-        bool ok = true;
-        switch (f.wireType) {
-        case kVarint: ok = varint().has_value(); break;
-        case kFixed64: ok = skip(8); break;
-        case kFixed32: ok = skip(4); break;
-        case kLengthDelimited: {
-            const auto length = varint();
-            f.payload = pos_;
-            ok = length && skip(*length);
-            break;
-        }
-        default: ok = false;  // groups (deprecated) or garbage
-        }
-        if (!ok) return std::nullopt;
-        f.end = pos_;
+        if (h->wireType == kLengthDelimited) f.payload = pos_ + h->size;
+        f.end = pos_ + h->size + size_t(h->length);
+        pos_ = f.end;
         return f;
     }
 
 private:
-    std::optional<uint64_t> varint() {
-        uint64_t value = 0;
-        for (int shift = 0; shift < 64 && pos_ < bytes_.size(); shift += 7) {
-            const auto byte = uint8_t(bytes_[pos_++]);
-            value |= uint64_t(byte & 0x7f) << shift;
-            if (!(byte & 0x80)) return value;
-        }
-        return std::nullopt;
-    }
-    bool skip(uint64_t count) {
-        if (count > bytes_.size() - pos_) return false;
-        pos_ += size_t(count);
-        return true;
-    }
-
     std::span<const std::byte> bytes_;
     size_t pos_ = 0;
 };

@@ -90,16 +90,37 @@ Outputs runBoth(const Model& m, const std::map<std::string, Tensor>& feeds) {
     return o;
 }
 
-/// Largest |a - b| and how many elements differ.
-std::pair<double, size_t> difference(const Outputs& o) {
+/// Largest |got - expected| and how many elements differ.
+std::pair<double, size_t> difference(const std::vector<double>& got, const std::vector<double>& expected) {
     double worst = 0;
     size_t differ = 0;
-    for (size_t i = 0; i < o.cpu.size(); ++i) {
-        worst = std::max(worst, std::fabs(o.cpu[i] - o.reference[i]));
-        differ += o.cpu[i] != o.reference[i];
+    for (size_t i = 0; i < got.size(); ++i) {
+        worst = std::max(worst, std::fabs(got[i] - expected[i]));
+        differ += got[i] != expected[i];
     }
     return {worst, differ};
 }
+std::pair<double, size_t> difference(const Outputs& o) { return difference(o.cpu, o.reference); }
+
+/// QDQ graphs written node by node: QuantizeLinear to u8 with its own scale and zero point,
+/// DequantizeLinear reading the QuantizeLinear's, and a 1x1 convolution of 16 channels with s8
+/// weights (scale 0.004) behind a DequantizeLinear.
+struct QdqBuilder {
+    GraphBuilder& b;
+    ValueId q(ValueId v, float scale, int zero, const std::string& name) const {
+        return b.op("QuantizeLinear", {v, b.initializer(name + "_s", Tensor::scalar(scale)),
+                                       b.initializer(name + "_z", scalarOf(DType::UInt8, zero))}, {}, name);
+    }
+    ValueId dq(ValueId v, const std::string& name) const {
+        const Node& n = b.graph().node(b.graph().value(v).producer());
+        return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
+    }
+    ValueId conv1x1(ValueId in, int seed, const std::string& name) const {
+        const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, {16, 16, 1, 1}, seed, -64, 62, true)),
+                                                   b.initializer(name + "_ws", Tensor::scalar(0.004f))}, {}, name + "_wdq");
+        return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({16}, seed, -0.2f, 0.2f))}, {}, name);
+    }
+};
 
 struct ConvCase {
     DType x = DType::UInt8, w = DType::Int8, y = DType::UInt8;
@@ -372,14 +393,9 @@ private slots:
     void qdqConvolutionsRunAsInt8() {
         GraphBuilder b;
         const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 8, 12, 12}));
-        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) {
-            return b.op("QuantizeLinear", {v, b.initializer(name + "_s", Tensor::scalar(scale)),
-                                           b.initializer(name + "_z", scalarOf(DType::UInt8, zero))}, {}, name);
-        };
-        const auto dq = [&](ValueId v, const std::string& name) {
-            const Node& n = b.graph().node(b.graph().value(v).producer());
-            return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
-        };
+        const QdqBuilder qdq{b};
+        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) { return qdq.q(v, scale, zero, name); };
+        const auto dq = [&](ValueId v, const std::string& name) { return qdq.dq(v, name); };
         const auto conv = [&](ValueId in, int seed, bool perChannel, const std::string& name) {
             const std::vector<int64_t> dims{8, 8, 3, 3};
             std::vector<float> scales(perChannel ? 8 : 1);
@@ -721,19 +737,10 @@ private slots:
     void qdqActivationKeepsChannelsLastBetweenInt8Convolutions() {
         GraphBuilder b;
         const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 16, 10, 10}));
-        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) {
-            return b.op("QuantizeLinear", {v, b.initializer(name + "_s", Tensor::scalar(scale)),
-                                           b.initializer(name + "_z", scalarOf(DType::UInt8, zero))}, {}, name);
-        };
-        const auto dq = [&](ValueId v, const std::string& name) {
-            const Node& n = b.graph().node(b.graph().value(v).producer());
-            return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
-        };
-        const auto conv = [&](ValueId in, int seed, const std::string& name) {
-            const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, {16, 16, 1, 1}, seed, -64, 62, true)),
-                                                       b.initializer(name + "_ws", Tensor::scalar(0.004f))}, {}, name + "_wdq");
-            return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({16}, seed, -0.2f, 0.2f))}, {}, name);
-        };
+        const QdqBuilder qdq{b};
+        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) { return qdq.q(v, scale, zero, name); };
+        const auto dq = [&](ValueId v, const std::string& name) { return qdq.dq(v, name); };
+        const auto conv = [&](ValueId in, int seed, const std::string& name) { return qdq.conv1x1(in, seed, name); };
         const ValueId c1 = q(conv(dq(q(x, 0.01f, 128, "xq"), "xdq"), 51, "conv1"), 0.02f, 128, "c1q");
         const ValueId h = q(b.op("HardSwish", {dq(c1, "c1dq")}, {}, "hswish"), 0.012f, 30, "hq");
         b.output(dq(q(conv(dq(h, "hdq"), 52, "conv2"), 0.01f, 128, "c2q"), "out"));
@@ -746,12 +753,7 @@ private slots:
         QCOMPARE(kernelsOf(*plan), (std::vector<std::string>{"cpu:quantize", "onednn:qlinear_conv", "cpu:qlinear-lookup-table[nhwc in out]",
                                                               "onednn:qlinear_conv", "cpu:dequantize"}));
         const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
-        double worst = 0;
-        size_t differ = 0;
-        for (size_t i = 0; i < got.size(); ++i) {
-            worst = std::max(worst, std::fabs(got[i] - expected[i]));
-            differ += got[i] != expected[i];
-        }
+        const auto [worst, differ] = difference(got, expected);
         // conv1's step (0.02) through HardSwish (x1.5) in units of 0.012, plus hq's own step, into
         // conv2 (sum |w| * 0.004 per input step, |w| <= 64 over 16 inputs), plus c2q's step.
         qInfo("largest difference %g, %zu of %zu outputs differ", worst, differ, got.size());
@@ -768,19 +770,10 @@ private slots:
     void qdqSqueezeExcitationRunsAsInt8() {
         GraphBuilder b;
         const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 16, 9, 9}));
-        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) {
-            return b.op("QuantizeLinear", {v, b.initializer(name + "_s", Tensor::scalar(scale)),
-                                           b.initializer(name + "_z", scalarOf(DType::UInt8, zero))}, {}, name);
-        };
-        const auto dq = [&](ValueId v, const std::string& name) {
-            const Node& n = b.graph().node(b.graph().value(v).producer());
-            return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
-        };
-        const auto conv = [&](ValueId in, int seed, const std::string& name) {
-            const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, {16, 16, 1, 1}, seed, -64, 62, true)),
-                                                       b.initializer(name + "_ws", Tensor::scalar(0.004f))}, {}, name + "_wdq");
-            return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({16}, seed, -0.2f, 0.2f))}, {}, name);
-        };
+        const QdqBuilder qdq{b};
+        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) { return qdq.q(v, scale, zero, name); };
+        const auto dq = [&](ValueId v, const std::string& name) { return qdq.dq(v, name); };
+        const auto conv = [&](ValueId in, int seed, const std::string& name) { return qdq.conv1x1(in, seed, name); };
         const ValueId c1 = q(conv(dq(q(x, 0.01f, 128, "xq"), "xdq"), 61, "conv1"), 0.02f, 128, "c1q");
         const ValueId pooled = q(b.op("GlobalAveragePool", {dq(c1, "c1dq_pool")}, {}, "pool"), 0.004f, 128, "pq");
         const ValueId gate = q(b.op("Sigmoid", {dq(q(conv(dq(pooled, "pdq"), 62, "squeeze"), 0.01f, 128, "sq"), "sdq")}, {}, "sigmoid"),
@@ -798,12 +791,7 @@ private slots:
                                                               "onednn:qlinear_conv", "cpu:dequantize"}));
         QVERIFY(saysInItsPreparation(*plan, "ran 1 QDQ GlobalAveragePool and 1 QDQ Mul as int8 QLinearGlobalAveragePool and QLinearMul"));
         const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
-        double worst = 0;
-        size_t differ = 0;
-        for (size_t i = 0; i < got.size(); ++i) {
-            worst = std::max(worst, std::fabs(got[i] - expected[i]));
-            differ += got[i] != expected[i];
-        }
+        const auto [worst, differ] = difference(got, expected);
         qInfo("largest difference %g, %zu of %zu outputs differ", worst, differ, got.size());
         QVERIFY2(worst <= 4 * 0.01 + 1e-6, qPrintable(QString("off by %1").arg(worst)));
         QVERIFY2(differ * 10 < got.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(got.size())));

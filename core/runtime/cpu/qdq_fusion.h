@@ -53,10 +53,11 @@ size_t fuseQdqLookupTables(PreparedModel& prepared, std::map<NodeId, NodeId>* re
 /// -> QuantizeLinear (b of a's shape or [N, C, 1, 1]) com.microsoft QLinearMul
 /// (qdq_squeeze_excitation.cpp). Adds one line to the steps; returns how many.
 size_t fuseQdqSqueezeExcitation(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
-/// True when `node` is a one-input activation of the default domain that fuseQdqLookupTables
-/// tabulates between a DequantizeLinear and a QuantizeLinear (every kind of the activation table
-/// but Relu, Clip and Identity, which the int8 nodes' saturation computes); quantize-int8 quantizes
-/// the outputs of those that follow a quantized node.
+/// True when `node` is a one-input activation (of the default domain, or com.microsoft's QuickGelu,
+/// Gelu and FastGelu) that fuseQdqLookupTables tabulates between a DequantizeLinear and a
+/// QuantizeLinear (every kind of the activation table but Relu, Clip and Identity, which the int8
+/// nodes' saturation computes); quantize-int8 quantizes the outputs of those that follow a
+/// quantized node.
 bool tabulatesActivation(const Node& node);
 
 /// Stores the weights of every DequantizeLinear of constants as float32 (what the shared

@@ -168,7 +168,8 @@ public:
 
 bool tabulatesActivation(const Node& n) {
     // Relu and Clip fold into the int8 node's saturation instead (Clip's bounds may be inputs).
-    if (!n.domain.empty() || n.inputs().size() != 1 || n.outputs().size() != 1) return false;
+    // com.microsoft's one-input forms count too: fuse-silu writes x * Sigmoid(x) as QuickGelu.
+    if (n.inputs().size() != 1 || n.outputs().size() != 1) return false;
     const ActivationKind* kind = activationKindOfOp(n.domain, n.opType);
     return kind && kind->id != ActivationId::Clip && kind->id != ActivationId::Relu && kind->id != ActivationId::Identity;
 }

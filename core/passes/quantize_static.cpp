@@ -10,7 +10,7 @@
 // the scale is narrowed to make it so, and the Clip then folds into the int8 node's saturation.
 // An activation alone after such a node (HardSwish, Sigmoid, x * Sigmoid(x)...) gets a pair on its
 // output too (the CPU plan tabulates DequantizeLinear -> activation -> QuantizeLinear, qdq_fusion.h).
-// FusedConv and FusedGemm from the fusion passes are split back first.
+// FusedConv, FusedGemm and FusedMatMul of a constant weight from the fusion passes are split back first.
 // The CPU plan runs DequantizeLinear -> Conv -> [Relu|Clip] -> QuantizeLinear as one int8 QLinearConv,
 // and the same around MatMul and Gemm as QLinearMatMul and QGemm (core/runtime/cpu/qdq_fusion.h). The pass reports what it costs: each quantized node's output
 // error on the first calibration input and the error of the graph outputs.
@@ -182,7 +182,8 @@ public:
                "plan runs each DequantizeLinear -> Conv -> [Relu or Clip] -> QuantizeLinear as one int8 "
                "QLinearConv (MatMul and Gemm: QLinearMatMul and QGemm, and int8 with a float output where no "
                "QuantizeLinear follows), and ONNX Runtime runs the file as it runs its own. A com.microsoft FusedConv "
-               "is split back into Conv, Add and its activation first, a FusedGemm into Gemm and its activation. "
+               "is split back into Conv, Add and its activation first, a FusedGemm into Gemm and its activation, a FusedMatMul of "
+               "a constant weight into MatMul (its weight stored transposed and scaled by alpha where it says so). "
                "An activation that alone reads a quantized node's output (HardSwish, HardSigmoid, Sigmoid, Tanh, "
                "x * Sigmoid(x) as a Sigmoid and a Mul, ...) gets a pair on its output too: the CPU plan runs "
                "DequantizeLinear -> activation -> QuantizeLinear as a 256-entry int8 lookup table (as ONNX Runtime "
@@ -345,6 +346,38 @@ private:
         return m;
     }
 
+    /// FusedMatMul(x, W) of a constant float matrix only it reads (fuse-matmul-scale's x * W^T
+    /// and x * W * alpha) -> MatMul(x, W') with W' = alpha * W, stored as [K, N] (transposed once
+    /// here for transB), so that the QDQ pattern finds a MatMul and its weight. A FusedMatMul that
+    /// transposes x or batches stays as it is (float).
+    static void splitFusedMatMul(Rewriter& rw, NodeId id) {
+        const Graph& g = rw.graph();
+        const Node& n = g.node(id);
+        const Tensor* w = constantInput(g, n, 1);
+        const Attributes& a = n.attributes;
+        if (!w || w->dtype() != DType::Float || w->rank() != 2 || !hasInput(n, 0) || !hasSingleUse(g, n.input(1)) ||
+            a.getInt("transA", 0) || a.getInt("transBatchA", 0) || a.getInt("transBatchB", 0))
+            return;
+        const float alpha = a.getFloat("alpha", 1.f);
+        const bool transB = a.getInt("transB", 0) != 0;
+        const std::string sentence = "split " + describe(n) + " back into a MatMul for the QDQ pattern" +
+                                     (transB ? ", its weight " + quoted(g, n.input(1)) + " stored transposed" : "") +
+                                     (alpha != 1.f ? ", alpha " + formatNumber(alpha) + " multiplied into it" : "");
+        const ValueId x = n.input(0);
+        ValueId weight = n.input(1);
+        if (transB || alpha != 1.f) {
+            const int64_t rows = w->dims()[0], cols = w->dims()[1];
+            Tensor scaled = Tensor::allocate(DType::Float, transB ? std::vector{cols, rows} : std::vector{rows, cols});
+            const std::span<const float> from = w->span<float>();
+            const std::span<float> to = scaled.mutableSpan<float>();
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t c = 0; c < cols; ++c) to[size_t(transB ? c * rows + r : r * cols + c)] = alpha * from[size_t(r * cols + c)];
+            weight = rw.addInitializer(g.value(weight).name + (transB ? "_transposed" : "_scaled"), std::move(scaled));
+        }
+        rw.replaceNodes({id}, "MatMul", {x, weight}, {});
+        rw.commit("split-fused-matmul", sentence);
+    }
+
     /// FusedConv(x, w, b, z) with no activation, a Relu or a Clip -> Conv -> [Add z] -> [Relu|Clip],
     /// and FusedGemm(a, b, c) -> Gemm -> [activation], the QDQ pattern's form (the fusions ran
     /// before, as in `--passes default,quantize-int8`); the activation becomes its standard node again.
@@ -352,6 +385,10 @@ private:
         for (NodeId id : rw.graph().topologicalOrder()) {
             const Graph& g = rw.graph();
             const Node& n = g.node(id);
+            if (n.opType == "FusedMatMul" && n.domain == "com.microsoft") {
+                splitFusedMatMul(rw, id);
+                continue;
+            }
             const bool gemm = n.opType == "FusedGemm";
             if ((n.opType != "FusedConv" && !gemm) || n.domain != "com.microsoft") continue;
             const auto activation = gemm ? gemmActivationOf(n.attributes) : activationOf(n.attributes);

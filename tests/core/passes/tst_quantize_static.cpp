@@ -2,8 +2,8 @@
 // x -> Conv(+bias) -> Relu -> Flatten -> Gemm(transB, +bias) -> y: the Q/DQ nodes it writes,
 // the int8 weights and int32 biases against their formulas, the output against the float model
 // within a bound derived from the quantization steps, calibration from .pb folders (the exact
-// scale and zero point a known range gives), the one-sentence errors, the split of a FusedConv
-// and a FusedGemm, a Clip (ReLU6) folded into the int8 convolution before it (or kept float where
+// scale and zero point a known range gives), the one-sentence errors, the split of a FusedConv,
+// a FusedGemm and a FusedMatMul, a Clip (ReLU6) folded into the int8 convolution before it (or kept float where
 // its range does not imply it) and the CPU plan's int8 kernels.
 #include "core/graph/builder.h"
 #include "core/onnx/tensor_file.h"
@@ -608,6 +608,57 @@ private slots:
         const double et = e1 + 1.5 * sg + st / 2.0;
         const double bound = productErrorBound(*g.constantValue(*g.findValue("g2.w")), 8,
                                                *m.graph.constantValue(dequantizerOf(m.graph, "g2", 1).input(1)), et, 1, st);
+        const TensorComparison c = compareTensors(got, expected, 0, bound);
+        QVERIFY2(c.matches, (c.mismatch + ", bound " + std::to_string(bound)).c_str());
+        QVERIFY(c.maxAbsError > 0);
+    }
+
+    void aFusedMatMulWithATransposedWeightIsSplitSoItsMatMulIsQuantized() {
+        // x [2, 3, 16] -> com.microsoft FusedMatMul(W [8, 16], transB 1, alpha 0.5) -> y: what
+        // fuse-matmul-scale leaves of a transformer's x * W^T. The pass stores 0.5 * W^T as [16, 8]
+        // and quantizes the MatMul along its 8 columns; the plan runs it on int8 kernels.
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {2, 3, 16});
+        const Tensor w = seeded({8, 16}, 1, -0.5f, 0.5f);
+        b.output(b.op("FusedMatMul", {x, b.initializer("w", w)}, {{"transB", int64_t(1)}, {"alpha", 0.5f}}, "mm"));
+        b.graph().node(b.lastNode()).domain = "com.microsoft";
+        Model m = b.model(13);
+        m.opsets.push_back({"com.microsoft", 1});
+        m = withShapes(std::move(m));
+        const Model original = m;
+        Tensor xs = seeded({2, 3, 16}, 5, -1.f, 1.f);
+        xs.mutableSpan<float>()[0] = -1.f;
+        xs.mutableSpan<float>()[1] = 1.f;
+        const InputSet feeds{{"x", xs}};
+        PassContext context;
+        context.calibration.inputSets = {feeds};
+        const PassResult r = quantize(m, context);
+        QCOMPARE(countOps(m.graph, "FusedMatMul"), 0);
+        QCOMPARE(countOps(m.graph, "MatMul"), 1);
+        QCOMPARE(r.counter("numQuantized"), int64_t(1));
+        const Node& dq = dequantizerOf(m.graph, "mm", 1);
+        QCOMPARE(dq.attributes.getInt("axis", -1), int64_t(1));
+        const Tensor& q = *m.graph.constantValue(dq.input(0));
+        const Tensor& scales = *m.graph.constantValue(dq.input(1));
+        QCOMPARE(q.dims(), (std::vector<int64_t>{16, 8}));
+        Tensor scaled = Tensor::allocate(DType::Float, {8, 16});  // 0.5 * W, rows of the 8 outputs
+        for (int64_t n = 0; n < 8; ++n) {
+            float largest = 0;
+            for (int64_t k = 0; k < 16; ++k) {
+                const float v = 0.5f * w.span<float>()[size_t(n * 16 + k)];
+                scaled.mutableSpan<float>()[size_t(n * 16 + k)] = v;
+                largest = std::max(largest, std::fabs(v));
+            }
+            QCOMPARE(scales.span<float>()[size_t(n)], largest / 127.f);
+            for (int64_t k = 0; k < 16; ++k)
+                QCOMPARE(int(q.span<int8_t>()[size_t(k * 8 + n)]),
+                         int(std::nearbyint(scaled.span<float>()[size_t(n * 16 + k)] / (largest / 127.f))));
+        }
+        QCOMPARE(countKernels(m, "onednn:matmul_integer_to_float"), 1);
+        const Tensor expected = makeCpuBackend()->compile(original, {})->run(feeds).at(0);
+        const Tensor got = makeCpuBackend()->compile(m, {})->run(feeds).at(0);
+        const auto [sx, zx] = activationParamsOf(m.graph, "x");
+        const double bound = productErrorBound(scaled, 16, scales, sx / 2.0, 1, sx);
         const TensorComparison c = compareTensors(got, expected, 0, bound);
         QVERIFY2(c.matches, (c.mismatch + ", bound " + std::to_string(bound)).c_str());
         QVERIFY(c.maxAbsError > 0);

@@ -40,9 +40,9 @@ Model convReluGemm() {
     return withShapes(b.model(13));
 }
 
-/// One calibration input set: x uniform in [lo, hi], with both ends present.
-InputSet inputSpanning(float lo, float hi, uint64_t seed) {
-    Tensor x = seeded({1, kC, kH, kH}, seed, lo, hi);
+/// One calibration input set: x (of `dims`) uniform in [lo, hi], with both ends present.
+InputSet inputSpanning(float lo, float hi, uint64_t seed, std::vector<int64_t> dims = {1, kC, kH, kH}) {
+    Tensor x = seeded(std::move(dims), seed, lo, hi);
     x.mutableSpan<float>()[0] = lo;
     x.mutableSpan<float>()[1] = hi;
     return {{"x", x}};
@@ -78,6 +78,13 @@ PassResult quantize(Model& m, PassContext context = {}) {
     PassResult r = runPass(*passes.front(), m, context);
     if (const auto problems = m.graph.validate(); !problems.empty()) throw std::runtime_error(problems.front());
     return r;
+}
+
+/// quantize-int8 calibrated on the one input set `feeds`.
+PassResult quantizeOn(Model& m, const InputSet& feeds) {
+    PassContext context;
+    context.calibration.inputSets = {feeds};
+    return quantize(m, context);
 }
 
 float maxAbs(std::span<const float> v) {
@@ -267,9 +274,7 @@ private slots:
         Model m = convReluGemm();
         const Model original = m;
         const InputSet feeds = inputSpanning(-1, 1, 5);
-        PassContext context;
-        context.calibration.inputSets = {feeds};
-        quantize(m, context);
+        quantizeOn(m, feeds);
         CompileOptions reference;
         reference.referenceOnly = true;
         const Tensor expected = makeCpuBackend()->compile(original, reference)->run(feeds).at(0);
@@ -451,9 +456,7 @@ private slots:
                 QCOMPARE(countOps(m.graph, "Clip"), 0);
             }
             const InputSet feeds = inputSpanning(-1, 1, 5);
-            PassContext context;
-            context.calibration.inputSets = {feeds};
-            const PassResult r = quantize(m, context);
+            const PassResult r = quantizeOn(m, feeds);
             QCOMPARE(countOps(m.graph, "FusedConv"), 0);
             QCOMPARE(countOps(m.graph, "Conv"), 2);
             QCOMPARE(countOps(m.graph, "Clip"), 1);
@@ -499,9 +502,7 @@ private slots:
         Model m = convClipConv(-100);
         const Model original = m;
         const InputSet feeds = inputSpanning(-1, 1, 5);
-        PassContext context;
-        context.calibration.inputSets = {feeds};
-        const PassResult r = quantize(m, context);
+        const PassResult r = quantizeOn(m, feeds);
         QCOMPARE(countOps(m.graph, "Clip"), 1);
         QCOMPARE(countOps(m.graph, "QuantizeLinear"), 3);  // x, c1's output, the Clip's output
         QCOMPARE(countOps(m.graph, "DequantizeLinear"), 6);
@@ -538,9 +539,7 @@ private slots:
         runPipeline(m, makePipeline("default"), defaults, {});
         QCOMPARE(countOps(m.graph, "FusedConv"), 3);
         const InputSet feeds{{"x", seeded({1, 4, 6, 6}, 7, -2.f, 2.f)}};
-        PassContext context;
-        context.calibration.inputSets = {feeds};
-        const PassResult r = quantize(m, context);
+        const PassResult r = quantizeOn(m, feeds);
         QCOMPARE(countOps(m.graph, "FusedConv"), 0);
         QCOMPARE(countOps(m.graph, "Conv"), 3);
         QCOMPARE(r.counter("numQuantized"), int64_t(3));
@@ -574,13 +573,8 @@ private slots:
         PassContext defaults = contextFor(m);
         runPipeline(m, makePipeline("default"), defaults, {});
         QCOMPARE(countOps(m.graph, "FusedGemm"), 1);
-        Tensor xs = seeded({2, 16}, 5, -1.f, 1.f);
-        xs.mutableSpan<float>()[0] = -1.f;
-        xs.mutableSpan<float>()[1] = 1.f;
-        const InputSet feeds{{"x", xs}};
-        PassContext context;
-        context.calibration.inputSets = {feeds};
-        const PassResult r = quantize(m, context);
+        const InputSet feeds = inputSpanning(-1, 1, 5, {2, 16});
+        const PassResult r = quantizeOn(m, feeds);
         QCOMPARE(countOps(m.graph, "FusedGemm"), 0);
         QCOMPARE(countOps(m.graph, "Gemm"), 2);
         QCOMPARE(countOps(m.graph, "Tanh"), 1);
@@ -626,13 +620,8 @@ private slots:
         m.opsets.push_back({"com.microsoft", 1});
         m = withShapes(std::move(m));
         const Model original = m;
-        Tensor xs = seeded({2, 3, 16}, 5, -1.f, 1.f);
-        xs.mutableSpan<float>()[0] = -1.f;
-        xs.mutableSpan<float>()[1] = 1.f;
-        const InputSet feeds{{"x", xs}};
-        PassContext context;
-        context.calibration.inputSets = {feeds};
-        const PassResult r = quantize(m, context);
+        const InputSet feeds = inputSpanning(-1, 1, 5, {2, 3, 16});
+        const PassResult r = quantizeOn(m, feeds);
         QCOMPARE(countOps(m.graph, "FusedMatMul"), 0);
         QCOMPARE(countOps(m.graph, "MatMul"), 1);
         QCOMPARE(r.counter("numQuantized"), int64_t(1));

@@ -14,6 +14,12 @@
 #endif
 
 #include <algorithm>
+#include <limits>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GRAPHLENS_HAS_AVX512_QUANTIZE 1
+#endif
 
 namespace graphlens::onednn {
 namespace {
@@ -31,6 +37,48 @@ void chunked(int64_t n, Body&& body) {
 template <typename Q>
 GRAPHLENS_VECTOR_CLONES void quantizeRun(const float* x, Q* y, int64_t n, float scale, int32_t zero) {
     for (int64_t i = 0; i < n; ++i) y[i] = requantize<Q>(x[i] / scale, float(zero));
+}
+
+#ifdef GRAPHLENS_HAS_AVX512_QUANTIZE
+/// quantizeRun 16 values at a time: requantize()'s float steps in the same order (the max and
+/// min operands placed so that a NaN passes through as std::max and std::min pass it), then the
+/// integer each lane holds truncated to its low byte (vpmovdb), as Q(int32_t(r)) does. GCC's
+/// vectorization of the scalar loop narrows through masks and packs on 256-bit registers:
+/// 0.45 ns a value, four times DequantizeLinear's, 12% of an int8 transformer's run.
+// GCC 12 warns of the undefined pass-through operand inside _mm512_max_ps and _mm512_min_ps.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+template <typename Q>
+__attribute__((target("avx512f"))) void quantizeRunAvx512(const float* x, Q* y, int64_t n, float scale, int32_t zero) {
+    constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
+    const float z = float(zero);
+    const __m512 s = _mm512_set1_ps(scale), lo = _mm512_set1_ps(lowest - z - 1.f), hi = _mm512_set1_ps(highest - z + 1.f);
+    const __m512 magic = _mm512_set1_ps(12582912.f), zv = _mm512_set1_ps(z);
+    const __m512 qlo = _mm512_set1_ps(lowest), qhi = _mm512_set1_ps(highest);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_div_ps(_mm512_loadu_ps(x + i), s);
+        v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));  // (hi < v) ? hi : v after (lo > v) ? lo : v
+        v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
+        v = _mm512_min_ps(qhi, _mm512_max_ps(qlo, _mm512_add_ps(v, zv)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
+    }
+    for (; i < n; ++i) y[i] = requantize<Q>(x[i] / scale, z);
+}
+#pragma GCC diagnostic pop
+
+bool hasAvx512f() {
+    static const bool has = __builtin_cpu_supports("avx512f");
+    return has;
+}
+#endif
+
+template <typename Q>
+void quantizeValues(const float* x, Q* y, int64_t n, float scale, int32_t zero) {
+#ifdef GRAPHLENS_HAS_AVX512_QUANTIZE
+    if (hasAvx512f()) return quantizeRunAvx512(x, y, n, scale, zero);
+#endif
+    quantizeRun(x, y, n, scale, zero);
 }
 
 struct AddParams {
@@ -73,9 +121,9 @@ private:
         const float scale = scales_[p];
         const int32_t zero = zeros_[p];
         if (quantize_ && integer_ == DType::UInt8)
-            quantizeRun(reinterpret_cast<const float*>(x) + at, reinterpret_cast<uint8_t*>(y) + at, count, scale, zero);
+            quantizeValues(reinterpret_cast<const float*>(x) + at, reinterpret_cast<uint8_t*>(y) + at, count, scale, zero);
         else if (quantize_)
-            quantizeRun(reinterpret_cast<const float*>(x) + at, reinterpret_cast<int8_t*>(y) + at, count, scale, zero);
+            quantizeValues(reinterpret_cast<const float*>(x) + at, reinterpret_cast<int8_t*>(y) + at, count, scale, zero);
         else if (integer_ == DType::UInt8)
             dequantizeRun(reinterpret_cast<const uint8_t*>(x) + at, reinterpret_cast<float*>(y) + at, count, scale, zero);
         else if (integer_ == DType::Int8)

@@ -692,6 +692,48 @@ private slots:
         QVERIFY2(worst <= kOutputScale * 1.0001, qPrintable(QString("off by %1").arg(worst)));
     }
 
+    /// com.microsoft QLinearAdd for each pair of input types the kernel takes (and the output
+    /// types it gives them), on 1000 values (16 lanes at a time and a tail of 8): equal to the
+    /// reference, saturation included.
+    void qlinearAddMatchesTheReferenceForEachType_data() {
+        QTest::addColumn<int>("a");
+        QTest::addColumn<int>("b");
+        QTest::addColumn<int>("c");
+        const int u8 = int(DType::UInt8), s8 = int(DType::Int8);
+        QTest::addRow("u8 + u8 -> u8") << u8 << u8 << u8;
+        QTest::addRow("u8 + u8 -> s8") << u8 << u8 << s8;
+        QTest::addRow("s8 + s8 -> s8") << s8 << s8 << s8;
+        QTest::addRow("s8 + s8 -> u8") << s8 << s8 << u8;
+        QTest::addRow("u8 + s8 -> s8") << u8 << s8 << s8;
+        QTest::addRow("s8 + u8 -> s8") << s8 << u8 << s8;
+    }
+    void qlinearAddMatchesTheReferenceForEachType() {
+        QFETCH(int, a);
+        QFETCH(int, b);
+        QFETCH(int, c);
+        const DType ta = DType(a), tb = DType(b), tc = DType(c);
+        const auto lowest = [](DType t) { return t == DType::UInt8 ? 0 : -128; };
+        const std::vector<int64_t> dims{1, 8, 5, 25};
+        GraphBuilder g;
+        const ValueId x = g.input("a", ta, Shape::ofSizes(dims)), y = g.input("b", tb, Shape::ofSizes(dims));
+        g.output(g.op("QLinearAdd", {x, g.initializer("as", Tensor::scalar(0.031f)), g.initializer("az", scalarOf(ta, lowest(ta) + 120)),
+                                     y, g.initializer("bs", Tensor::scalar(0.017f)), g.initializer("bz", scalarOf(tb, lowest(tb) + 9)),
+                                     g.initializer("cs", Tensor::scalar(0.023f)), g.initializer("cz", scalarOf(tc, lowest(tc) + 100))},
+                      {}, "add"),
+                 tc, Shape::ofSizes(dims));
+        g.graph().node(g.lastNode()).domain = "com.microsoft";
+        Model m = g.model(17);
+        m.opsets.push_back({"com.microsoft", 1});
+        const std::map<std::string, Tensor> feeds{{"a", seededInts(ta, dims, 41, lowest(ta), lowest(ta) + 255)},
+                                                  {"b", seededInts(tb, dims, 42, lowest(tb), lowest(tb) + 255)}};
+        const Outputs o = runBoth(m, feeds);
+        QCOMPARE(o.kernels, std::vector<std::string>{"cpu:qlinear-add"});
+        QCOMPARE(o.cpu, o.reference);
+        const double low = lowest(tc), high = lowest(tc) + 255;
+        QVERIFY(std::count(o.cpu.begin(), o.cpu.end(), low) > 0);  // saturated at both ends
+        QVERIFY(std::count(o.cpu.begin(), o.cpu.end(), high) > 0);
+    }
+
     /// DQ -> activation -> Q runs as one 256-entry lookup table whose codes are the reference's
     /// for every input code: the input holds all 256 of them, and the outputs are equal exactly.
     void qdqActivationsRunAsLookupTables_data() {

@@ -130,15 +130,49 @@ void mulRun(const A* a, const B* b, bool perElement, C* c, int64_t n, int64_t st
 }
 
 /// `rows` channels-last rows of `n` channels: y[r][c] = Q(DQ(a[r][c]) * gate[c]), gate[c] the
-/// channel's dequantized gate.
+/// channel's dequantized gate; one value at a time.
 template <typename A, typename C>
-GRAPHLENS_VECTOR_CLONES void mulRows(const A* a, const float* gate, C* y, int64_t rows, int64_t n, float az, float as, float cs, float cz) {
+GRAPHLENS_VECTOR_CLONES void mulRowsScalar(const A* a, const float* gate, C* y, int64_t rows, int64_t n, float az, float as, float cs, float cz) {
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < n; ++c) {
             const float fa = (float(a[r * n + c]) - az) * as;
             const float product = fa * gate[c];
             y[r * n + c] = requantize<C>(product / cs, cz);
         }
+}
+
+#ifdef GRAPHLENS_HAS_AVX512_REQUANTIZE
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// mulRowsScalar 16 channels at a time, the same float steps (EfficientNet-B0's 16 gates were a
+/// quarter of its int8 run).
+template <typename A, typename C>
+__attribute__((target("avx512f"))) void mulRowsAvx512(const A* a, const float* gate, C* y, int64_t rows, int64_t n, float az, float as,
+                                                      float cs, float cz) {
+    const Requantize16<C> q{cz};
+    const __m512 azv = _mm512_set1_ps(az), asv = _mm512_set1_ps(as), csv = _mm512_set1_ps(cs);
+    for (int64_t r = 0; r < rows; ++r) {
+        const A* row = a + r * n;
+        C* out = y + r * n;
+        int64_t c = 0;
+        for (; c + 16 <= n; c += 16) {
+            const __m512 fa = _mm512_mul_ps(_mm512_sub_ps(load16(row + c), azv), asv);
+            q.store(out + c, _mm512_div_ps(_mm512_mul_ps(fa, _mm512_loadu_ps(gate + c)), csv));
+        }
+        mulRowsScalar(row + c, gate + c, out + c, 1, n - c, az, as, cs, cz);
+    }
+}
+#pragma GCC diagnostic pop
+#endif
+
+/// `rows` channels-last rows of `n` channels: y[r][c] = Q(DQ(a[r][c]) * gate[c]), gate[c] the
+/// channel's dequantized gate.
+template <typename A, typename C>
+void mulRows(const A* a, const float* gate, C* y, int64_t rows, int64_t n, float az, float as, float cs, float cz) {
+#ifdef GRAPHLENS_HAS_AVX512_REQUANTIZE
+    if (hasAvx512f()) return mulRowsAvx512(a, gate, y, rows, n, az, as, cs, cz);
+#endif
+    mulRowsScalar(a, gate, y, rows, n, az, as, cs, cz);
 }
 
 class QLinearMulKernel final : public PreparedKernel, public BlockedLayoutKernel {

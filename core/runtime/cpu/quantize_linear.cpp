@@ -17,10 +17,6 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define GRAPHLENS_HAS_AVX512_QUANTIZE 1
-#endif
 
 namespace graphlens::onednn {
 namespace {
@@ -40,39 +36,9 @@ GRAPHLENS_VECTOR_CLONES void quantizeRun(const float* x, Q* y, int64_t n, float 
     for (int64_t i = 0; i < n; ++i) y[i] = requantize<Q>(x[i] / scale, float(zero));
 }
 
-#ifdef GRAPHLENS_HAS_AVX512_QUANTIZE
-// GCC 12 warns of the undefined pass-through operand inside _mm512_max_ps and _mm512_min_ps.
+#ifdef GRAPHLENS_HAS_AVX512_REQUANTIZE
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-
-/// requantize() on 16 lanes: its float steps in the same order (the max and min operands placed
-/// so that a NaN passes through as std::max and std::min pass it), then the integer each lane
-/// holds truncated to its low byte (vpmovdb), as Q(int32_t(r)) does. GCC's vectorization of the
-/// scalar loops narrows through masks and packs on 256-bit registers: 0.45 ns a value, four
-/// times DequantizeLinear's.
-template <typename Q>
-struct Requantize16 {
-    static constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
-    __m512 lo, hi, magic, zero, qlo, qhi;
-    __attribute__((target("avx512f"))) explicit Requantize16(float z)
-        : lo(_mm512_set1_ps(lowest - z - 1.f)), hi(_mm512_set1_ps(highest - z + 1.f)), magic(_mm512_set1_ps(12582912.f)),
-          zero(_mm512_set1_ps(z)), qlo(_mm512_set1_ps(lowest)), qhi(_mm512_set1_ps(highest)) {}
-    __attribute__((target("avx512f"))) void store(Q* y, __m512 v) const {
-        v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));  // (hi < v) ? hi : v after (lo > v) ? lo : v
-        v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
-        v = _mm512_min_ps(qhi, _mm512_max_ps(qlo, _mm512_add_ps(v, zero)));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
-    }
-};
-
-/// 16 u8 or s8 values as floats.
-template <typename T>
-__attribute__((target("avx512f"))) inline __m512 load16(const T* p) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    if constexpr (std::is_same_v<T, uint8_t>) return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes));
-    else return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(bytes));
-}
-
 /// quantizeRun 16 values at a time (12% of an int8 transformer's run before).
 template <typename Q>
 __attribute__((target("avx512f"))) void quantizeRunAvx512(const float* x, Q* y, int64_t n, float scale, int32_t zero) {
@@ -83,16 +49,12 @@ __attribute__((target("avx512f"))) void quantizeRunAvx512(const float* x, Q* y, 
     for (; i < n; ++i) y[i] = requantize<Q>(x[i] / scale, float(zero));
 }
 
-bool hasAvx512f() {
-    static const bool has = __builtin_cpu_supports("avx512f");
-    return has;
-}
 #pragma GCC diagnostic pop
 #endif
 
 template <typename Q>
 void quantizeValues(const float* x, Q* y, int64_t n, float scale, int32_t zero) {
-#ifdef GRAPHLENS_HAS_AVX512_QUANTIZE
+#ifdef GRAPHLENS_HAS_AVX512_REQUANTIZE
     if (hasAvx512f()) return quantizeRunAvx512(x, y, n, scale, zero);
 #endif
     quantizeRun(x, y, n, scale, zero);
@@ -112,7 +74,7 @@ GRAPHLENS_VECTOR_CLONES void qlinearAddScalar(const A* a, const B* b, C* c, int6
     }
 }
 
-#ifdef GRAPHLENS_HAS_AVX512_QUANTIZE
+#ifdef GRAPHLENS_HAS_AVX512_REQUANTIZE
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /// qlinearAddScalar 16 values at a time, the same float steps (ResNet-50's 15 QLinearAdds were
@@ -135,7 +97,7 @@ __attribute__((target("avx512f"))) void qlinearAddAvx512(const A* a, const B* b,
 
 template <typename A, typename B, typename C>
 void qlinearAddRun(const A* a, const B* b, C* c, int64_t n, AddParams p) {
-#ifdef GRAPHLENS_HAS_AVX512_QUANTIZE
+#ifdef GRAPHLENS_HAS_AVX512_REQUANTIZE
     if (hasAvx512f()) return qlinearAddAvx512(a, b, c, n, p);
 #endif
     qlinearAddScalar(a, b, c, n, p);

@@ -5,6 +5,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GRAPHLENS_HAS_AVX512_REQUANTIZE 1
+#endif
 
 namespace graphlens::onednn {
 
@@ -19,5 +25,46 @@ inline Q requantize(float v, float zero) {
     const float r = (v + magic) - magic;
     return Q(int32_t(std::min(std::max(r + zero, lowest), highest)));
 }
+
+#ifdef GRAPHLENS_HAS_AVX512_REQUANTIZE
+// GCC 12 warns of the undefined pass-through operand inside _mm512_max_ps and _mm512_min_ps.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+/// requantize() on 16 lanes: its float steps in the same order (the max and min operands placed
+/// so that a NaN passes through as std::max and std::min pass it), then the integer each lane
+/// holds truncated to its low byte (vpmovdb), as Q(int32_t(r)) does. GCC's vectorization of the
+/// scalar loops narrows through masks and packs on 256-bit registers: 0.45 ns a value, four
+/// times DequantizeLinear's. Callers check hasAvx512f() first.
+template <typename Q>
+struct Requantize16 {
+    static constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
+    __m512 lo, hi, magic, zero, qlo, qhi;
+    __attribute__((target("avx512f"))) explicit Requantize16(float z)
+        : lo(_mm512_set1_ps(lowest - z - 1.f)), hi(_mm512_set1_ps(highest - z + 1.f)), magic(_mm512_set1_ps(12582912.f)),
+          zero(_mm512_set1_ps(z)), qlo(_mm512_set1_ps(lowest)), qhi(_mm512_set1_ps(highest)) {}
+    __attribute__((target("avx512f"))) void store(Q* y, __m512 v) const {
+        v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));  // (hi < v) ? hi : v after (lo > v) ? lo : v
+        v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
+        v = _mm512_min_ps(qhi, _mm512_max_ps(qlo, _mm512_add_ps(v, zero)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
+    }
+};
+
+/// 16 u8 or s8 values as floats.
+template <typename T>
+__attribute__((target("avx512f"))) inline __m512 load16(const T* p) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if constexpr (std::is_same_v<T, uint8_t>) return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes));
+    else return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(bytes));
+}
+
+#pragma GCC diagnostic pop
+
+inline bool hasAvx512f() {
+    static const bool has = __builtin_cpu_supports("avx512f");
+    return has;
+}
+#endif
 
 } // namespace graphlens::onednn

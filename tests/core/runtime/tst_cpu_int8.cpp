@@ -115,10 +115,10 @@ struct QdqBuilder {
         const Node& n = b.graph().node(b.graph().value(v).producer());
         return b.op("DequantizeLinear", {v, n.input(1), n.input(2)}, {}, name);
     }
-    ValueId conv1x1(ValueId in, int seed, const std::string& name) const {
-        const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, {16, 16, 1, 1}, seed, -64, 62, true)),
+    ValueId conv1x1(ValueId in, int seed, const std::string& name, int64_t channels = 16) const {
+        const ValueId w = b.op("DequantizeLinear", {b.initializer(name + "_wq", seededInts(DType::Int8, {channels, channels, 1, 1}, seed, -64, 62, true)),
                                                    b.initializer(name + "_ws", Tensor::scalar(0.004f))}, {}, name + "_wdq");
-        return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({16}, seed, -0.2f, 0.2f))}, {}, name);
+        return b.op("Conv", {in, w, b.initializer(name + "_b", seeded({channels}, seed, -0.2f, 0.2f))}, {}, name);
     }
 };
 
@@ -815,13 +815,19 @@ private slots:
     /// it. The pooled mean can round one step off the reference's float sum (int32 sums), and each
     /// convolution one step; a step in the gate moves the product by at most x's largest value
     /// times the gate's step.
+    void qdqSqueezeExcitationRunsAsInt8_data() {
+        QTest::addColumn<int>("channels");
+        QTest::addRow("16 channels") << 16;
+        QTest::addRow("24 channels (16 lanes and a tail)") << 24;
+    }
     void qdqSqueezeExcitationRunsAsInt8() {
+        QFETCH(int, channels);
         GraphBuilder b;
-        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 16, 9, 9}));
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, channels, 9, 9}));
         const QdqBuilder qdq{b};
         const auto q = [&](ValueId v, float scale, int zero, const std::string& name) { return qdq.q(v, scale, zero, name); };
         const auto dq = [&](ValueId v, const std::string& name) { return qdq.dq(v, name); };
-        const auto conv = [&](ValueId in, int seed, const std::string& name) { return qdq.conv1x1(in, seed, name); };
+        const auto conv = [&](ValueId in, int seed, const std::string& name) { return qdq.conv1x1(in, seed, name, channels); };
         const ValueId c1 = q(conv(dq(q(x, 0.01f, 128, "xq"), "xdq"), 61, "conv1"), 0.02f, 128, "c1q");
         const ValueId pooled = q(b.op("GlobalAveragePool", {dq(c1, "c1dq_pool")}, {}, "pool"), 0.004f, 128, "pq");
         const ValueId gate = q(b.op("Sigmoid", {dq(q(conv(dq(pooled, "pdq"), 62, "squeeze"), 0.01f, 128, "sq"), "sdq")}, {}, "sigmoid"),
@@ -829,7 +835,7 @@ private slots:
         const ValueId scaled = q(b.op("Mul", {dq(c1, "c1dq_mul"), dq(gate, "gdq")}, {}, "excite"), 0.015f, 128, "mq");
         b.output(dq(q(conv(dq(scaled, "mdq"), 63, "conv2"), 0.01f, 128, "c2q"), "out"));
         const Model m = b.model(17);
-        const Tensor input = seeded({1, 16, 9, 9}, 64, -1.2f, 1.2f);
+        const Tensor input = seeded({1, channels, 9, 9}, 64, -1.2f, 1.2f);
         CompileOptions reference;
         reference.referenceOnly = true;
         const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}}).at(0).toDoubles();

@@ -16,12 +16,15 @@ namespace graphlens::onednn {
 
 /// saturate(round_half_even(v) + zero) for Q: clamped first (within the float range the
 /// rounding trick needs), rounded by adding and subtracting 1.5 * 2^23 (the default rounding
-/// mode), then saturated. Callers compile without fused multiply-add (fp-contract=off).
+/// mode), then saturated. A NaN takes the lowest code, as in ONNX Runtime's QuantizeLinear (whose
+/// max keeps the bound) and the reference kernels. Callers compile without fused multiply-add
+/// (fp-contract=off).
 template <typename Q>
 inline Q requantize(float v, float zero) {
     constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
     constexpr float magic = 12582912.f;
-    v = std::min(std::max(v, lowest - zero - 1.f), highest - zero + 1.f);
+    const float low = lowest - zero - 1.f;
+    v = std::min(v >= low ? v : low, highest - zero + 1.f);
     const float r = (v + magic) - magic;
     return Q(int32_t(std::min(std::max(r + zero, lowest), highest)));
 }
@@ -31,8 +34,8 @@ inline Q requantize(float v, float zero) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-/// requantize() on 16 lanes: its float steps in the same order (the max and min operands placed
-/// so that a NaN passes through as std::max and std::min pass it), then the integer each lane
+/// requantize() on 16 lanes: its float steps in the same order (vmaxps keeps its second operand
+/// where a lane is NaN, so a NaN takes the lower bound as there), then the integer each lane
 /// holds truncated to its low byte (vpmovdb), as Q(int32_t(r)) does. GCC's vectorization of the
 /// scalar loops narrows through masks and packs on 256-bit registers: 0.45 ns a value, four
 /// times DequantizeLinear's. Callers check hasAvx512f() first.
@@ -44,7 +47,7 @@ struct Requantize16 {
         : lo(_mm512_set1_ps(lowest - z - 1.f)), hi(_mm512_set1_ps(highest - z + 1.f)), magic(_mm512_set1_ps(12582912.f)),
           zero(_mm512_set1_ps(z)), qlo(_mm512_set1_ps(lowest)), qhi(_mm512_set1_ps(highest)) {}
     __attribute__((target("avx512f"))) void store(Q* y, __m512 v) const {
-        v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));  // (hi < v) ? hi : v after (lo > v) ? lo : v
+        v = _mm512_min_ps(hi, _mm512_max_ps(v, lo));  // (hi < v) ? hi : v after (v > lo) ? v : lo
         v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);
         v = _mm512_min_ps(qhi, _mm512_max_ps(qlo, _mm512_add_ps(v, zero)));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));

@@ -144,6 +144,7 @@ double saturateRound(double value, DType dtype) {
     case DType::Int32: lo = -2147483648.0; hi = 2147483647.0; break;
     default: throw KernelError("cannot quantize to " + std::string(dtypeName(dtype)));
     }
+    if (std::isnan(value)) return lo;  // as ONNX Runtime's QuantizeLinear (and the CPU kernels)
     return std::clamp(std::nearbyint(value), lo, hi);  // the default rounding mode: half to even
 }
 

@@ -862,11 +862,11 @@ private slots:
             Tensor input = seeded({3, 1000}, 5, -6.f, 6.f);
             input.mutableSpan<float>()[0] = 0.5f * 0.037f;  // ties round to even
             input.mutableSpan<float>()[1] = 1.5f * 0.037f;
-            // Saturation and infinities, in a vector's lanes and in the tail after them. (Not NaN:
-            // neither kernel defines its code; both convert it to an integer, which UBSan flags.)
-            const float inf = std::numeric_limits<float>::infinity();
-            for (size_t at : {size_t(2), size_t(2995)}) {
-                const float edges[] = {1e30f, -1e30f, inf, -inf, -0.f};
+            // Saturation, infinities and NaN (the lowest code, as ONNX Runtime gives it), in a
+            // vector's lanes and in the tail after them.
+            const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+            for (size_t at : {size_t(2), size_t(2994)}) {  // the tail: 2992 on
+                const float edges[] = {1e30f, -1e30f, inf, -inf, -0.f, nan};
                 for (size_t k = 0; k < std::size(edges); ++k) input.mutableSpan<float>()[at + k] = edges[k];
             }
             const Model m = b.model(17);
@@ -877,6 +877,7 @@ private slots:
             QCOMPARE(plan->nodes().at(0).kernel, std::string("cpu:quantize"));
             QCOMPARE(plan->nodes().at(1).kernel, std::string("cpu:dequantize"));
             const auto got = plan->run({{"x", input}});
+            QCOMPARE(got.at(1).toDoubles()[7], t == DType::UInt8 ? 0.0 : -128.0);  // the NaN
             QCOMPARE(got.at(0).toDoubles(), expected.at(0).toDoubles());
             QCOMPARE(got.at(1).toDoubles(), expected.at(1).toDoubles());
         }

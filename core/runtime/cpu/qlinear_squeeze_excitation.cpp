@@ -142,8 +142,6 @@ GRAPHLENS_VECTOR_CLONES void mulRowsScalar(const A* a, const float* gate, C* y, 
 }
 
 #ifdef GRAPHLENS_HAS_AVX512_REQUANTIZE
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /// mulRowsScalar 16 channels at a time, the same float steps (EfficientNet-B0's 16 gates were a
 /// quarter of its int8 run).
 template <typename A, typename C>
@@ -162,7 +160,6 @@ __attribute__((target("avx512f"))) void mulRowsAvx512(const A* a, const float* g
         mulRowsScalar(row + c, gate + c, out + c, 1, n - c, az, as, cs, cz);
     }
 }
-#pragma GCC diagnostic pop
 #endif
 
 /// `rows` channels-last rows of `n` channels: y[r][c] = Q(DQ(a[r][c]) * gate[c]), gate[c] the

@@ -14,18 +14,25 @@
 
 namespace graphlens::onednn {
 
+/// Adding and subtracting 1.5 * 2^23 rounds a float of magnitude under 2^22 to an integer in the
+/// default rounding mode (half to even).
+inline constexpr float kRoundingMagic = 12582912.f;
+/// The codes of Q as floats.
+template <typename Q>
+inline constexpr float kLowestCode = float(std::numeric_limits<Q>::lowest());
+template <typename Q>
+inline constexpr float kHighestCode = float(std::numeric_limits<Q>::max());
+
 /// saturate(round_half_even(v) + zero) for Q: clamped first (within the float range the
-/// rounding trick needs), rounded by adding and subtracting 1.5 * 2^23 (the default rounding
-/// mode), then saturated. A NaN takes the lowest code, as in ONNX Runtime's QuantizeLinear (whose
+/// rounding trick needs), rounded with kRoundingMagic, then saturated. A NaN takes the lowest code, as in ONNX Runtime's QuantizeLinear (whose
 /// max keeps the bound) and the reference kernels. Callers compile without fused multiply-add
 /// (fp-contract=off).
 template <typename Q>
 inline Q requantize(float v, float zero) {
-    constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
-    constexpr float magic = 12582912.f;
+    constexpr float lowest = kLowestCode<Q>, highest = kHighestCode<Q>;
     const float low = lowest - zero - 1.f;
     v = std::min(v >= low ? v : low, highest - zero + 1.f);
-    const float r = (v + magic) - magic;
+    const float r = (v + kRoundingMagic) - kRoundingMagic;
     return Q(int32_t(std::min(std::max(r + zero, lowest), highest)));
 }
 
@@ -41,11 +48,10 @@ inline Q requantize(float v, float zero) {
 /// times DequantizeLinear's. Callers check hasAvx512f() first.
 template <typename Q>
 struct Requantize16 {
-    static constexpr float lowest = float(std::numeric_limits<Q>::lowest()), highest = float(std::numeric_limits<Q>::max());
     __m512 lo, hi, magic, zero, qlo, qhi;
     __attribute__((target("avx512f"))) explicit Requantize16(float z)
-        : lo(_mm512_set1_ps(lowest - z - 1.f)), hi(_mm512_set1_ps(highest - z + 1.f)), magic(_mm512_set1_ps(12582912.f)),
-          zero(_mm512_set1_ps(z)), qlo(_mm512_set1_ps(lowest)), qhi(_mm512_set1_ps(highest)) {}
+        : lo(_mm512_set1_ps(kLowestCode<Q> - z - 1.f)), hi(_mm512_set1_ps(kHighestCode<Q> - z + 1.f)), magic(_mm512_set1_ps(kRoundingMagic)),
+          zero(_mm512_set1_ps(z)), qlo(_mm512_set1_ps(kLowestCode<Q>)), qhi(_mm512_set1_ps(kHighestCode<Q>)) {}
     __attribute__((target("avx512f"))) void store(Q* y, __m512 v) const {
         v = _mm512_min_ps(hi, _mm512_max_ps(v, lo));  // (hi < v) ? hi : v after (v > lo) ? v : lo
         v = _mm512_sub_ps(_mm512_add_ps(v, magic), magic);

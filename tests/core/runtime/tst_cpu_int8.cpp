@@ -103,8 +103,8 @@ std::pair<double, size_t> difference(const std::vector<double>& got, const std::
 std::pair<double, size_t> difference(const Outputs& o) { return difference(o.cpu, o.reference); }
 
 /// QDQ graphs written node by node: QuantizeLinear to u8 with its own scale and zero point,
-/// DequantizeLinear reading the QuantizeLinear's, and a 1x1 convolution of 16 channels with s8
-/// weights (scale 0.004) behind a DequantizeLinear.
+/// DequantizeLinear reading the QuantizeLinear's, and a 1x1 convolution of `channels` channels in
+/// and out (16 unless given) with s8 weights (scale 0.004) behind a DequantizeLinear.
 struct QdqBuilder {
     GraphBuilder& b;
     ValueId q(ValueId v, float scale, int zero, const std::string& name) const {

@@ -1,4 +1,4 @@
-// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--sparsity S]
+// `graphlens optimize MODEL -o OUT [--passes ...] [--verify] [--skip-failing] [--portable] [--sparsity S] [--reduce-range]
 // [--calibration DIR] [--fsync] [--json]`:
 // runs a pass pipeline, optionally proving each pass numerically, and writes the result.
 // `graphlens passes [ID] [--json]`: the pass library with each pass's explanation.
@@ -45,6 +45,8 @@ void addOptimizeOptions(QCommandLineParser& parser) {
     parser.addOption({"max-memory", "verification: refuse to run a graph whose plan needs more than BYTES "
                                     "(K, M, G, T suffixes; default: the memory available)", "BYTES"});
     parser.addOption({"sparsity", "prune-magnitude: fraction of each weight tensor set to zero (default 0.5)", "S", "0.5"});
+    parser.addOption({"reduce-range", "quantize-int8: weights within [-63, 63] (7 bits), which the int8 products of "
+                                      "machines without VNNI cannot saturate (ONNX Runtime's reduce_range)"});
 }
 
 /// Pipeline options (and the pass settings in `context`) from the command line; throws
@@ -54,6 +56,7 @@ PipelineOptions pipelineOptions(const QCommandLineParser& parser, const Model& m
     context.pruneSparsity = parser.value("sparsity").toDouble(&sparsityOk);
     if (!sparsityOk || context.pruneSparsity < 0 || context.pruneSparsity >= 1)
         throw std::runtime_error("--sparsity must be a number from 0 up to (not including) 1");
+    context.reduceRange = parser.isSet("reduce-range");
     PipelineOptions options;
     options.verify = parser.isSet("verify");
     options.skipFailing = parser.isSet("skip-failing");

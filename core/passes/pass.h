@@ -83,6 +83,10 @@ struct PassContext {
     int maxIterations = 32;  ///< greedy driver cap per pass
     bool failIfNotConverged = false;  ///< tests: throw when the cap is hit
     double pruneSparsity = 0.5;  ///< magnitude pruning: fraction of weights set to zero
+    /// quantize-int8: weights in [-63, 63] (7 bits, ONNX Runtime's reduce_range), which int8
+    /// products on machines without VNNI cannot saturate (int8ProductsSaturate), at twice the
+    /// weight rounding error.
+    bool reduceRange = false;
     CalibrationSettings calibration;  ///< quantize-int8
 };
 

@@ -106,7 +106,8 @@ private:
 
 } // namespace
 
-QuantizedWeight quantizePerChannel(const Tensor& w, int64_t axis) {
+QuantizedWeight quantizePerChannel(const Tensor& w, int64_t axis, int levels) {
+    const float top = float(levels);
     const auto values = w.span<float>();
     const int64_t channels = w.dims()[size_t(axis)];
     int64_t inner = 1;
@@ -114,13 +115,13 @@ QuantizedWeight quantizePerChannel(const Tensor& w, int64_t axis) {
     auto channelOf = [&](size_t i) { return size_t((int64_t(i) / inner) % channels); };
     std::vector<float> scale(size_t(channels), 0.f);
     for (size_t i = 0; i < values.size(); ++i) scale[channelOf(i)] = std::max(scale[channelOf(i)], std::fabs(values[i]));
-    for (float& s : scale) s = s > 0 ? s / 127.f : 1.f;  // an all-zero channel stays exactly zero
+    for (float& s : scale) s = s > 0 ? s / top : 1.f;  // an all-zero channel stays exactly zero
     QuantizedWeight out{Tensor::allocate(DType::Int8, w.dims()), Tensor::floats({channels}, scale),
                         Tensor::fromVector(DType::Int8, {channels}, std::vector<int8_t>(size_t(channels), 0)), {}};
     auto q = out.q.mutableSpan<int8_t>();
     for (size_t i = 0; i < values.size(); ++i) {
         const float s = scale[channelOf(i)];
-        q[i] = int8_t(std::clamp(std::nearbyint(values[i] / s), -127.f, 127.f));
+        q[i] = int8_t(std::clamp(std::nearbyint(values[i] / s), -top, top));
         const double error = double(values[i]) - double(float(q[i]) * s);  // what DequantizeLinear gives back
         out.error.maxAbs = std::max(out.error.maxAbs, std::fabs(error));
         out.error.sumSquaredError += error * error;

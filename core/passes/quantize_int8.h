@@ -31,8 +31,10 @@ struct QuantizedWeight {
     WeightError error;
 };
 
-/// Symmetric per-channel int8 quantization of the float tensor `w` along `axis` (an all-zero
-/// channel gets scale 1 and stays exactly zero).
-QuantizedWeight quantizePerChannel(const Tensor& w, int64_t axis);
+/// Symmetric per-channel int8 quantization of the float tensor `w` along `axis` with codes in
+/// [-levels, levels]: scale_k = max|W_k| / levels (127; 63 for 7-bit weights that int8 products
+/// without VNNI cannot saturate, see int8ProductsSaturate). An all-zero channel gets scale 1 and
+/// stays exactly zero.
+QuantizedWeight quantizePerChannel(const Tensor& w, int64_t axis, int levels = 127);
 
 } // namespace graphlens

@@ -170,7 +170,9 @@ public:
     std::string explanation() const override {
         return "Lossy: static int8 quantization in ONNX Runtime's QDQ format (quantize_static with "
                "QuantFormat.QDQ, per_channel=True). The constant float weight of each Conv, Gemm and "
-               "MatMul becomes int8 with one scale per output channel k, scale_k = max|W_k| / 127, behind a "
+               "MatMul becomes int8 with one scale per output channel k, scale_k = max|W_k| / 127 (63 with "
+               "--reduce-range: 7-bit weights, which the int8 products of machines without VNNI cannot saturate, "
+               "as ONNX Runtime's reduce_range), behind a "
                "DequantizeLinear (axis 0 for Conv and for Gemm with transB, 1 for Gemm without it and for "
                "a MatMul's [K, N] weight); a Conv or Gemm bias becomes int32 in units of input scale * "
                "scale_k. The activations (the input of each such node, and its output, after the Relu or Clip when "
@@ -275,7 +277,7 @@ public:
         }
         std::vector<size_t> rewriteOf;  // per target: its rewrite's index in the result
         for (const Target& t : targets) {
-            quantizeWeights(rw, t, params.at(t.input));
+            quantizeWeights(rw, t, params.at(t.input), context.reduceRange ? kReducedLevels : kFullLevels);
             rewriteOf.push_back(rw.result().rewrites.size() - 1);
         }
 
@@ -318,6 +320,14 @@ public:
                             " Clips after a quantized node are implied by their output's u8 range (the CPU plan and ONNX "
                             "Runtime fold them into the int8 node)" +
                             (clipsKept ? "; " + std::to_string(clipsKept) + " stay float after a quantized output" : ""));
+        if (context.reduceRange)
+            notes.push_back("weights within [-63, 63] (--reduce-range): int8 products add pairs of u8 x s8 products "
+                            "in 16-bit sums without saturating on every machine, at twice the weight rounding error");
+        else if (int8ProductsSaturate())
+            notes.push_back("this machine's int8 products (no VNNI) add pairs of u8 x s8 products in saturating "
+                            "16-bit sums, so full-range weights can lose precision in the CPU plan's int8 kernels "
+                            "(the errors below include it); --reduce-range keeps weights within [-63, 63], where "
+                            "they cannot, at twice the rounding error of each weight");
         notes.push_back("largest node output error on calibration input 1: " + worstNode + ", " + describeError(worst));
         notes.push_back("graph outputs on calibration input 1 (CPU plan, int8 kernels) against the float model: " +
                         describeError(outputError));
@@ -516,16 +526,21 @@ private:
         return true;
     }
 
-    /// The weight (and bias) of `t` as int8 (int32) behind DequantizeLinear nodes.
-    static void quantizeWeights(Rewriter& rw, const Target& t, const ActivationParams& input) {
+    /// The largest weight code: full range, or 7 bits (PassContext::reduceRange).
+    static constexpr int kFullLevels = 127, kReducedLevels = 63;
+
+    /// The weight (and bias) of `t` as int8 (int32, exact in units of input scale * weight
+    /// scale) behind DequantizeLinear nodes, the weight's codes within [-levels, levels].
+    static void quantizeWeights(Rewriter& rw, const Target& t, const ActivationParams& input, int levels) {
         const Graph& g = rw.graph();
         const Node& n = g.node(t.node);
         const NodeId from[] = {t.node};
         const ValueId wv = n.input(1);
         const Tensor w = *g.constantValue(wv);
-        const QuantizedWeight qw = quantizePerChannel(w, t.axis);
+        const QuantizedWeight qw = quantizePerChannel(w, t.axis, levels);
         const std::string wname = g.value(wv).name + "_quantized";
-        std::string sentence = "quantized " + describe(n) + ": weight '" + g.value(wv).name + "' to int8 (" +
+        std::string sentence = "quantized " + describe(n) + ": weight '" + g.value(wv).name + "' to int8 " +
+                               (levels == kFullLevels ? "" : "within [-" + std::to_string(levels) + ", " + std::to_string(levels) + "] ") + "(" +
                                std::to_string(qw.scale.numel()) + " scales along axis " + std::to_string(t.axis) +
                                ", max abs weight error " + formatNumber(qw.error.maxAbs) + ")";
         std::vector<NodeId> constants;

@@ -3,6 +3,7 @@
 #include "core/runtime/cpu/onednn_internal.h"
 
 #include "core/graph/activation_kinds.h"
+#include "core/runtime/cpu/qdq_fusion.h"
 
 #include <omp.h>
 
@@ -75,6 +76,17 @@ int64_t channelBlock() {
     static const int64_t block = (unsigned(dnnl::get_effective_cpu_isa()) & core) == core ? 16 : 8;
     return block;
 }
+
+} // namespace onednn
+
+bool int8ProductsSaturate() {
+    // cpu_isa values are bit sets: avx512_core_vnni's bits are in every later AVX-512 level.
+    const auto effective = unsigned(dnnl::get_effective_cpu_isa());
+    const auto has = [&](dnnl::cpu_isa isa) { return (effective & unsigned(isa)) == unsigned(isa); };
+    return !has(dnnl::cpu_isa::avx512_core_vnni) && !has(dnnl::cpu_isa::avx2_vnni);
+}
+
+namespace onednn {
 
 std::string cpuIsaName() {
     using isa = dnnl::cpu_isa;

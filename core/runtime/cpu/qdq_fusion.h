@@ -65,4 +65,10 @@ bool tabulatesActivation(const Node& node);
 /// fuse. Adds a line to the steps when it changed something.
 void dequantizeConstantWeights(PreparedModel& prepared);
 
+/// True where oneDNN's int8 products add each pair of u8 x s8 products into a saturating 16-bit
+/// sum (x86 without VNNI, or ONEDNN_MAX_CPU_ISA set below it): 255 * 127 * 2 exceeds 32767, so
+/// full-range weights can lose precision there, and weights within +-63 cannot (quantize-int8
+/// --reduce-range).
+bool int8ProductsSaturate();
+
 } // namespace graphlens

@@ -215,23 +215,29 @@ private slots:
         writeTensorFile((calibration + "/test_data_set_0/input_0.pb").toStdString(), Tensor::floats({1, 3, 32, 32}, x), "input");
         const QString out = dir_.filePath("quantized.onnx");
         const Result r = runGraphlens({"optimize", kSample, "-o", out, "--passes", "default,quantize-int8",
-                                       "--calibration", calibration, "--json"});
+                                       "--calibration", calibration, "--reduce-range", "--json"});
         QCOMPARE(r.status, 0);
         const QJsonArray passes = QJsonDocument::fromJson(r.out).object()["passes"].toArray();
         const QJsonObject quantize = passes.last().toObject();
         QCOMPARE(quantize["id"].toString(), QString("quantize-int8"));
         QVERIFY(quantize["lossy"].toBool());
         const QJsonArray notes = quantize["notes"].toArray();
-        QCOMPARE(notes.size(), 4);
+        QCOMPARE(notes.size(), 5);
         QCOMPARE(notes[0].toString(), "calibrated on 1 input sets from '" + calibration + "'");
-        QVERIFY(notes[3].toString().startsWith("graph outputs on calibration input 1 (CPU plan, int8 kernels) against the float model: max abs error "));
+        QVERIFY(notes[2].toString().startsWith("weights within [-63, 63] (--reduce-range)"));
+        QVERIFY(notes[4].toString().startsWith("graph outputs on calibration input 1 (CPU plan, int8 kernels) against the float model: max abs error "));
         const Model m = loadModel(out.toStdString());
         int quantizeNodes = 0, int8Weights = 0;
         for (NodeId id : m.graph.nodeIds()) {
             const Node& n = m.graph.node(id);
             quantizeNodes += n.opType == "QuantizeLinear";
             if (n.opType == "DequantizeLinear")
-                if (const Tensor* w = m.graph.constantValue(n.input(0)); w && w->dtype() == DType::Int8) ++int8Weights;
+                if (const Tensor* w = m.graph.constantValue(n.input(0)); w && w->dtype() == DType::Int8) {
+                    ++int8Weights;
+                    int largest = 0;  // --reduce-range: 7-bit codes, the largest of each weight at 63
+                    for (int8_t q : w->span<int8_t>()) largest = std::max(largest, std::abs(int(q)));
+                    QCOMPARE(largest, 63);
+                }
         }
         QCOMPARE(int8Weights, 5);  // four Conv weights and the Gemm's
         QVERIFY(quantizeNodes >= 5);

@@ -20,6 +20,12 @@ namespace graphlens::cli {
 namespace {
 
 std::string describe(const std::string& name, const Tensor& t) {
+    if (t.isSequence() || t.isOptional()) {
+        std::string line = name + ": " + (t.isSequence() ? "sequence of " + std::to_string(t.elements().size()) + " tensors"
+                                                          : t.elements().empty() ? std::string("optional, no value") : std::string("optional"));
+        for (const Tensor& e : t.elements()) line += "\n  " + describe(t.isSequence() ? "[" + std::to_string(&e - t.elements().data()) + "]" : "value", e);
+        return line;
+    }
     std::string line = name + ": " + std::string(dtypeName(t.dtype())) + " " + Shape::ofSizes(t.dims()).toString();
     const std::vector<double> v = t.toDoubles();
     if (!v.empty()) {

@@ -59,8 +59,8 @@ CaseResult runDataSet(const Model& model, const fs::path& set, const CaseOptions
     const auto files = numberedFiles(set, "input_");
     for (size_t k = 0; k < files.size() && k < g.inputs().size(); ++k) {
         const Value& input = g.value(g.inputs()[k]);
-        feeds[input.name] = asDeclared(readTensorFile(files[k]), input.dtype);
-        options.inputShapes[input.name] = feeds[input.name].dims();
+        feeds[input.name] = asDeclared(readValueFile(files[k], input.opaqueType), input.dtype);
+        if (input.opaqueType.empty()) options.inputShapes[input.name] = feeds[input.name].dims();
     }
     const std::vector<Tensor> outputs =
         makeBackend(caseOptions.backend, caseOptions.device)->compile(model, options)->run(feeds);
@@ -69,7 +69,7 @@ CaseResult runDataSet(const Model& model, const fs::path& set, const CaseOptions
         return {CaseVerdict::Failed, "the graph has " + std::to_string(outputs.size()) + " outputs, the case expects " +
                                          std::to_string(expected.size())};
     for (size_t k = 0; k < expected.size(); ++k) {
-        const Tensor want = asDeclared(readTensorFile(expected[k]), outputs[k].dtype());
+        const Tensor want = asDeclared(readValueFile(expected[k], g.value(g.outputs()[k]).opaqueType), outputs[k].dtype());
         const TensorComparison c = compareTensors(outputs[k], want, caseOptions.rtol, caseOptions.atol);
         if (!c.matches)
             return {CaseVerdict::Failed, "output " + std::to_string(k) + " ('" + g.value(g.outputs()[k]).name +
@@ -91,7 +91,8 @@ CaseResult runConformanceCase(const std::string& caseDir, const CaseOptions& opt
     try {
         const Model model = openModel(caseModelFile(caseDir));
         const Graph& g = model.graph;
-        if (usesNonTensorTypes(g)) return {CaseVerdict::Skipped, "sequence/optional/map values"};
+        // Sequences and optionals run on the CPU backend's reference kernels.
+        if (usesNonTensorTypes(g) && options.backend == "vulkan") return {CaseVerdict::Skipped, "sequence/optional/map values"};
         GraphExecutor executor(g, referenceKernels(), model.opsetVersion(), 1);
         const auto missing = executor.unsupportedOps();
         if (!missing.empty()) return {CaseVerdict::Skipped, "no kernel for " + joinOpNames(missing)};

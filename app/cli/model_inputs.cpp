@@ -67,7 +67,7 @@ std::map<std::string, Tensor> makeFeeds(const Graph& graph, const QStringList& i
         const std::string name = spec.left(eq).toStdString();
         const auto v = graph.findValue(name);
         if (!v || !graph.isGraphInput(*v)) throw std::runtime_error("the model has no input named '" + name + "'");
-        feeds[name] = readTensorFile(spec.mid(eq + 1).toStdString());
+        feeds[name] = readValueFile(spec.mid(eq + 1).toStdString(), graph.value(*v).opaqueType);
     }
     const auto dims = parseDims(dimSpecs);
     // The sizes of the random inputs first, so inputs too large for the memory are refused
@@ -152,7 +152,8 @@ CompileOptions compileOptionsFor(const QCommandLineParser& parser, const std::ma
     options.threads = parser.value("threads").toInt();
     options.referenceOnly = parser.isSet("reference");
     options.maxMemory = maxMemoryFromOptions(parser);
-    for (const auto& [name, tensor] : feeds) options.inputShapes[name] = tensor.dims();
+    for (const auto& [name, tensor] : feeds)
+        if (!tensor.isSequence() && !tensor.isOptional()) options.inputShapes[name] = tensor.dims();
     return options;
 }
 

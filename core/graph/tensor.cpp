@@ -140,7 +140,37 @@ bool Tensor::sharesStorageWith(const Tensor& other) const {
     return (data_ && data_ == other.data_) || (strings_ && strings_ == other.strings_);
 }
 
+Tensor Tensor::sequence(DType elementType, std::vector<Tensor> elements) {
+    Tensor t;
+    t.kind_ = Kind::Sequence;
+    t.dtype_ = elementType;
+    t.elements_ = std::make_shared<const std::vector<Tensor>>(std::move(elements));
+    return t;
+}
+
+Tensor Tensor::optional(DType elementType, std::optional<Tensor> element) {
+    Tensor t;
+    t.kind_ = Kind::Optional;
+    t.dtype_ = elementType;
+    std::vector<Tensor> held;
+    if (element) held.push_back(std::move(*element));
+    t.elements_ = std::make_shared<const std::vector<Tensor>>(std::move(held));
+    return t;
+}
+
+const std::vector<Tensor>& Tensor::elements() const {
+    static const std::vector<Tensor> none;
+    return elements_ ? *elements_ : none;
+}
+
 bool Tensor::contentEquals(const Tensor& other) const {
+    if (kind_ != other.kind_) return false;
+    if (kind_ != Kind::Tensor) {
+        if (dtype_ != other.dtype_ || elements().size() != other.elements().size()) return false;
+        for (size_t i = 0; i < elements().size(); ++i)
+            if (!elements()[i].contentEquals(other.elements()[i])) return false;
+        return true;
+    }
     if (dtype_ != other.dtype_ || dims_ != other.dims_) return false;
     if (dtype_ == DType::String) return strings() == other.strings();
     if (size_ != other.size_) return false;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -51,13 +52,26 @@ public:
     }
     static Tensor scalar(float value) { return floats({}, {value}); }
 
+    /// An ONNX sequence value: `elements` (tensors of `elementType`, any shapes; none for an empty
+    /// sequence). Sequences flow through the reference kernels (SequenceConstruct, SequenceAt,
+    /// ...), Identity, If and Loop; dtype() is the element type, dims() empty, byteSize() 0.
+    static Tensor sequence(DType elementType, std::vector<Tensor> elements);
+    /// An ONNX optional value: `element` (a tensor or a sequence), or none (of `elementType`).
+    static Tensor optional(DType elementType, std::optional<Tensor> element);
+    bool isSequence() const { return kind_ == Kind::Sequence; }
+    bool isOptional() const { return kind_ == Kind::Optional; }
+    /// A sequence's elements, or an optional's one element (none when it holds no value).
+    const std::vector<Tensor>& elements() const;
+
     DType dtype() const { return dtype_; }
     const std::vector<int64_t>& dims() const { return dims_; }
     size_t rank() const { return dims_.size(); }
     int64_t numel() const;
     size_t byteSize() const { return size_; }
     const std::byte* data() const { return data_.get(); }
-    bool empty() const { return !data_ && !strings_; }
+    /// True for a default-constructed Tensor (no value); an empty sequence or a None optional is
+    /// a value.
+    bool empty() const { return !data_ && !strings_ && !elements_; }
 
     template <typename T>
     std::span<const T> span() const {
@@ -101,6 +115,9 @@ public:
     }
 
 private:
+    enum class Kind : uint8_t { Tensor, Sequence, Optional };
+    Kind kind_ = Kind::Tensor;
+    std::shared_ptr<const std::vector<Tensor>> elements_;  ///< sequences and optionals
     DType dtype_ = DType::Undefined;
     std::vector<int64_t> dims_;
     std::shared_ptr<const std::byte> data_;

@@ -12,7 +12,14 @@ namespace graphlens {
 /// Reads a TensorProto file; `name` receives the tensor's name when not null. Throws OnnxError.
 Tensor readTensorFile(const std::filesystem::path& path, std::string* name = nullptr);
 
-/// Writes `tensor` as a TensorProto named `name`, atomically. Throws OnnxError.
+/// Reads the value file of a model input or output whose type is `opaqueType` (Value::opaqueType:
+/// a serialized TypeProto of a sequence or an optional; empty for a tensor, a TensorProto file):
+/// a SequenceProto or an OptionalProto file, as the ONNX backend test data writes them, into
+/// Tensor::sequence() or Tensor::optional(). Throws OnnxError.
+Tensor readValueFile(const std::filesystem::path& path, const std::string& opaqueType);
+
+/// Writes `tensor` as a TensorProto named `name` (a sequence as a SequenceProto, an optional as
+/// an OptionalProto, as readValueFile reads them), atomically. Throws OnnxError.
 void writeTensorFile(const std::filesystem::path& path, const Tensor& tensor, const std::string& name);
 
 } // namespace graphlens

@@ -120,6 +120,8 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const std::shared_ptr<con
 }
 
 void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto) {
+    if (tensor.isSequence() || tensor.isOptional())
+        throw OnnxError("a sequence or an optional value cannot be written as a tensor");
     proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
     for (int64_t d : tensor.dims()) proto.add_dims(d);
     if (tensor.dtype() == DType::String) {

@@ -268,6 +268,9 @@ std::optional<std::vector<Tensor>> evaluateWithinCap(NodeId id, Rewriter& rw, co
     }
     uint64_t outputBytes = 0;
     for (const Tensor& t : outputs) outputBytes += t.byteSize();
+    if (why.empty())
+        for (const Tensor& t : outputs)
+            if (t.isSequence() || t.isOptional()) why = "its result is a sequence or an optional, which no initializer can hold";
     if (why.empty()) why = sizeProblem(outputBytes, inputBytes, context);
     if (!why.empty()) {
         rw.decline(id, "kept: " + why);

@@ -65,6 +65,7 @@ const KernelRegistry& referenceKernels() {
         registerControlFlowKernels(r);
         registerSignalKernels(r);
         registerTextKernels(r);
+        registerSequenceKernels(r);
         return r;
     }();
     return registry;

@@ -10,6 +10,33 @@ namespace graphlens {
 
 TensorComparison compareTensors(const Tensor& got, const Tensor& expected, double rtol, double atol) {
     TensorComparison c;
+    // Sequences and optionals: the same kind and count, then element by element.
+    const auto kind = [](const Tensor& t) { return t.isSequence() ? "a sequence" : t.isOptional() ? "an optional" : "a tensor"; };
+    if (got.isSequence() != expected.isSequence() || got.isOptional() != expected.isOptional()) {
+        c.mismatch = std::string(kind(got)) + " instead of " + kind(expected);
+        return c;
+    }
+    if (got.isSequence() || got.isOptional()) {
+        const auto& a = got.elements();
+        const auto& e = expected.elements();
+        if (a.size() != e.size()) {
+            c.mismatch = got.isOptional() ? (a.empty() ? "no value instead of one" : "a value instead of none")
+                                          : std::to_string(a.size()) + " elements instead of " + std::to_string(e.size());
+            return c;
+        }
+        c.matches = true;
+        for (size_t i = 0; i < a.size(); ++i) {
+            TensorComparison element = compareTensors(a[i], e[i], rtol, atol);
+            c.maxAbsError = std::max(c.maxAbsError, element.maxAbsError);
+            c.maxRelError = std::max(c.maxRelError, element.maxRelError);
+            if (!element.matches) {
+                c.matches = false;
+                c.mismatch = (got.isSequence() ? "element " + std::to_string(i) + ": " : "its value: ") + element.mismatch;
+                return c;
+            }
+        }
+        return c;
+    }
     if (got.dtype() != expected.dtype()) {
         c.mismatch = "type " + std::string(dtypeName(got.dtype())) + " instead of " +
                      std::string(dtypeName(expected.dtype()));

@@ -17,6 +17,8 @@ void registerNeuralNetKernels(KernelRegistry& registry);
 void registerControlFlowKernels(KernelRegistry& registry);
 /// Windows, DFT, STFT, MelWeightMatrix; the ai.onnx.preview.training optimizers.
 void registerSignalKernels(KernelRegistry& registry);
+/// Sequence* ops, SplitToSequence, ConcatFromSequence, SequenceMap, Optional*.
+void registerSequenceKernels(KernelRegistry& registry);
 /// StringNormalizer, TfIdfVectorizer.
 void registerTextKernels(KernelRegistry& registry);
 

@@ -12,6 +12,16 @@
 namespace graphlens {
 namespace {
 
+/// The most elements a sequence may hold: a SplitToSequence of a [1e9, 0] tensor would otherwise
+/// make a billion (empty) tensors before anything could refuse it.
+constexpr size_t kMaxSequenceLength = size_t(1) << 20;
+
+void checkLength(size_t length, const char* op) {
+    if (length > kMaxSequenceLength)
+        throw KernelError(std::string(op) + " would make a sequence of " + std::to_string(length) +
+                          " tensors; at most " + std::to_string(kMaxSequenceLength) + " are allowed");
+}
+
 const Tensor& sequenceInput(const KernelContext& ctx, size_t i) {
     const Tensor& t = ctx.input(i);
     if (!t.isSequence()) throw KernelError("input " + std::to_string(i) + " is not a sequence");
@@ -69,6 +79,7 @@ void sequenceInsert(KernelContext& ctx) {
     const Tensor& s = sequenceInput(ctx, 0);
     const Tensor& t = ctx.input(1);
     checkElementType(s.elements().empty() ? s.dtype() : s.elements()[0].dtype(), t);
+    checkLength(s.elements().size() + 1, "SequenceInsert");
     std::vector<Tensor> elements = s.elements();
     const size_t at = ctx.hasInput(2) ? positionOf(ctx, 2, elements.size(), true) : elements.size();
     elements.insert(elements.begin() + std::ptrdiff_t(at), t);
@@ -118,6 +129,7 @@ void splitToSequence(KernelContext& ctx) {
     std::vector<int64_t> sizes;
     bool squeeze = false;
     if (!ctx.hasInput(1)) {
+        checkLength(size_t(length), "SplitToSequence");
         sizes.assign(size_t(length), 1);
         squeeze = ctx.attributes().getInt("keepdims", 1) == 0;
     } else {
@@ -125,8 +137,10 @@ void splitToSequence(KernelContext& ctx) {
         const std::vector<int64_t> given = ref::toInt64s(split);
         if (split.rank() == 0) {
             if (given.at(0) <= 0) throw KernelError("the split size must be positive");
+            checkLength(size_t((length + given[0] - 1) / given[0]), "SplitToSequence");
             for (int64_t at = 0; at < length; at += given[0]) sizes.push_back(std::min(given[0], length - at));
         } else {
+            checkLength(given.size(), "SplitToSequence");
             int64_t sum = 0;
             for (int64_t s : given) {
                 if (s < 0) throw KernelError("a split size is negative");

@@ -114,6 +114,10 @@ private slots:
         QCOMPARE(errorOf("SequenceAt", {&a, &two}), std::string("input 0 is not a sequence"));
         const Tensor none = Tensor::optional(DType::Float, std::nullopt);
         QCOMPARE(errorOf("OptionalGetElement", {&none}), std::string("OptionalGetElement of an optional that holds no value"));
+        // A billion empty slices are refused before any is made.
+        const Tensor huge = Tensor::allocate(DType::Float, {1'000'000'000, 0});
+        QCOMPARE(errorOf("SplitToSequence", {&huge}),
+                 std::string("SplitToSequence would make a sequence of 1000000000 tensors; at most 1048576 are allowed"));
     }
 
     void optionalsWithAndWithoutAValue() {

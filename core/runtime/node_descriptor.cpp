@@ -1,5 +1,7 @@
 #include "core/runtime/node_descriptor.h"
 
+#include <onnx/defs/schema.h>
+
 #include <algorithm>
 
 namespace graphlens {
@@ -23,6 +25,34 @@ namespace {
 bool omittedOutput(const Graph& g, ValueId v) {
     const Value& value = g.value(v);
     return value.name.empty() && value.uses().empty() && !g.isGraphOutput(v);
+}
+
+/// The first output whose declared type contradicts an input of the same type parameter in the
+/// op's ONNX schema (Transpose's T in and T out), as a sentence; empty when none does. A file may
+/// declare a graph output float where the node computes int64 (shape inference only warns): a
+/// kernel prepared for those types would write int64 elements into a buffer sized for floats.
+std::string typeContradiction(const Graph& g, const Node& n, int64_t opset, const NodeDescriptor& d) {
+    const onnx::OpSchema* schema =
+        onnx::OpSchemaRegistry::Schema(n.opType, int(opset), n.domain == "ai.onnx" ? "" : n.domain);
+    if (!schema || schema->inputs().empty() || schema->outputs().empty()) return {};
+    const auto formal = [](const std::vector<onnx::OpSchema::FormalParameter>& params, size_t i) -> const onnx::OpSchema::FormalParameter* {
+        if (i < params.size()) return &params[i];
+        if (params.back().GetOption() == onnx::OpSchema::Variadic) return &params.back();
+        return nullptr;
+    };
+    for (size_t o = 0; o < d.outputTypes.size(); ++o) {
+        const auto* out = formal(schema->outputs(), o);
+        if (!out || d.outputTypes[o] == DType::Undefined) continue;
+        for (size_t i = 0; i < d.inputTypes.size(); ++i) {
+            const auto* in = formal(schema->inputs(), i);
+            if (!in || d.inputTypes[i] == DType::Undefined || in->GetTypeStr() != out->GetTypeStr()) continue;
+            if (d.inputTypes[i] != d.outputTypes[o])
+                return "its output '" + g.value(n.output(o)).name + "' is declared " + std::string(dtypeName(d.outputTypes[o])) +
+                       " but computes " + std::string(dtypeName(d.inputTypes[i])) + ", the type of its input '" +
+                       g.value(n.input(i)).name + "'";
+        }
+    }
+    return {};
 }
 
 } // namespace
@@ -60,6 +90,12 @@ std::optional<NodeDescriptor> describeNode(const Graph& g, const Node& n, int64_
         if (!dims || g.value(out).dtype == DType::Undefined) return open(out, "output");
         d.outputDims.push_back(std::move(*dims));
         d.outputTypes.push_back(g.value(out).dtype);
+    }
+    // Kernels size their outputs by the declared types: those must be the ones the op computes
+    // (the reference kernel, which sizes its outputs itself, runs such a node).
+    if (std::string contradiction = typeContradiction(g, n, opset, d); !contradiction.empty()) {
+        if (why) *why = std::move(contradiction);
+        return std::nullopt;
     }
     return d;
 }

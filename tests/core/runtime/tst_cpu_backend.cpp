@@ -81,6 +81,28 @@ private slots:
         QVERIFY2(rank.ends_with(": input 0 has the shape [2,1] at run time but the plan was made for [2]"), rank.c_str());
     }
 
+    void aDeclaredTypeTheOpDoesNotComputeKeepsTheNodeOnItsReferenceKernel() {
+        // Transpose of int64 whose output the file declares float (fuzz_run found it: the
+        // prepared kernel wrote 8-byte elements into a buffer sized for 4-byte ones). The op's
+        // schema gives input and output one type, so the plan leaves the node to the reference
+        // kernel, says why, and the result is the int64 the op computes.
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Int64, Shape::ofSizes({2, 3, 4}));
+        const ValueId y = b.op("Transpose", {x}, {}, "t");
+        b.output(y, DType::Float, Shape::ofSizes({4, 3, 2}));
+        const Model m = b.model(13);
+        const auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(plan->nodes().at(0).kernel, std::string("reference"));
+        QVERIFY2(plan->nodes().at(0).why.find("is declared float but computes int64, the type of its input 'x'") !=
+                     std::string::npos, plan->nodes().at(0).why.c_str());
+        std::vector<int64_t> values(24);
+        for (size_t i = 0; i < values.size(); ++i) values[i] = int64_t(i);
+        const Tensor out = plan->run({{"x", Tensor::int64s({2, 3, 4}, values)}}).at(0);
+        QCOMPARE(out.dtype(), DType::Int64);
+        QCOMPARE(out.dims(), (std::vector<int64_t>{4, 3, 2}));
+        QCOMPARE(out.toDoubles().at(1), 12.0);  // y[0][0][1] = x[1][0][0]
+    }
+
     /// A plan left to choose its threads runs a model of small nodes on one (node_threads.h) and
     /// says so, with the outputs of a plan given two threads; a count given is kept, and a model
     /// with a larger node keeps every core.

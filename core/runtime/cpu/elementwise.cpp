@@ -104,6 +104,10 @@ bool allFloat(const NodeDescriptor& info) {
 
 std::unique_ptr<PreparedKernel> prepareActivation(const NodeDescriptor& info) {
     if (!hasInputs(info, 1) || !allFloat(info) || info.outputDims.size() != 1) return nullptr;
+    // The loop writes as many values as the input has: a shape the file declares otherwise (an
+    // opset-1 Sigmoid, whose schema infers no shape, with a [3,4,5] output of a [16,4,5] input)
+    // goes to the reference kernel, which sizes its output itself.
+    if (info.inputDims[0] != info.outputDims[0]) return nullptr;
     if (info.node.opType == "Pow") {  // x^2, as decomposed LayerNorm and variance computations write it
         if (!info.constants.at(1) || info.constants[1]->numel() != 1 || info.constants[1]->toDoubles().at(0) != 2.0)
             return nullptr;

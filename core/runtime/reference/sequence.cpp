@@ -4,10 +4,10 @@
 // OptionalGetElement. Identity, If and Loop pass such values through unchanged.
 #include "core/runtime/reference/families.h"
 #include "core/runtime/reference/ref_util.h"
+#include "core/runtime/reference/shape_internal.h"
 
 #include "core/runtime/kernel.h"
 
-#include <cstring>
 
 namespace graphlens {
 namespace {
@@ -48,13 +48,6 @@ void checkElementType(DType sequenceType, const Tensor& element) {
     if (sequenceType != DType::Undefined && element.dtype() != sequenceType)
         throw KernelError("a tensor of " + std::string(dtypeName(element.dtype())) + " cannot join a sequence of " +
                           std::string(dtypeName(sequenceType)));
-}
-
-size_t elementBytes(DType type, const char* op) {
-    const int bits = dtypeBits(type);
-    if (type == DType::String || bits % 8 != 0 || bits == 0)
-        throw KernelError(std::string(op) + " of " + std::string(dtypeName(type)) + " tensors is not supported");
-    return size_t(bits / 8);
 }
 
 void sequenceEmpty(KernelContext& ctx) {
@@ -104,26 +97,9 @@ void sequenceLength(KernelContext& ctx) {
     ctx.setOutput(0, Tensor::int64s({}, {int64_t(sequenceInput(ctx, 0).elements().size())}));
 }
 
-/// The slab [begin, begin + count) of `t` along `axis`.
-Tensor sliceOf(const Tensor& t, int64_t axis, int64_t begin, int64_t count, size_t bytes) {
-    const auto& dims = t.dims();
-    int64_t outer = 1, inner = int64_t(bytes);
-    for (int64_t i = 0; i < axis; ++i) outer *= dims[size_t(i)];
-    for (size_t i = size_t(axis) + 1; i < dims.size(); ++i) inner *= dims[i];
-    std::vector<int64_t> outDims = dims;
-    outDims[size_t(axis)] = count;
-    Tensor out = Tensor::allocate(t.dtype(), outDims);
-    const int64_t length = dims[size_t(axis)];
-    for (int64_t o = 0; o < outer; ++o)
-        if (count * inner > 0)
-            std::memcpy(out.mutableData() + o * count * inner, t.data() + (o * length + begin) * inner, size_t(count * inner));
-    return out;
-}
-
 void splitToSequence(KernelContext& ctx) {
     const Tensor& x = ctx.input(0);
     if (x.rank() == 0) throw KernelError("SplitToSequence cannot split a scalar");
-    const size_t bytes = elementBytes(x.dtype(), "SplitToSequence");
     const int64_t axis = ref::normalizeAxis(ctx.attributes().getInt("axis", 0), int64_t(x.rank()));
     const int64_t length = x.dims()[size_t(axis)];
     std::vector<int64_t> sizes;
@@ -151,18 +127,16 @@ void splitToSequence(KernelContext& ctx) {
             sizes = given;
         }
     }
-    std::vector<Tensor> parts;
-    int64_t at = 0;
-    for (int64_t size : sizes) {
-        Tensor part = sliceOf(x, axis, at, size, bytes);
-        if (squeeze) {
+    std::vector<Tensor> parts(sizes.size());
+    shape::splitInto(x, axis, sizes, [&](size_t k, std::vector<int64_t> dims) -> Tensor& {
+        return parts[k] = Tensor::allocate(x.dtype(), std::move(dims));
+    });
+    if (squeeze)
+        for (Tensor& part : parts) {
             std::vector<int64_t> dims = part.dims();
             dims.erase(dims.begin() + axis);
-            part = Tensor::view(part.dtype(), dims, part.data(), part.byteSize(), part.sharedStorage());
+            part = shape::withDims(part, std::move(dims));
         }
-        parts.push_back(std::move(part));
-        at += size;
-    }
     ctx.setOutput(0, Tensor::sequence(x.dtype(), std::move(parts)));
 }
 
@@ -172,7 +146,6 @@ void concatFromSequence(KernelContext& ctx) {
     if (parts.empty()) throw KernelError("ConcatFromSequence of an empty sequence");
     const bool newAxis = ctx.attributes().getInt("new_axis", 0) == 1;
     const Tensor& first = parts[0];
-    const size_t bytes = elementBytes(first.dtype(), "ConcatFromSequence");
     const int64_t rank = int64_t(first.rank());
     if (!ctx.attributes().has("axis")) throw KernelError("ConcatFromSequence needs its axis attribute");
     const int64_t axis = ref::normalizeAxis(ctx.attributes().getInt("axis", 0), newAxis ? rank + 1 : rank);
@@ -192,18 +165,15 @@ void concatFromSequence(KernelContext& ctx) {
     std::vector<int64_t> outDims = dims[0];
     outDims[size_t(axis)] = 0;
     for (const auto& d : dims) outDims[size_t(axis)] += d[size_t(axis)];
-    Tensor out = Tensor::allocate(first.dtype(), outDims);
-    int64_t outer = 1, inner = int64_t(bytes);
-    for (int64_t i = 0; i < axis; ++i) outer *= outDims[size_t(i)];
-    for (size_t i = size_t(axis) + 1; i < outDims.size(); ++i) inner *= outDims[i];
-    const int64_t row = outDims[size_t(axis)] * inner;
-    int64_t offset = 0;
+    std::vector<Tensor> stacked;  // with new_axis: each part viewed with its unit axis
+    stacked.reserve(parts.size());  // `joined` points into it
+    std::vector<const Tensor*> joined;
     for (size_t p = 0; p < parts.size(); ++p) {
-        const int64_t chunk = dims[p][size_t(axis)] * inner;
-        for (int64_t o = 0; o < outer; ++o)
-            if (chunk > 0) std::memcpy(out.mutableData() + o * row + offset, parts[p].data() + o * chunk, size_t(chunk));
-        offset += chunk;
+        if (newAxis) stacked.push_back(shape::withDims(parts[p], dims[p]));
+        joined.push_back(newAxis ? &stacked.back() : &parts[p]);
     }
+    Tensor out = Tensor::allocate(first.dtype(), outDims);
+    shape::concatenateInto(joined, axis, out);
     ctx.setOutput(0, std::move(out));
 }
 

@@ -5,6 +5,7 @@
 #include "core/runtime/reference/ref_util.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,13 @@ void depthToSpace(KernelContext& ctx);
 void spaceToDepth(KernelContext& ctx);
 void trilu(KernelContext& ctx);
 void concat(KernelContext& ctx);       // shape_slice.cpp
+/// `parts` side by side along `axis` into `out`, whose dims are theirs summed along it (Concat,
+/// ConcatFromSequence; the caller checks that the parts fit).
+void concatenateInto(const std::vector<const Tensor*>& parts, int64_t axis, Tensor& out);
+/// `in` cut along `axis` into slabs of `sizes` (which add up to its length there), slab k into
+/// allocate(k, its dims) (Split, SplitToSequence).
+void splitInto(const Tensor& in, int64_t axis, const std::vector<int64_t>& sizes,
+               const std::function<Tensor&(size_t, std::vector<int64_t>)>& allocate);
 void split(KernelContext& ctx);
 void slice(KernelContext& ctx);
 void pad(KernelContext& ctx);

@@ -41,13 +41,18 @@ void concat(KernelContext& ctx) {
                               " differ outside the axis");
         dims[size_t(axis)] += t.dims()[size_t(axis)];
     }
-    Tensor& out = ctx.allocateOutput(0, first.dtype(), dims);
+    std::vector<const Tensor*> parts;
+    for (size_t i = 0; i < ctx.inputCount(); ++i) parts.push_back(&ctx.input(i));
+    concatenateInto(parts, axis, ctx.allocateOutput(0, first.dtype(), dims));
+}
+
+void concatenateInto(const std::vector<const Tensor*>& parts, int64_t axis, Tensor& out) {
+    const std::vector<int64_t>& dims = out.dims();
     const AxisSplit s = aroundAxis(dims, axis);
     int64_t offset = 0;  // along the axis, in elements of one outer row
-    for (size_t i = 0; i < ctx.inputCount(); ++i) {
-        const Tensor& t = ctx.input(i);
-        const ElementMover mover(t, out);
-        const int64_t run = t.dims()[size_t(axis)] * s.inner;
+    for (const Tensor* t : parts) {
+        const ElementMover mover(*t, out);
+        const int64_t run = t->dims()[size_t(axis)] * s.inner;
         for (int64_t o = 0; o < s.outer; ++o)
             mover.copyRun(o * dims[size_t(axis)] * s.inner + offset, o * run, run);
         offset += run;
@@ -82,13 +87,19 @@ void split(KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
     const int64_t axis = axisIn(ctx.attributes().getInt("axis", 0), int64_t(in.rank()));
     const int64_t dim = in.dims()[size_t(axis)];
-    const std::vector<int64_t> sizes = splitSizes(ctx, dim);
+    splitInto(in, axis, splitSizes(ctx, dim),
+              [&](size_t k, std::vector<int64_t> dims) -> Tensor& { return ctx.allocateOutput(k, in.dtype(), std::move(dims)); });
+}
+
+void splitInto(const Tensor& in, int64_t axis, const std::vector<int64_t>& sizes,
+               const std::function<Tensor&(size_t, std::vector<int64_t>)>& allocate) {
+    const int64_t dim = in.dims()[size_t(axis)];
     const AxisSplit s = aroundAxis(in.dims(), axis);
     int64_t offset = 0;
     for (size_t k = 0; k < sizes.size(); ++k) {
         std::vector<int64_t> dims = in.dims();
         dims[size_t(axis)] = sizes[k];
-        Tensor& out = ctx.allocateOutput(k, in.dtype(), dims);
+        Tensor& out = allocate(k, std::move(dims));
         const ElementMover mover(in, out);
         const int64_t run = sizes[k] * s.inner;
         for (int64_t o = 0; o < s.outer; ++o) mover.copyRun(o * run, o * dim * s.inner + offset, run);

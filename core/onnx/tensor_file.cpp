@@ -13,27 +13,28 @@
 
 namespace graphlens {
 
-Tensor readTensorFile(const std::filesystem::path& path, std::string* name) {
+namespace {
+
+/// The bytes of the `what` ("tensor", "value") file at `path`.
+std::string fileBytes(const std::filesystem::path& path, const char* what) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw OnnxError("cannot open the tensor file '" + path.string() + "'");
+    if (!in) throw OnnxError(std::string("cannot open the ") + what + " file '" + path.string() + "'");
     std::stringstream buffer;
     buffer << in.rdbuf();
+    return buffer.str();
+}
+
+} // namespace
+
+Tensor readTensorFile(const std::filesystem::path& path, std::string* name) {
     auto proto = std::make_shared<onnx::TensorProto>();
-    if (!proto->ParseFromString(buffer.str()))
+    if (!proto->ParseFromString(fileBytes(path, "tensor")))
         throw OnnxError("'" + path.string() + "' is not an ONNX TensorProto file");
     if (name) *name = proto->name();
     return tensorFromProto(*proto, proto, nullptr, "the tensor in '" + path.filename().string() + "'");
 }
 
 namespace {
-
-std::string fileBytes(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw OnnxError("cannot open the value file '" + path.string() + "'");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-}
 
 /// The element type a TypeProto's tensors have, through sequences and optionals.
 DType elementTypeOf(const onnx::TypeProto& type) {
@@ -89,7 +90,7 @@ Tensor readValueFile(const std::filesystem::path& path, const std::string& opaqu
     onnx::TypeProto type;
     if (!type.ParseFromString(opaqueType)) throw OnnxError("the value's declared type cannot be read");
     const std::string label = "the value in '" + path.filename().string() + "'";
-    const std::string bytes = fileBytes(path);
+    const std::string bytes = fileBytes(path, "value");
     if (type.has_sequence_type()) {
         auto proto = std::make_shared<onnx::SequenceProto>();
         if (!proto->ParseFromString(bytes)) throw OnnxError("'" + path.string() + "' is not an ONNX SequenceProto file");
@@ -136,22 +137,14 @@ void sequenceToProto(const Tensor& sequence, onnx::SequenceProto& proto) {
 
 void writeTensorFile(const std::filesystem::path& path, const Tensor& tensor, const std::string& name) {
     AtomicFile file(path);
-    if (tensor.isSequence()) {
-        onnx::SequenceProto proto;
-        sequenceToProto(tensor, proto);
+    const auto write = [&](auto&& proto, auto&& fill) {
+        fill(tensor, proto);
         proto.set_name(name);
         file.writeMessage(proto);
-    } else if (tensor.isOptional()) {
-        onnx::OptionalProto proto;
-        optionalToProto(tensor, proto);
-        proto.set_name(name);
-        file.writeMessage(proto);
-    } else {
-        onnx::TensorProto proto;
-        tensorToProto(tensor, proto);
-        proto.set_name(name);
-        file.writeMessage(proto);
-    }
+    };
+    if (tensor.isSequence()) write(onnx::SequenceProto(), sequenceToProto);
+    else if (tensor.isOptional()) write(onnx::OptionalProto(), optionalToProto);
+    else write(onnx::TensorProto(), tensorToProto);
     file.commit();
 }
 

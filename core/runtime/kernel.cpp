@@ -2,6 +2,8 @@
 #include "core/runtime/kernel.h"
 
 #include "core/runtime/reference/families.h"
+#include "core/runtime/reference/ref_util.h"
+#include "core/runtime/resource_limits.h"
 
 #include <cstring>
 
@@ -27,6 +29,9 @@ Tensor& KernelContext::allocateOutput(size_t i, DType dtype, std::vector<int64_t
         outputs_[i] = reserved_[i];
         return outputs_[i];
     }
+    if (RunMemoryLimit::current() && dtype != DType::String)
+        if (const auto bytes = checkedTensorBytes(dtype, dims))
+            checkRunMemoryLimit("the output " + ref::dimsText(dims), *bytes);
     outputs_[i] = Tensor::allocate(dtype, std::move(dims));
     return outputs_[i];
 }

@@ -71,4 +71,19 @@ void checkPlanMemory(uint64_t arenaBytes, uint64_t weightBytes, const MemoryBudg
                         " + weights " + formatBytes(weightBytes) + ") but " + budget.describe());
 }
 
+namespace {
+thread_local std::optional<uint64_t> runLimit;
+} // namespace
+
+RunMemoryLimit::RunMemoryLimit(uint64_t bytes) : outer_(runLimit) { runLimit = bytes; }
+
+RunMemoryLimit::~RunMemoryLimit() { runLimit = outer_; }
+
+std::optional<uint64_t> RunMemoryLimit::current() { return runLimit; }
+
+void checkRunMemoryLimit(const std::string& what, uint64_t bytes) {
+    if (runLimit && bytes > *runLimit)
+        throw ResourceError(what + " needs " + formatBytes(bytes) + " but " + MemoryBudget{*runLimit, true}.describe());
+}
+
 } // namespace graphlens

@@ -42,4 +42,25 @@ struct MemoryBudget {
 /// bound.
 void checkPlanMemory(uint64_t arenaBytes, uint64_t weightBytes, const MemoryBudget& budget, bool atLeast = false);
 
+/// While alive, the user's memory limit (--max-memory) for what this thread's kernels allocate as
+/// they run: a plan checks its arena before running, but a tensor whose size comes from input
+/// values (Tile's repeats, Expand's shape) is sized only then. One tensor larger than the whole
+/// limit is refused (checkWorkingSet, KernelContext::allocateOutput) instead of filling gigabytes.
+class RunMemoryLimit {
+public:
+    explicit RunMemoryLimit(uint64_t bytes);
+    ~RunMemoryLimit();
+    RunMemoryLimit(const RunMemoryLimit&) = delete;
+    RunMemoryLimit& operator=(const RunMemoryLimit&) = delete;
+    /// The innermost live limit of this thread; nullopt when none.
+    static std::optional<uint64_t> current();
+
+private:
+    std::optional<uint64_t> outer_;
+};
+
+/// ResourceError "WHAT needs 1.2 GB but the memory limit is 256.0 MB" when `bytes` exceed the
+/// RunMemoryLimit in force; nothing when none is.
+void checkRunMemoryLimit(const std::string& what, uint64_t bytes);
+
 } // namespace graphlens

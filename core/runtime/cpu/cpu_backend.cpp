@@ -103,6 +103,8 @@ public:
         omp_set_num_threads(threads_);
         ReportingObserver reporting(observer, fusions_);
         if (observer && (!fusions_.reportedAs.empty() || !fusions_.absorbed.empty())) observer = &reporting;
+        std::optional<RunMemoryLimit> limit;
+        if (budget_.fromOption) limit.emplace(budget_.bytes);
         if (!flushDenormals_) return executor_->run(feeds, observer);
         DenormalsAsZero scope;
         return executor_->run(feeds, observer);

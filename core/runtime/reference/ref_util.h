@@ -17,7 +17,8 @@ std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims);
 int64_t elementCount(const std::vector<int64_t>& dims);
 std::string dimsText(const std::vector<int64_t>& dims);
 /// ResourceError when `count` elements of `bytesEach` bytes (a tensor of `dims`, or `count`
-/// positions of it) overflow 64 bits or exceed the memory available now: call before allocating
+/// positions of it) overflow 64 bits or exceed the memory available now (or the RunMemoryLimit in
+/// force): call before allocating
 /// what attributes or input values size ("the output [3,1,5,2147483648] of 128.8 GB ...").
 void checkWorkingSet(const char* what, const std::vector<int64_t>& dims, uint64_t bytesEach);
 

@@ -3,6 +3,7 @@
 // the registration.
 #include "core/runtime/reference/families.h"
 #include "core/runtime/reference/shape_internal.h"
+#include "core/runtime/resource_limits.h"
 
 #include <algorithm>
 #include <climits>
@@ -81,6 +82,9 @@ void checkOutputSize(DType dtype, const std::vector<int64_t>& dims) {
     const int64_t count = ref::elementCount(dims);
     const int64_t bytes = dtype == DType::String ? int64_t(sizeof(std::string)) : std::max(dtypeBits(dtype) / 8, 8);
     if (count > INT64_MAX / bytes) throw KernelError("the shape " + ref::dimsText(dims) + " is too large");
+    // Its own bytes against --max-memory (the working set below counts an index per element).
+    const uint64_t own = dtype == DType::String ? uint64_t(count) * sizeof(std::string) : dtypeStorageBytes(dtype, uint64_t(count));
+    checkRunMemoryLimit("the output " + ref::dimsText(dims), own);
     ref::checkWorkingSet("the output", dims, uint64_t(bytes));
 }
 

@@ -56,22 +56,65 @@ void transpose(KernelContext& ctx) {
     ctx.setOutput(0, transposed(in, perm));
 }
 
+namespace {
+
+/// out = `in` (seen with `inDims`, of out's rank) repeated repeats[d] times along each axis d, the
+/// copy Tile makes and Expand too (an axis of 1 repeated to the output's size). Each input row is
+/// copied once; then, from the innermost axis out, each block already written is doubled in
+/// place until it holds its repeats: whole-run copies, never a walk over single elements (a Tile
+/// of a [1, 1] input to 10^8 elements was an index walk of seconds).
+void replicate(const Tensor& in, const std::vector<int64_t>& inDims, const std::vector<int64_t>& repeats, Tensor& out) {
+    if (out.numel() == 0) return;
+    const size_t rank = inDims.size();
+    if (rank == 0) return ElementMover(in, out).copy(0, 0);
+    const std::vector<int64_t> outStrides = ref::stridesOf(out.dims());
+    // Where each input position over axes [0, k) starts in the output.
+    const auto bases = [&](size_t k) {
+        std::vector<int64_t> at{0};
+        for (size_t d = 0; d < k; ++d) {
+            std::vector<int64_t> next;
+            next.reserve(at.size() * size_t(inDims[d]));
+            for (const int64_t base : at)
+                for (int64_t i = 0; i < inDims[d]; ++i) next.push_back(base + i * outStrides[d]);
+            at = std::move(next);
+        }
+        return at;
+    };
+    const ElementMover fromInput(in, out), withinOutput(out, out);
+    // Grows the block of `length` elements at `base` to `times` copies of itself, doubling.
+    const auto grow = [&](int64_t base, int64_t length, int64_t times) {
+        const int64_t total = length * times;
+        for (int64_t filled = length; filled < total;) {
+            const int64_t count = std::min(filled, total - filled);
+            withinOutput.copyRun(base + filled, base, count);
+            filled += count;
+        }
+    };
+    const int64_t row = inDims[rank - 1];
+    int64_t source = 0;
+    for (const int64_t base : bases(rank - 1)) {
+        fromInput.copyRun(base, source, row);
+        grow(base, row, repeats[rank - 1]);
+        source += row;
+    }
+    for (size_t d = rank - 1; d-- > 0;)
+        for (const int64_t base : bases(d)) grow(base, inDims[d] * outStrides[d], repeats[d]);
+}
+
+} // namespace
+
 void expand(KernelContext& ctx) {
     const Tensor& in = ctx.input(0);
     if (ctx.input(1).rank() != 1) throw KernelError("the shape input must be 1-D");
     const std::vector<int64_t> dims = ref::broadcastDims(in.dims(), ref::toInt64s(ctx.input(1)));
     checkOutputSize(in.dtype(), dims);
     Tensor& out = ctx.allocateOutput(0, in.dtype(), dims);
-    const ElementMover mover(in, out);
-    std::vector<int64_t> step(dims.size(), 0);  // input stride along each output axis; 0 where broadcast
-    const std::vector<int64_t> inStrides = ref::stridesOf(in.dims());
-    const size_t offset = dims.size() - in.rank();
-    for (size_t d = 0; d < in.rank(); ++d) step[d + offset] = in.dims()[d] == 1 ? 0 : inStrides[d];
-    forEachIndex(dims, [&](const std::vector<int64_t>& position, int64_t linear) {
-        int64_t source = 0;
-        for (size_t d = 0; d < dims.size(); ++d) source += position[d] * step[d];
-        mover.copy(linear, source);
-    });
+    std::vector<int64_t> inDims(dims.size() - in.rank(), 1);  // the input's dims aligned to the output's
+    inDims.insert(inDims.end(), in.dims().begin(), in.dims().end());
+    std::vector<int64_t> repeats(dims.size(), 1);
+    for (size_t d = 0; d < dims.size(); ++d)
+        if (inDims[d] != dims[d]) repeats[d] = dims[d];  // broadcast from 1
+    replicate(in, inDims, repeats, out);
 }
 
 void tile(KernelContext& ctx) {
@@ -85,13 +128,7 @@ void tile(KernelContext& ctx) {
     }
     checkOutputSize(in.dtype(), dims);
     Tensor& out = ctx.allocateOutput(0, in.dtype(), dims);
-    const ElementMover mover(in, out);
-    const std::vector<int64_t> inStrides = ref::stridesOf(in.dims());
-    forEachIndex(dims, [&](const std::vector<int64_t>& position, int64_t linear) {
-        int64_t source = 0;
-        for (size_t d = 0; d < dims.size(); ++d) source += (position[d] % in.dims()[d]) * inStrides[d];
-        mover.copy(linear, source);
-    });
+    replicate(in, in.dims(), repeats, out);
 }
 
 namespace {

@@ -143,6 +143,47 @@ private slots:
         QCOMPARE(out.at(0).dims(), (Dims{2, 3}));
         QCOMPARE(values<float>(out.at(0)), (Floats{1, 2, 3, 1, 2, 3}));
     }
+
+    // Tile and Expand copy whole runs and double blocks in place; each output element must still
+    // be the input element its position names (position modulo the input's dims).
+    void tileAndExpandPutEveryInputElementWhereItsPositionSays() {
+        const auto expected = [](const Tensor& in, const Dims& inDims, const Dims& outDims) {
+            Floats out;
+            const int64_t count = checkedElementCount(outDims).value();
+            for (int64_t linear = 0; linear < count; ++linear) {
+                int64_t rest = linear, source = 0, stride = 1;
+                for (size_t d = outDims.size(); d-- > 0;) {
+                    source += (rest % outDims[d]) % inDims[d] * stride;
+                    rest /= outDims[d];
+                    stride *= inDims[d];
+                }
+                out.push_back(in.span<float>()[size_t(source)]);
+            }
+            return out;
+        };
+        const std::vector<std::pair<Dims, Ints>> tiles = {
+            {{2, 3, 1}, {2, 1, 3}}, {{1}, {7}}, {{4}, {1}}, {{1, 1}, {3, 5}}, {{2, 1, 2, 3}, {1, 4, 2, 2}}, {{3, 2}, {0, 2}}};
+        for (const auto& [dims, repeats] : tiles) {
+            const Tensor x = iota(dims);
+            const Tensor r = Tensor::int64s({int64_t(repeats.size())}, repeats);
+            const Tensor out = runKernel("Tile", {&x, &r});
+            Dims outDims;
+            for (size_t d = 0; d < dims.size(); ++d) outDims.push_back(dims[d] * repeats[d]);
+            QCOMPARE(out.dims(), outDims);
+            QCOMPARE(values<float>(out), expected(x, dims, outDims));
+        }
+        const Tensor column = iota({3, 1});
+        const Tensor shape = Tensor::int64s({3}, {2, 1, 4});
+        const Tensor expanded = runKernel("Expand", {&column, &shape});
+        QCOMPARE(expanded.dims(), (Dims{2, 3, 4}));
+        QCOMPARE(values<float>(expanded), expected(column, {1, 3, 1}, {2, 3, 4}));
+        const Tensor scalar = Tensor::scalar(2.5f);
+        const Tensor none = Tensor::int64s({0}, {});
+        QCOMPARE(values<float>(runKernel("Tile", {&scalar, &none})), (Floats{2.5f}));
+        const Tensor words = Tensor::fromStrings({2}, {"a", "b"});
+        const Tensor twice = Tensor::int64s({1}, {2});
+        QCOMPARE(runKernel("Tile", {&words, &twice}).strings(), (std::vector<std::string>{"a", "b", "a", "b"}));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestReferenceShape)

@@ -251,6 +251,28 @@ private slots:
                            "--max-memory takes a positive number of bytes");
     }
 
+    // A Tile whose repeats are an input is sized only as it runs: under --max-memory, an output
+    // larger than the limit is refused there, before a byte of it is written.
+    void maxMemoryLimitsTensorsSizedByInputValues() {
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape{1, 1});
+        const ValueId repeats = b.input("repeats", DType::Int64, Shape{2});
+        b.output(b.op("Tile", {x, repeats}, {}, "tile1"));
+        CompileOptions options;
+        options.maxMemory = 64 << 20;
+        const auto plan = makeCpuBackend()->compile(b.model(17), options);
+        const std::map<std::string, Tensor> small = {{"x", floats({1, 1})}, {"repeats", Tensor::int64s({2}, {3, 2})}};
+        QCOMPARE(plan->run(small).at(0).dims(), (std::vector<int64_t>{3, 2}));
+        try {
+            plan->run({{"x", floats({1, 1})}, {"repeats", Tensor::int64s({2}, {20000, 20000})}});
+            QFAIL("a 1.6 GB output ran under a 64 MB limit");
+        } catch (const ExecutionError& e) {
+            QCOMPARE(e.kind(), ErrorKind::ResourceLimit);
+            QCOMPARE(QString(e.what()),
+                     QString("node 'tile1' (Tile): the output [20000,20000] needs 1.6 GB but the memory limit is 67.1 MB"));
+        }
+    }
+
     void sizesThatOverflowGiveASentence() {
         const std::string error = compileError(reluChain({int64_t(1) << 40, int64_t(1) << 40}));
         QCOMPARE(QString::fromStdString(error),

@@ -11,6 +11,7 @@
 // -> QLinearMatMul | com.microsoft QGemm(.., C as int32, y_scale, y_zero); with no Q after it,
 // com.microsoft MatMulIntegerToFloat | QGemm without y_scale (int8 sums scaled to float).
 #include "core/runtime/cpu/qdq_fusion.h"
+#include "core/runtime/cpu/qdq_patterns.h"
 
 #include "core/passes/fused_activation.h"
 #include "core/passes/pass_manager.h"
@@ -25,7 +26,8 @@
 namespace graphlens {
 namespace {
 
-bool isInt8(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+using qdq::isInt8;
+using qdq::zeroPointOf;
 
 /// The node producing `v` when it is `op` of the default domain.
 const Node* producerOf(const Graph& g, ValueId v, const char* op) {
@@ -282,13 +284,6 @@ std::optional<QdqProduct> matchProductAt(const Graph& g, const Node& p, std::str
             return std::nullopt;
         }
     return m;
-}
-
-/// A zero point input as a tensor of `type` (0 when the node has none).
-ValueId zeroPointOf(Rewriter& rw, const Node& n, DType type, const std::string& name) {
-    if (n.inputs().size() > 2 && n.input(2) != kNoId) return n.input(2);
-    Tensor z = Tensor::allocate(type, {});
-    return rw.addInitializer(name, std::move(z));
 }
 
 class FuseQdqConvolutions final : public Pass {

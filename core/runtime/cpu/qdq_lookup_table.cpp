@@ -9,6 +9,7 @@
 // the layout the int8 convolution wrote it (channels-last), so an int8 model stays int8 through
 // MobileNetV3's HardSwish and EfficientNet's SiLU.
 #include "core/runtime/cpu/qdq_fusion.h"
+#include "core/runtime/cpu/qdq_patterns.h"
 
 #include "core/graph/activation_kinds.h"
 #include "core/passes/pass_manager.h"
@@ -22,7 +23,7 @@
 namespace graphlens {
 namespace {
 
-bool isInt8(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+using qdq::isInt8;
 
 /// A DequantizeLinear or QuantizeLinear of the default domain with a constant per-tensor scale
 /// (float, finite, > 0) and a constant zero point of one value (or none).

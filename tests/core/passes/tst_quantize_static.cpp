@@ -708,7 +708,7 @@ private slots:
             }
             QCOMPARE(top, 63);
         }
-        QVERIFY(std::any_of(r.rewrites.begin(), r.rewrites.end(), [](const Rewrite& w) { return w.sentence.find("'w' to int8 within [-63, 63] (8 scales") != std::string::npos; }));
+        QVERIFY(std::any_of(r.rewrites.begin(), r.rewrites.end(), [](const Rewrite& rewrite) { return rewrite.sentence.find("'w' to int8 within [-63, 63] (8 scales") != std::string::npos; }));
         QVERIFY(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) { return n.rfind("weights within [-63, 63] (--reduce-range)", 0) == 0; }));
         QCOMPARE(countKernels(m, "onednn:matmul_integer_to_float"), 1);
         // Integer sums are exact on every machine: only the float scaling rounds.

@@ -29,12 +29,18 @@ AxisSplit splitAt(const std::vector<int64_t>& dims, int64_t axis) {
         else if (i == axis) s.length = dims[size_t(i)];
         else s.inner = productOf(s.inner, dims[size_t(i)], dims);
     }
+    // Nothing lies after the axis, so no loop over the dims before it has anything to do: an
+    // input of [2^63 - 1, 2, 0] must not cost 2^63 empty iterations.
+    if (s.inner == 0) s.outer = 0;
     return s;
 }
 
 AxisSplit flattenAt(const std::vector<int64_t>& dims, int64_t axis) {
     AxisSplit s;
-    for (int64_t i = 0; i < int64_t(dims.size()); ++i) (i < axis ? s.outer : s.length) *= dims[size_t(i)];
+    for (int64_t i = 0; i < int64_t(dims.size()); ++i) {
+        int64_t& part = i < axis ? s.outer : s.length;
+        part = productOf(part, dims[size_t(i)], dims);
+    }
     return s;
 }
 

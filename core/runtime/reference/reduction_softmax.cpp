@@ -22,7 +22,9 @@ AxisSplit softmaxSplit(const KernelContext& ctx, const Tensor& x) {
         const int64_t at = axis < 0 ? axis + rank : axis;
         if (at < 0 || at > rank)
             throw KernelError("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-        return flattenAt(x.dims(), at);
+        AxisSplit s = flattenAt(x.dims(), at);
+        if (s.length == 0) s.outer = 0;  // rows of nothing, as splitAt does when nothing lies after the axis
+        return s;
     }
     return splitAt(x.dims(), ref::normalizeAxis(ctx.attributes().getInt("axis", -1), rank));
 }

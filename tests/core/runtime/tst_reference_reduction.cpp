@@ -173,6 +173,21 @@ private slots:
         const Tensor strings = Tensor::fromStrings({1}, {"a"});
         QCOMPARE(errorOf("ReduceSum", {&strings}), QString("ReduceSum does not support the element type string"));
     }
+
+    // An empty tensor whose leading dims are huge ([2^62, 2, 0]) has nothing to loop over: the
+    // kernels return its empty result at once instead of walking 2^62 empty rows (fuzz_run found
+    // ArgMin doing so).
+    void emptyTensorsWithHugeLeadingDimsReturnAtOnce() {
+        const int64_t huge = int64_t(1) << 62;
+        const Tensor x = Tensor::allocate(DType::Float, {huge, 2, 0});
+        const Tensor picked = runKernel("ArgMin", {&x}, {{"axis", int64_t(1)}});
+        QCOMPARE(picked.dims(), (Dims{huge, 1, 0}));
+        const Tensor rows = Tensor::allocate(DType::Float, {huge, 0});
+        const Tensor soft = runKernel("Softmax", {&rows}, {}, 11);  // flattened to 2-D before opset 13
+        QCOMPARE(soft.dims(), (Dims{huge, 0}));
+        const Tensor normed = runKernel("LpNormalization", {&x}, {{"axis", int64_t(1)}});
+        QCOMPARE(normed.dims(), (Dims{huge, 2, 0}));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestReferenceReduction)

@@ -112,14 +112,15 @@ Tensor sliceAlong(const Tensor& t, int64_t axis, int64_t index) {
     if (index < 0 || index >= length)
         throw KernelError("Scan reads slice " + std::to_string(index) + " of a tensor of shape " + ref::dimsText(dims) +
                           " along axis " + std::to_string(axis));
-    int64_t outer = 1, inner = int64_t(dtypeBits(t.dtype()) / 8);
-    for (int64_t i = 0; i < axis; ++i) outer *= dims[size_t(i)];
-    for (size_t i = size_t(axis) + 1; i < dims.size(); ++i) inner *= dims[i];
     std::vector<int64_t> outDims(dims);
     outDims.erase(outDims.begin() + axis);
     Tensor out = Tensor::allocate(t.dtype(), outDims);
+    if (out.numel() == 0) return out;  // no rows to copy, however many the dims before the axis count
+    int64_t outer = 1, inner = int64_t(dtypeBits(t.dtype()) / 8);
+    for (int64_t i = 0; i < axis; ++i) outer *= dims[size_t(i)];
+    for (size_t i = size_t(axis) + 1; i < dims.size(); ++i) inner *= dims[i];
     for (int64_t o = 0; o < outer; ++o)
-        if (inner) std::memcpy(out.mutableData() + o * inner, t.data() + (o * length + index) * inner, size_t(inner));
+        std::memcpy(out.mutableData() + o * inner, t.data() + (o * length + index) * inner, size_t(inner));
     return out;
 }
 
@@ -128,15 +129,17 @@ Tensor stackAlong(const std::vector<Tensor>& parts, int64_t axis) {
     if (parts.empty()) throw KernelError("Scan ran no iteration");
     const auto& dims = parts[0].dims();
     const int64_t length = int64_t(parts.size());
+    const bool empty = parts[0].numel() == 0;  // then the products below may overflow, and nothing is copied
     int64_t outer = 1, inner = int64_t(dtypeBits(parts[0].dtype()) / 8);
-    for (int64_t i = 0; i < axis; ++i) outer *= dims[size_t(i)];
-    for (size_t i = size_t(axis); i < dims.size(); ++i) inner *= dims[i];
+    for (int64_t i = 0; i < axis && !empty; ++i) outer *= dims[size_t(i)];
+    for (size_t i = size_t(axis); i < dims.size() && !empty; ++i) inner *= dims[i];
     std::vector<int64_t> outDims(dims);
     outDims.insert(outDims.begin() + axis, length);
     Tensor out = Tensor::allocate(parts[0].dtype(), outDims);
     for (int64_t t = 0; t < length; ++t) {
         if (parts[size_t(t)].dims() != dims || parts[size_t(t)].dtype() != parts[0].dtype())
             throw KernelError("Scan outputs change shape between iterations");
+        if (empty) continue;
         for (int64_t o = 0; o < outer; ++o)
             if (inner) std::memcpy(out.mutableData() + (o * length + t) * inner, parts[size_t(t)].data() + o * inner, size_t(inner));
     }

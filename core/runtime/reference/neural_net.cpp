@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
 
 namespace graphlens {
 namespace nn {
@@ -60,20 +61,39 @@ WindowGeometry windowGeometry(const Attributes& a, const std::vector<int64_t>& i
     return g;
 }
 
-void tapsAt(const WindowGeometry& g, const int64_t* out, const std::vector<int64_t>& kernelPositions,
-            const std::vector<int64_t>& inStrides, std::vector<Tap>& taps) {
+std::pair<int64_t, int64_t> tapsWithin(int64_t base, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi) {
+    // lo <= base + k * dilation < hi, 0 <= k < kernel (dilation > 0)
+    const int64_t first = base >= lo ? 0 : (lo - base + dilation - 1) / dilation;
+    const int64_t last = base >= hi ? 0 : std::min(kernel, (hi - 1 - base) / dilation + 1);
+    return {std::min(first, kernel), std::max(last, std::min(first, kernel))};
+}
+
+void tapsAt(const WindowGeometry& g, const int64_t* out, const std::vector<int64_t>& inStrides, std::vector<Tap>& taps) {
     const size_t rank = g.inSizes.size();
-    const int64_t kernelCount = rank ? int64_t(kernelPositions.size() / rank) : 1;
     taps.clear();
-    for (int64_t k = 0; k < kernelCount; ++k) {
-        int64_t offset = 0;
-        bool inside = true;
-        for (size_t d = 0; d < rank && inside; ++d) {
-            const int64_t c = out[d] * g.strides[d] - g.padsBegin[d] + kernelPositions[size_t(k) * rank + d] * g.dilations[d];
-            inside = c >= 0 && c < g.inSizes[d];
-            offset += c * inStrides[d];
+    // Per axis, the kernel indices whose input coordinate lies inside; the taps are their box.
+    std::vector<int64_t> first(rank), last(rank), base(rank), kernelStrides(rank, 1);
+    for (size_t d = rank; d-- > 0;) {
+        base[d] = out[d] * g.strides[d] - g.padsBegin[d];
+        std::tie(first[d], last[d]) = tapsWithin(base[d], g.dilations[d], g.kernel[d], 0, g.inSizes[d]);
+        if (first[d] == last[d]) return;
+        if (d + 1 < rank && __builtin_mul_overflow(kernelStrides[d + 1], g.kernel[d + 1], &kernelStrides[d]))
+            throw KernelError("the kernel has more positions than 64 bits count");
+    }
+    std::vector<int64_t> k = first;
+    for (;;) {
+        int64_t index = 0, offset = 0;
+        for (size_t d = 0; d < rank; ++d) {
+            index += k[d] * kernelStrides[d];
+            offset += (base[d] + k[d] * g.dilations[d]) * inStrides[d];
         }
-        if (inside) taps.push_back({k, offset});
+        taps.push_back({index, offset});
+        size_t d = rank;
+        while (d > 0 && ++k[d - 1] == last[d - 1]) {
+            k[d - 1] = first[d - 1];
+            --d;
+        }
+        if (d == 0) return;
     }
 }
 

@@ -62,13 +62,13 @@ std::vector<double> convolve(const ConvShapes& s, const std::vector<double>& x, 
     const int64_t inPlane = ref::elementCount(g.inSizes), outPlane = ref::elementCount(g.outSizes);
     const int64_t kernelPlane = ref::elementCount(g.kernel);
     const int64_t groupIn = s.inChannels / s.group, groupOut = s.outChannels / s.group;
-    const std::vector<int64_t> kernelPositions = allPositions(g.kernel), outPositions = allPositions(g.outSizes);
+    const std::vector<int64_t> outPositions = allPositions(g.outSizes);
     const std::vector<int64_t> inStrides = ref::stridesOf(g.inSizes);
     ref::checkWorkingSet("the output", convOutputDims(s), sizeof(double));
     std::vector<double> out(size_t(ref::elementCount(convOutputDims(s))));
     std::vector<Tap> taps;
     for (int64_t o = 0; o < outPlane; ++o) {
-        tapsAt(g, outPositions.data() + size_t(o) * rank, kernelPositions, inStrides, taps);
+        tapsAt(g, outPositions.data() + size_t(o) * rank, inStrides, taps);
         for (int64_t n = 0; n < s.batch; ++n)
             for (int64_t m = 0; m < s.outChannels; ++m) {
                 const int64_t firstIn = (m / groupOut) * groupIn;
@@ -182,7 +182,7 @@ std::vector<double> convolveTransposed(const ConvShapes& s, const std::vector<do
     const int64_t inPlane = ref::elementCount(g.inSizes), outPlane = ref::elementCount(g.outSizes);
     const int64_t kernelPlane = ref::elementCount(g.kernel);
     const int64_t groupIn = s.inChannels / s.group, groupOut = s.outChannels / s.group;
-    const std::vector<int64_t> kernelPositions = allPositions(g.kernel), inPositions = allPositions(g.inSizes);
+    const std::vector<int64_t> inPositions = allPositions(g.inSizes);
     const std::vector<int64_t> outStrides = ref::stridesOf(g.outSizes);
     ref::checkWorkingSet("the output", convOutputDims(s), sizeof(double));
     std::vector<double> out(size_t(ref::elementCount(convOutputDims(s))));
@@ -190,7 +190,7 @@ std::vector<double> convolveTransposed(const ConvShapes& s, const std::vector<do
     scatter.inSizes = g.outSizes;
     std::vector<Tap> taps;
     for (int64_t i = 0; i < inPlane; ++i) {
-        tapsAt(scatter, inPositions.data() + size_t(i) * rank, kernelPositions, outStrides, taps);
+        tapsAt(scatter, inPositions.data() + size_t(i) * rank, outStrides, taps);
         for (int64_t n = 0; n < s.batch; ++n)
             for (int64_t c = 0; c < s.inChannels; ++c) {
                 const double value = x[size_t((n * s.inChannels + c) * inPlane + i)];

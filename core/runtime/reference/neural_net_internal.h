@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace graphlens::nn {
@@ -34,10 +35,12 @@ struct Tap {
     int64_t kernelIndex;
     int64_t inputOffset;
 };
-/// The taps of the window at output position `out` (a spatial index tuple of g.outSizes' rank);
-/// `kernelPositions` is allPositions(g.kernel), `inStrides` the strides of g.inSizes.
-void tapsAt(const WindowGeometry& g, const int64_t* out, const std::vector<int64_t>& kernelPositions,
-            const std::vector<int64_t>& inStrides, std::vector<Tap>& taps);
+/// The taps of the window at output position `out` (a spatial index tuple of g.outSizes' rank),
+/// `inStrides` the strides of g.inSizes; tap indices are row-major in g.kernel. Only the taps
+/// inside are visited: a window of 3 x 2^20 over a 5 x 6 input costs its 30 taps, not 3 million.
+void tapsAt(const WindowGeometry& g, const int64_t* out, const std::vector<int64_t>& inStrides, std::vector<Tap>& taps);
+/// The kernel indices k in [0, kernel) with lo <= base + k * dilation < hi, as [first, last).
+std::pair<int64_t, int64_t> tapsWithin(int64_t base, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi);
 
 /// Every index tuple of a box of `sizes`, row-major, flattened (size = rank * count).
 std::vector<int64_t> allPositions(const std::vector<int64_t>& sizes);

@@ -27,12 +27,9 @@ struct PoolResult {
 int64_t paddedWindowCount(const WindowGeometry& g, const int64_t* out) {
     int64_t count = 1;
     for (size_t d = 0; d < g.inSizes.size(); ++d) {
-        int64_t inside = 0;
-        for (int64_t k = 0; k < g.kernel[d]; ++k) {
-            const int64_t c = out[d] * g.strides[d] - g.padsBegin[d] + k * g.dilations[d];
-            inside += c >= -g.padsBegin[d] && c < g.inSizes[d] + g.padsEnd[d];
-        }
-        count *= inside;
+        const auto [first, last] = tapsWithin(out[d] * g.strides[d] - g.padsBegin[d], g.dilations[d], g.kernel[d],
+                                              -g.padsBegin[d], g.inSizes[d] + g.padsEnd[d]);
+        count *= last - first;
     }
     return count;
 }
@@ -72,13 +69,13 @@ PoolResult pool(const WindowGeometry& g, int64_t planes, const std::vector<doubl
     const size_t rank = g.inSizes.size();
     const int64_t inPlane = ref::elementCount(g.inSizes), outPlane = ref::elementCount(g.outSizes);
     if (planes == 0 || outPlane == 0) return {};  // nothing to pool, however wide the planes would be
-    const auto kernelPositions = allPositions(g.kernel), outPositions = allPositions(g.outSizes);
+    const auto outPositions = allPositions(g.outSizes);
     const auto inStrides = ref::stridesOf(g.inSizes);
     PoolResult r{std::vector<double>(size_t(planes * outPlane)), std::vector<int64_t>(size_t(planes * outPlane))};
     std::vector<Tap> taps;
     for (int64_t o = 0; o < outPlane; ++o) {
         const int64_t* position = outPositions.data() + size_t(o) * rank;
-        tapsAt(g, position, kernelPositions, inStrides, taps);
+        tapsAt(g, position, inStrides, taps);
         const int64_t padded = paddedWindowCount(g, position);
         for (int64_t plane = 0; plane < planes; ++plane) {
             int64_t argmax = -1;

@@ -155,10 +155,13 @@ void unique(KernelContext& ctx) {
     const Tensor source = byAxis ? in : withDims(in, {in.numel()});
     const int64_t axis = byAxis ? axisIn(ctx.attributes().getInt("axis", 0), int64_t(in.rank())) : 0;
     const auto& d = source.dims();
-    int64_t outer = 1, inner = 1;
-    for (int64_t i = 0; i < int64_t(d.size()); ++i) {
-        if (i < axis) outer *= d[size_t(i)];
-        if (i > axis) inner *= d[size_t(i)];
+    int64_t outer = 0, inner = 0;  // for an empty input: every item is empty, no rows to walk
+    if (source.numel() > 0) {
+        outer = inner = 1;
+        for (int64_t i = 0; i < int64_t(d.size()); ++i) {
+            if (i < axis) outer *= d[size_t(i)];
+            if (i > axis) inner *= d[size_t(i)];
+        }
     }
     const int64_t dim = d[size_t(axis)];
     const UniqueItems u = uniqueOf(source, outer, dim, inner, ctx.attributes().getInt("sorted", 1) != 0);

@@ -79,12 +79,16 @@ void gather(KernelContext& ctx) {
     dims.insert(dims.end(), data.dims().begin() + axis + 1, data.dims().end());
     Tensor& out = ctx.allocateOutput(0, data.dtype(), dims);
     const ElementMover mover(data, out);
+    std::vector<int64_t> wrapped;
+    wrapped.reserve(indices.size());
+    for (int64_t index : indices) wrapped.push_back(wrapIndex(index, dim, "the index"));
+    if (out.numel() == 0) return;  // nothing to move, however large the dims before the axis
     const int64_t outer = product(data.dims(), 0, size_t(axis));
     const int64_t inner = product(data.dims(), size_t(axis) + 1, data.rank());
     int64_t next = 0;
     for (int64_t o = 0; o < outer; ++o)
-        for (int64_t index : indices) {
-            mover.copyRun(next, (o * dim + wrapIndex(index, dim, "the index")) * inner, inner);
+        for (int64_t index : wrapped) {
+            mover.copyRun(next, (o * dim + index) * inner, inner);
             next += inner;
         }
 }

@@ -13,8 +13,11 @@ struct AxisSplit {
     int64_t inner = 1;
 };
 
+/// Both 0 for a tensor of no elements: no row has anything to move, and a [2^62, 2, 0] tensor
+/// must not cost 2^62 empty rows.
 AxisSplit aroundAxis(const std::vector<int64_t>& dims, int64_t axis) {
     AxisSplit s;
+    if (checkedElementCount(dims).value_or(0) == 0) return {0, 0};
     for (int64_t d = 0; d < int64_t(dims.size()); ++d) {
         if (d < axis) s.outer *= dims[size_t(d)];
         if (d > axis) s.inner *= dims[size_t(d)];

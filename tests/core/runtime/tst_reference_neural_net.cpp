@@ -190,6 +190,22 @@ private slots:
         QCOMPARE(outs.at(0).dims(), (Dims{1, 1, 1, 1}));
         QCOMPARE(values<float>(outs.at(0)), Floats{4.5f});
     }
+
+    // A window far wider than its input visits only the taps inside it (a 3 x 2^20 kernel over
+    // 5 x 6 once took 90 million steps): each SAME_UPPER output averages its rows' full width.
+    void windowsWiderThanTheInputVisitOnlyTheTapsInside() {
+        const Tensor x = iota({1, 1, 5, 6});
+        const Tensor y = runKernel("AveragePool", {&x}, {{"kernel_shape", std::vector<int64_t>{3, 1 << 20}},
+                                                        {"auto_pad", std::string("SAME_UPPER")}});
+        QCOMPARE(y.dims(), (Dims{1, 1, 5, 6}));
+        const auto rowMean = [](int64_t first, int64_t last) {  // rows [first, last] of iota, all 6 columns
+            return float((first + last) * 6 / 2.0 + 2.5);
+        };
+        // SAME_UPPER: total padding 2 rows, one before; the window of row r covers rows r-1..r+1.
+        for (int64_t r = 0; r < 5; ++r)
+            for (int64_t c = 0; c < 6; ++c)
+                QCOMPARE(y.span<float>()[size_t(r * 6 + c)], rowMean(std::max<int64_t>(r - 1, 0), std::min<int64_t>(r + 1, 4)));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestReferenceNeuralNet)

@@ -184,6 +184,23 @@ private slots:
         const Tensor twice = Tensor::int64s({1}, {2});
         QCOMPARE(runKernel("Tile", {&words, &twice}).strings(), (std::vector<std::string>{"a", "b", "a", "b"}));
     }
+
+    // Empty tensors with huge leading dims ([2^62, 2, 0]) are moved without walking their rows.
+    void emptyTensorsWithHugeLeadingDimsMoveAtOnce() {
+        const int64_t huge = int64_t(1) << 62;
+        const Tensor x = Tensor::allocate(DType::Float, {huge, 2, 0});
+        const Tensor twice = runKernel("Concat", {&x, &x}, {{"axis", int64_t(1)}});
+        QCOMPARE(twice.dims(), (Dims{huge, 4, 0}));
+        const Tensor index = Tensor::int64s({3}, {1, 0, -1});
+        QCOMPARE(runKernel("Gather", {&x, &index}, {{"axis", int64_t(1)}}).dims(), (Dims{huge, 3, 0}));
+        const Tensor outOfRange = Tensor::int64s({1}, {2});
+        QVERIFY_THROWS_EXCEPTION(KernelError, runKernel("Gather", {&x, &outOfRange}, {{"axis", int64_t(1)}}));
+        const auto halves = runKernelAll("Split", {&x}, {{"axis", int64_t(1)}}, 13, 2);
+        QCOMPARE(halves.at(1).dims(), (Dims{huge, 1, 0}));
+        const Tensor keep = Tensor::fromVector(DType::Bool, {2}, std::vector<uint8_t>{0, 1});
+        QCOMPARE(runKernel("Compress", {&x, &keep}, {{"axis", int64_t(1)}}).dims(), (Dims{huge, 1, 0}));
+        QCOMPARE(runKernel("Unique", {&x}, {{"axis", int64_t(1)}}).dims(), (Dims{huge, 1, 0}));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestReferenceShape)

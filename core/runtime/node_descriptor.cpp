@@ -3,6 +3,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace graphlens {
 
@@ -27,14 +28,44 @@ bool omittedOutput(const Graph& g, ValueId v) {
     return value.name.empty() && value.uses().empty() && !g.isGraphOutput(v);
 }
 
-/// The first output whose declared type contradicts an input of the same type parameter in the
-/// op's ONNX schema (Transpose's T in and T out), as a sentence; empty when none does. A file may
-/// declare a graph output float where the node computes int64 (shape inference only warns): a
-/// kernel prepared for those types would write int64 elements into a buffer sized for floats.
-std::string typeContradiction(const Graph& g, const Node& n, int64_t opset, const NodeDescriptor& d) {
+/// "1", "1 to 3" or "2 or more": how many inputs or outputs a schema takes.
+std::string arityText(int low, int high) {
+    if (low == high) return std::to_string(low);
+    if (high == std::numeric_limits<int>::max()) return std::to_string(low) + " or more";
+    return std::to_string(low) + " to " + std::to_string(high);
+}
+
+/// Where the node contradicts the op's ONNX schema, as a sentence; empty when it does not.
+/// - Its count of inputs or outputs lies outside the schema's range: kernels take the schema's
+///   inputs and outputs as given (a Transpose without an output would be asked for output 0).
+/// - An output's declared type contradicts an input of the same type parameter (Transpose's T in
+///   and T out). A file may declare a graph output float where the node computes int64 (shape
+///   inference only warns): a kernel prepared for those types would write int64 elements into a
+///   buffer sized for floats.
+std::string schemaContradiction(const Graph& g, const Node& n, int64_t opset, const NodeDescriptor& d) {
     const onnx::OpSchema* schema =
         onnx::OpSchemaRegistry::Schema(n.opType, int(opset), n.domain == "ai.onnx" ? "" : n.domain);
-    if (!schema || schema->inputs().empty() || schema->outputs().empty()) return {};
+    if (!schema) return {};
+    // The range from the formal parameters (the copies contrib_schemas.cpp registers keep the
+    // counts of the schema they extend in min_input() and max_input()).
+    const auto arity = [](const std::vector<onnx::OpSchema::FormalParameter>& params) {
+        int low = 0;
+        for (const auto& p : params)
+            low += p.GetOption() == onnx::OpSchema::Single ? 1 : p.GetOption() == onnx::OpSchema::Variadic ? p.GetMinArity() : 0;
+        const bool open = !params.empty() && params.back().GetOption() == onnx::OpSchema::Variadic;
+        return std::pair{low, open ? std::numeric_limits<int>::max() : int(params.size())};
+    };
+    // Newer opsets add optional inputs (opset 18's Pad takes axes): where libonnx (1.12 in Debian,
+    // to opset 17) does not know the model's opset, only the fewest inputs are checked.
+    const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    const auto range = known.find(n.domain == "ai.onnx" ? "" : n.domain);
+    const bool current = range != known.end() && opset <= range->second.second;
+    const int inputs = int(n.inputs().size()), outputs = int(n.outputs().size());
+    if (const auto [low, high] = arity(schema->inputs()); inputs < low || (current && inputs > high))
+        return "it has " + std::to_string(inputs) + " inputs where its ONNX schema takes " + arityText(low, high);
+    if (const auto [low, high] = arity(schema->outputs()); outputs < low || outputs > high)
+        return "it has " + std::to_string(outputs) + " outputs where its ONNX schema gives " + arityText(low, high);
+    if (schema->inputs().empty() || schema->outputs().empty()) return {};
     const auto formal = [](const std::vector<onnx::OpSchema::FormalParameter>& params, size_t i) -> const onnx::OpSchema::FormalParameter* {
         if (i < params.size()) return &params[i];
         if (params.back().GetOption() == onnx::OpSchema::Variadic) return &params.back();
@@ -91,9 +122,10 @@ std::optional<NodeDescriptor> describeNode(const Graph& g, const Node& n, int64_
         d.outputDims.push_back(std::move(*dims));
         d.outputTypes.push_back(g.value(out).dtype);
     }
-    // Kernels size their outputs by the declared types: those must be the ones the op computes
-    // (the reference kernel, which sizes its outputs itself, runs such a node).
-    if (std::string contradiction = typeContradiction(g, n, opset, d); !contradiction.empty()) {
+    // Kernels take the schema's inputs and outputs as given and size their outputs by the declared
+    // types: those must be the ones the op computes (the reference kernel, which checks its
+    // inputs and sizes its outputs itself, runs such a node).
+    if (std::string contradiction = schemaContradiction(g, n, opset, d); !contradiction.empty()) {
         if (why) *why = std::move(contradiction);
         return std::nullopt;
     }

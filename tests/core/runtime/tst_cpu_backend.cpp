@@ -103,6 +103,19 @@ private slots:
         QCOMPARE(out.toDoubles().at(1), 12.0);  // y[0][0][1] = x[1][0][0]
     }
 
+    void aNodeWithMoreOutputsThanItsSchemaGivesKeepsItsReferenceKernel() {
+        // A file's Transpose without outputs reached the prepared kernel, which read output 0's
+        // shape (fuzz_run, UBSan). Counts outside the schema's range leave the node to the
+        // reference kernel, which says what is wrong when it runs.
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({2, 3}));
+        const auto outs = b.ops("Relu", {x}, 2, {}, "relu");
+        for (ValueId v : outs) b.output(v, DType::Float, Shape::ofSizes({2, 3}));
+        const auto plan = makeCpuBackend()->compile(b.model(13), {});
+        QCOMPARE(plan->nodes().at(0).kernel, std::string("reference"));
+        QVERIFY2(plan->nodes().at(0).why.ends_with("it has 2 outputs where its ONNX schema gives 1"), plan->nodes().at(0).why.c_str());
+    }
+
     /// A plan left to choose its threads runs a model of small nodes on one (node_threads.h) and
     /// says so, with the outputs of a plan given two threads; a count given is kept, and a model
     /// with a larger node keeps every core.

@@ -109,8 +109,9 @@ void addRunOptions(QCommandLineParser& parser) {
     parser.addOption({"seed", "seed of the random inputs", "N", "0"});
     parser.addOption({"threads", "CPU threads (default: all cores)", "T", "0"});
     parser.addOption({"reference", "run every node with its reference kernel"});
-    parser.addOption({"max-memory", "refuse a plan whose arena plus weights exceed BYTES (K, M, G, T suffixes; "
-                                    "default: the memory available)", "BYTES"});
+    parser.addOption({"max-memory", "refuse a plan whose arena plus weights exceed BYTES, and a tensor sized at "
+                                    "run time larger than BYTES (K, M, G, T suffixes; default: the memory available)",
+                      "BYTES"});
 }
 
 uint64_t maxMemoryFromOptions(const QCommandLineParser& parser) {

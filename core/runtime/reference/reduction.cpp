@@ -270,7 +270,7 @@ void argExtreme(KernelContext& ctx) {
     const bool keepDims = ctx.attributes().getInt("keepdims", 1) != 0;
     const bool last = ctx.attributes().getInt("select_last_index", 0) != 0;
     const AxisSplit s = splitAt(x.dims(), axis);
-    if (s.length == 0 && s.outer * s.inner > 0) throw KernelError(op + " cannot pick from an empty axis");
+    if (s.length == 0 && s.outer > 0 && s.inner > 0) throw KernelError(op + " cannot pick from an empty axis");
     std::vector<int64_t> outDims = x.dims();
     if (keepDims) outDims[size_t(axis)] = 1;
     else outDims.erase(outDims.begin() + axis);

@@ -189,7 +189,8 @@ void lpNormalization(KernelContext& ctx) {
     if (x.rank() == 0) throw KernelError("LpNormalization needs an input of rank 1 or more");
     const int64_t p = ctx.attributes().getInt("p", 2);
     if (p != 1 && p != 2) throw KernelError("LpNormalization supports p = 1 or 2, not " + std::to_string(p));
-    const AxisSplit s = splitAt(x.dims(), ref::normalizeAxis(ctx.attributes().getInt("axis", -1), int64_t(x.rank())));
+    const int64_t axis = ref::normalizeAxis(ctx.attributes().getInt("axis", -1), int64_t(x.rank()));
+    const AxisSplit s = x.numel() == 0 ? AxisSplit{0, 0, 0} : splitAt(x.dims(), axis);  // empty in, empty out
     const std::vector<double> in = doublesOf(x, "LpNormalization");
     std::vector<double> out(in.size());
     for (int64_t o = 0; o < s.outer; ++o)

@@ -185,6 +185,7 @@ private slots:
         const Tensor rows = Tensor::allocate(DType::Float, {huge, 0});
         const Tensor soft = runKernel("Softmax", {&rows}, {}, 11);  // flattened to 2-D before opset 13
         QCOMPARE(soft.dims(), (Dims{huge, 0}));
+        QCOMPARE(runKernel("LogSoftmax", {&x}).dims(), (Dims{huge, 2, 0}));  // rows of nothing along the last axis
         const Tensor normed = runKernel("LpNormalization", {&x}, {{"axis", int64_t(1)}});
         QCOMPARE(normed.dims(), (Dims{huge, 2, 0}));
     }

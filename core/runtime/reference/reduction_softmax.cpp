@@ -95,7 +95,7 @@ void cumSum(KernelContext& ctx) {
     const bool exclusive = ctx.attributes().getInt("exclusive", 0) != 0;
     const bool reverse = ctx.attributes().getInt("reverse", 0) != 0;
     if (x.dtype() == DType::Bool) throw KernelError("CumSum does not support the element type bool");
-    const AxisSplit s = splitAt(x.dims(), axis);
+    const AxisSplit s = x.numel() == 0 ? AxisSplit{0, 0, 0} : splitAt(x.dims(), axis);  // empty in, empty out
     const Tensor in = isHalf(x.dtype()) ? ref::toFloat(x) : x;
     Tensor out = Tensor::allocate(in.dtype(), in.dims());
     ref::visitNumeric(in.dtype(), "CumSum", [&]<typename T>() {
@@ -124,15 +124,16 @@ void topK(KernelContext& ctx) {
     const int64_t k = ctx.opset() >= 10 ? singleInt(ctx.input(1), "TopK's k") : a.getInt("k", -1);
     const int64_t axis = ref::normalizeAxis(a.getInt("axis", -1), int64_t(x.rank()));
     const bool largest = a.getInt("largest", 1) != 0;
-    const AxisSplit s = splitAt(x.dims(), axis);
-    if (k < 0 || k > s.length)
-        throw KernelError("k = " + std::to_string(k) + " is out of range for an axis of length " +
-                          std::to_string(s.length));
+    const int64_t length = x.dims()[size_t(axis)];
+    if (k < 0 || k > length)
+        throw KernelError("k = " + std::to_string(k) + " is out of range for an axis of length " + std::to_string(length));
     std::vector<int64_t> outDims = x.dims();
     outDims[size_t(axis)] = k;
     const Tensor in = isHalf(x.dtype()) ? ref::toFloat(x) : x;
     Tensor values = Tensor::allocate(in.dtype(), outDims);
     Tensor& indices = ctx.allocateOutput(1, DType::Int64, outDims);
+    // Nothing to pick (k = 0, or an empty input): no rows to sort, however many the dims count.
+    const AxisSplit s = values.numel() == 0 ? AxisSplit{0, length, 0} : splitAt(x.dims(), axis);
     ref::visitNumeric(in.dtype(), "TopK", [&]<typename T>() {
         const T* p = ref::dataOf<T>(in);
         T* v = ref::mutableDataOf<T>(values);

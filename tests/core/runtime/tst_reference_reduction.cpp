@@ -186,6 +186,10 @@ private slots:
         const Tensor soft = runKernel("Softmax", {&rows}, {}, 11);  // flattened to 2-D before opset 13
         QCOMPARE(soft.dims(), (Dims{huge, 0}));
         QCOMPARE(runKernel("LogSoftmax", {&x}).dims(), (Dims{huge, 2, 0}));  // rows of nothing along the last axis
+        const Tensor last = Tensor::int64s({}, {-1});
+        QCOMPARE(runKernel("CumSum", {&x, &last}).dims(), (Dims{huge, 2, 0}));
+        const Tensor none = Tensor::int64s({1}, {0});
+        QCOMPARE(runKernelAll("TopK", {&x, &none}, {}, 13, 2).at(1).dims(), (Dims{huge, 2, 0}));
         const Tensor normed = runKernel("LpNormalization", {&x}, {{"axis", int64_t(1)}});
         QCOMPARE(normed.dims(), (Dims{huge, 2, 0}));
     }

@@ -119,6 +119,13 @@ std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks
             return "its shape input ('" + node.input(rule.input) + "') has " + std::to_string(known->second.largest) +
                    " values, more than the " + std::to_string(kMaxDims) + " dims a shape may have here";
     }
+    // Scan's makes a vector of num_scan_inputs axes when the file gives none (fuzzing: 2^40 of
+    // them, an 8 TB allocation).
+    if (node.op_type() == "Scan")
+        for (const onnx::AttributeProto& a : node.attribute())
+            if (a.name() == "num_scan_inputs" && (a.i() < 1 || a.i() > node.input_size()))
+                return "its num_scan_inputs is " + std::to_string(a.i()) + " but it has " + std::to_string(node.input_size()) +
+                       " inputs";
     // Window ops' inference divides by strides, dilations and group (fuzzing: a stride of 0 from a
     // TensorFlow Conv2D stopped the process with SIGFPE inside libonnx).
     for (const onnx::AttributeProto& a : node.attribute()) {

@@ -349,6 +349,8 @@ private slots:
         QTest::newRow("negative batch_dims") << "fuzz_run/gathernd_negative_batch_dims.onnx"
                                              << "GatherND does not match its ONNX schema, so shape inference did not run: its batch_dims is -2";
         QTest::newRow("LayerNormalization of a scalar") << "fuzz_load/layernorm_of_scalar.onnx" << "has rank 0, below the 1 it needs";
+        QTest::newRow("Scan of 2^40 scan inputs") << "fuzz_run/scan_with_2_40_scan_inputs.onnx"
+                                                  << "its num_scan_inputs is 1099511627776 but it has 2 inputs";
         QTest::newRow("MaxUnpool with 1-D indices") << "fuzz_load/maxunpool_indices_of_rank_1.onnx"
                                                     << "its input 1 ('output_shape') has rank 1, below the 2 it needs";
         QTest::newRow("MaxUnpool indices without a shape") << "fuzz_load/maxunpool_indices_without_shape.onnx"

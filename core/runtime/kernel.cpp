@@ -31,7 +31,7 @@ Tensor& KernelContext::allocateOutput(size_t i, DType dtype, std::vector<int64_t
     }
     if (RunMemoryLimit::current() && dtype != DType::String)
         if (const auto bytes = checkedTensorBytes(dtype, dims))
-            checkRunMemoryLimit("the output " + ref::dimsText(dims), *bytes);
+            checkRunMemoryLimit(*bytes, [&] { return "the output " + ref::dimsText(dims); });
     outputs_[i] = Tensor::allocate(dtype, std::move(dims));
     return outputs_[i];
 }

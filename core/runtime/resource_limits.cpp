@@ -81,9 +81,8 @@ RunMemoryLimit::~RunMemoryLimit() { runLimit = outer_; }
 
 std::optional<uint64_t> RunMemoryLimit::current() { return runLimit; }
 
-void checkRunMemoryLimit(const std::string& what, uint64_t bytes) {
-    if (runLimit && bytes > *runLimit)
-        throw ResourceError(what + " needs " + formatBytes(bytes) + " but " + MemoryBudget{*runLimit, true}.describe());
+void throwOverRunMemoryLimit(const std::string& what, uint64_t bytes, uint64_t limit) {
+    throw ResourceError(what + " needs " + formatBytes(bytes) + " but " + MemoryBudget{limit, true}.describe());
 }
 
 } // namespace graphlens

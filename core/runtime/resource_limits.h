@@ -59,8 +59,15 @@ private:
     std::optional<uint64_t> outer_;
 };
 
-/// ResourceError "WHAT needs 1.2 GB but the memory limit is 256.0 MB" when `bytes` exceed the
-/// RunMemoryLimit in force; nothing when none is.
-void checkRunMemoryLimit(const std::string& what, uint64_t bytes);
+/// Throws ResourceError "WHAT needs 1.2 GB but the memory limit is 256.0 MB".
+[[noreturn]] void throwOverRunMemoryLimit(const std::string& what, uint64_t bytes, uint64_t limit);
+
+/// When `bytes` exceed the RunMemoryLimit in force, throwOverRunMemoryLimit with `describe()` (made
+/// only then: kernels ask on every run); nothing when no limit is in force.
+template <typename Describe>
+void checkRunMemoryLimit(uint64_t bytes, Describe&& describe) {
+    if (const std::optional<uint64_t> limit = RunMemoryLimit::current(); limit && bytes > *limit)
+        throwOverRunMemoryLimit(describe(), bytes, *limit);
+}
 
 } // namespace graphlens

@@ -35,7 +35,7 @@ void checkWorkingSet(const char* what, const std::vector<int64_t>& dims, uint64_
     const auto count = checkedElementCount(dims);
     const bool overflows = !count || (bytesEach && uint64_t(*count) > UINT64_MAX / bytesEach);
     const uint64_t bytes = overflows ? UINT64_MAX : uint64_t(*count) * bytesEach;
-    if (!overflows) checkRunMemoryLimit(std::string(what) + " " + dimsText(dims), bytes);
+    if (!overflows) checkRunMemoryLimit(bytes, [&] { return std::string(what) + " " + dimsText(dims); });
     constexpr uint64_t kAlwaysAllowed = uint64_t(64) << 20;  // reading /proc/meminfo costs more than this takes
     if (bytes <= kAlwaysAllowed) return;
     const uint64_t available = availableMemoryBytes();

@@ -84,7 +84,7 @@ void checkOutputSize(DType dtype, const std::vector<int64_t>& dims) {
     if (count > INT64_MAX / bytes) throw KernelError("the shape " + ref::dimsText(dims) + " is too large");
     // Its own bytes against --max-memory (the working set below counts an index per element).
     const uint64_t own = dtype == DType::String ? uint64_t(count) * sizeof(std::string) : dtypeStorageBytes(dtype, uint64_t(count));
-    checkRunMemoryLimit("the output " + ref::dimsText(dims), own);
+    checkRunMemoryLimit(own, [&] { return "the output " + ref::dimsText(dims); });
     ref::checkWorkingSet("the output", dims, uint64_t(bytes));
 }
 

@@ -123,8 +123,12 @@ const Tensor* NodeConverter::constant(size_t i) const {
 std::vector<int64_t> NodeConverter::constInts(size_t i) const {
     const Tensor* t = constant(i);
     if (!t) fail("needs input " + std::to_string(i) + " ('" + inputTensor(i) + "') to be a constant");
+    const std::vector<double> values = t->toDoubles();
+    if (int64_t(values.size()) != std::max<int64_t>(t->numel(), 0))  // strings and types toDoubles cannot read
+        fail("needs input " + std::to_string(i) + " ('" + inputTensor(i) + "') to hold integers, but it holds " +
+             std::string(dtypeName(t->dtype())) + " values");
     std::vector<int64_t> out;
-    for (double d : t->toDoubles()) {
+    for (double d : values) {
         if (!(d > -9.2e18 && d < 9.2e18))  // NaN, infinities and values no int64 holds
             fail("needs input " + std::to_string(i) + " ('" + inputTensor(i) + "') to hold integers, but it holds " +
                  (std::isnan(d) ? std::string("NaN") : std::to_string(d)));

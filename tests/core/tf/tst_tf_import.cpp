@@ -262,6 +262,8 @@ private slots:
         QTest::newRow("4-D op of a 1-D tensor") << "resize_bilinear_of_1d_constant.pb"
                                                 << "needs a 4-D input, but its input 0 ('size') has rank 1";
         QTest::newRow("NaN slice bound") << "strided_slice_nan_bound.pb" << "needs input 3 ('ss_masks/strides') to hold integers, but it holds NaN";
+        QTest::newRow("string indices") << "sparse_to_dense_of_string_indices.pb"
+                                        << "needs input 0 ('sparse_indices') to hold integers, but it holds string values";
         QTest::newRow("splat constant of 8 GiB") << "const_splat_of_8_gib.pb" << "would take 8192 MiB, more than the 2048 MiB";
         QTest::newRow("convolution with a stride of 0") << "conv_with_zero_stride.pb" << "node 'conv2' (Conv): strides[0] is 0; strides must be positive";
         QTest::newRow("Unpack into -3 outputs") << "unpack_num_negative.pb" << "has num -3; it must be between 1 and 65536";

@@ -68,18 +68,15 @@ void replicate(const Tensor& in, const std::vector<int64_t>& inDims, const std::
     const size_t rank = inDims.size();
     if (rank == 0) return ElementMover(in, out).copy(0, 0);
     const std::vector<int64_t> outStrides = ref::stridesOf(out.dims());
-    // Where each input position over axes [0, k) starts in the output.
-    const auto bases = [&](size_t k) {
-        std::vector<int64_t> at{0};
-        for (size_t d = 0; d < k; ++d) {
-            std::vector<int64_t> next;
-            next.reserve(at.size() * size_t(inDims[d]));
-            for (const int64_t base : at)
-                for (int64_t i = 0; i < inDims[d]; ++i) next.push_back(base + i * outStrides[d]);
-            at = std::move(next);
-        }
-        return at;
-    };
+    // bases[k]: where each input position over axes [0, k) starts in the output.
+    std::vector<std::vector<int64_t>> bases{{0}};
+    for (size_t d = 0; d + 1 < rank; ++d) {
+        std::vector<int64_t> next;
+        next.reserve(bases[d].size() * size_t(inDims[d]));
+        for (const int64_t base : bases[d])
+            for (int64_t i = 0; i < inDims[d]; ++i) next.push_back(base + i * outStrides[d]);
+        bases.push_back(std::move(next));
+    }
     const ElementMover fromInput(in, out), withinOutput(out, out);
     // Grows the block of `length` elements at `base` to `times` copies of itself, doubling.
     const auto grow = [&](int64_t base, int64_t length, int64_t times) {
@@ -92,13 +89,13 @@ void replicate(const Tensor& in, const std::vector<int64_t>& inDims, const std::
     };
     const int64_t row = inDims[rank - 1];
     int64_t source = 0;
-    for (const int64_t base : bases(rank - 1)) {
+    for (const int64_t base : bases[rank - 1]) {
         fromInput.copyRun(base, source, row);
         grow(base, row, repeats[rank - 1]);
         source += row;
     }
     for (size_t d = rank - 1; d-- > 0;)
-        for (const int64_t base : bases(d)) grow(base, inDims[d] * outStrides[d], repeats[d]);
+        for (const int64_t base : bases[d]) grow(base, inDims[d] * outStrides[d], repeats[d]);
 }
 
 } // namespace

@@ -31,11 +31,13 @@ int64_t elementCount(const std::vector<int64_t>& dims) {
     return *n;
 }
 
-void checkWorkingSet(const char* what, const std::vector<int64_t>& dims, uint64_t bytesEach) {
+namespace {
+
+void checkMemoryFor(const char* what, const std::vector<int64_t>& dims, uint64_t bytesEach, bool underRunLimit) {
     const auto count = checkedElementCount(dims);
     const bool overflows = !count || (bytesEach && uint64_t(*count) > UINT64_MAX / bytesEach);
     const uint64_t bytes = overflows ? UINT64_MAX : uint64_t(*count) * bytesEach;
-    if (!overflows) checkRunMemoryLimit(bytes, [&] { return std::string(what) + " " + dimsText(dims); });
+    if (underRunLimit && !overflows) checkRunMemoryLimit(bytes, [&] { return std::string(what) + " " + dimsText(dims); });
     constexpr uint64_t kAlwaysAllowed = uint64_t(64) << 20;  // reading /proc/meminfo costs more than this takes
     if (bytes <= kAlwaysAllowed) return;
     const uint64_t available = availableMemoryBytes();
@@ -43,6 +45,16 @@ void checkWorkingSet(const char* what, const std::vector<int64_t>& dims, uint64_
     throw ResourceError(std::string(what) + " " + dimsText(dims) + " needs " +
                         (overflows ? std::string("more bytes than 64 bits count") : formatBytes(bytes)) + " but " +
                         formatBytes(available) + " are available");
+}
+
+} // namespace
+
+void checkWorkingSet(const char* what, const std::vector<int64_t>& dims, uint64_t bytesEach) {
+    checkMemoryFor(what, dims, bytesEach, true);
+}
+
+void checkAvailableMemory(const char* what, const std::vector<int64_t>& dims, uint64_t bytesEach) {
+    checkMemoryFor(what, dims, bytesEach, false);
 }
 
 std::string dimsText(const std::vector<int64_t>& dims) {

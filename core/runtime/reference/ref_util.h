@@ -21,6 +21,10 @@ std::string dimsText(const std::vector<int64_t>& dims);
 /// force): call before allocating
 /// what attributes or input values size ("the output [3,1,5,2147483648] of 128.8 GB ...").
 void checkWorkingSet(const char* what, const std::vector<int64_t>& dims, uint64_t bytesEach);
+/// checkWorkingSet against the memory available only: for an output whose own bytes
+/// KernelContext::allocateOutput holds to the RunMemoryLimit, while the working set counted here
+/// (an index per element) is larger.
+void checkAvailableMemory(const char* what, const std::vector<int64_t>& dims, uint64_t bytesEach);
 
 /// Numpy-style broadcast of two shapes; KernelError when they do not broadcast.
 std::vector<int64_t> broadcastDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b);

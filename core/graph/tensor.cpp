@@ -144,7 +144,8 @@ Tensor Tensor::sequence(DType elementType, std::vector<Tensor> elements) {
     Tensor t;
     t.kind_ = Kind::Sequence;
     t.dtype_ = elementType;
-    t.elements_ = std::make_shared<const std::vector<Tensor>>(std::move(elements));
+    // Made non-const so that releaseElements() may move from it when it holds the only reference.
+    t.elements_ = std::make_shared<std::vector<Tensor>>(std::move(elements));
     return t;
 }
 
@@ -154,13 +155,22 @@ Tensor Tensor::optional(DType elementType, std::optional<Tensor> element) {
     t.dtype_ = elementType;
     std::vector<Tensor> held;
     if (element) held.push_back(std::move(*element));
-    t.elements_ = std::make_shared<const std::vector<Tensor>>(std::move(held));
+    t.elements_ = std::make_shared<std::vector<Tensor>>(std::move(held));
     return t;
 }
 
 const std::vector<Tensor>& Tensor::elements() const {
     static const std::vector<Tensor> none;
     return elements_ ? *elements_ : none;
+}
+
+std::vector<Tensor> Tensor::releaseElements() && {
+    std::shared_ptr<const std::vector<Tensor>> held = std::move(elements_);
+    *this = Tensor();
+    if (!held) return {};
+    // One reference is ours alone: no other holder remains to copy it from, on any thread.
+    if (held.use_count() == 1) return std::move(const_cast<std::vector<Tensor>&>(*held));
+    return *held;
 }
 
 bool Tensor::contentEquals(const Tensor& other) const {

@@ -62,6 +62,10 @@ public:
     bool isOptional() const { return kind_ == Kind::Optional; }
     /// A sequence's elements, or an optional's one element (none when it holds no value).
     const std::vector<Tensor>& elements() const;
+    /// The elements, moved out when this Tensor is their only holder (a sequence a Loop grows by
+    /// SequenceInsert then costs one insertion per step, not a copy of every element), else copied.
+    /// Leaves this Tensor empty either way.
+    std::vector<Tensor> releaseElements() &&;
 
     DType dtype() const { return dtype_; }
     const std::vector<int64_t>& dims() const { return dims_; }

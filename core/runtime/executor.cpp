@@ -62,16 +62,29 @@ GraphExecutor::GraphExecutor(const Graph& graph, const KernelRegistry& kernels, 
 
     // Last use of each value, counting reads from inside sub-graphs; graph outputs are never freed.
     std::map<ValueId, size_t> lastUse;
+    std::set<ValueId> readBySubgraph;  // of the node that reads the value last
     for (size_t pos = 0; pos < order_.size(); ++pos) {
         const Node& n = graph.node(order_[pos]);
         for (ValueId in : n.inputs())
             if (in != kNoId) lastUse[in] = pos;
         for (const std::string& name : subgraphReads(n))
-            if (auto v = graph.findValue(name)) lastUse[*v] = pos;
+            if (auto v = graph.findValue(name)) {
+                lastUse[*v] = pos;
+                readBySubgraph.insert(*v);
+            }
     }
     freeAfter_.resize(order_.size());
-    for (const auto& [value, pos] : lastUse)
-        if (!graph.isGraphOutput(value) && !graph.value(value).initializer) freeAfter_[pos].push_back(value);
+    lastReads_.assign(kernelOf_.size(), 0);
+    for (const auto& [value, pos] : lastUse) {
+        if (graph.isGraphOutput(value) || graph.value(value).initializer) continue;
+        freeAfter_[pos].push_back(value);
+        // The node may keep the value (KernelContext::takeInput) when it reads it in one slot only
+        // and not from a sub-graph too.
+        const Node& n = graph.node(order_[pos]);
+        if (readBySubgraph.count(value) || std::count(n.inputs().begin(), n.inputs().end(), value) != 1) continue;
+        const auto slot = size_t(std::find(n.inputs().begin(), n.inputs().end(), value) - n.inputs().begin());
+        if (slot < 64) lastReads_[size_t(n.id)] |= uint64_t(1) << slot;
+    }
 }
 
 void GraphExecutor::setPreparedKernel(NodeId node, std::unique_ptr<PreparedKernel> kernel) {
@@ -146,10 +159,10 @@ std::vector<Tensor> GraphExecutor::run(const std::map<std::string, Tensor>& feed
         auto v = graph_.findValue(name);
         if (!v || !graph_.isGraphInput(*v)) throw ExecutionError("the model has no input named '" + name + "'", ErrorKind::BadFeeds);
     }
-    return runPositional(inputs, observer);
+    return runPositional(std::move(inputs), observer);
 }
 
-std::vector<Tensor> GraphExecutor::runPositional(const std::vector<Tensor>& inputs,
+std::vector<Tensor> GraphExecutor::runPositional(std::vector<Tensor> inputs,
                                                  ExecutionObserver* observer, const OuterLookup& outer) {
     const auto ids = graph_.valueIds();
     std::vector<Tensor> values(ids.empty() ? 0 : size_t(ids.back()) + 1);
@@ -162,7 +175,7 @@ std::vector<Tensor> GraphExecutor::runPositional(const std::vector<Tensor>& inpu
         const bool given = i < inputs.size() && !inputs[i].empty();
         if (given) {
             checkFeed(graph_.value(v), inputs[i]);
-            values[size_t(v)] = inputs[i];
+            values[size_t(v)] = std::move(inputs[i]);
         } else if (!graph_.value(v).initializer) {
             throw ExecutionError("the model input '" + graph_.value(v).name + "' was not given", ErrorKind::BadFeeds);
         }
@@ -183,12 +196,17 @@ std::vector<Tensor> GraphExecutor::runPositional(const std::vector<Tensor>& inpu
         runNode(graph_.node(order_[pos]), values, observer, lookup);
         for (ValueId dead : freeAfter_[pos]) values[size_t(dead)] = Tensor();
     }
+    // Moved out, so that a sequence a Loop body returns has no holder but the Loop.
     std::vector<Tensor> outputs;
-    for (ValueId v : graph_.outputs()) outputs.push_back(values[size_t(v)]);
+    const std::vector<ValueId>& outs = graph_.outputs();
+    for (size_t i = 0; i < outs.size(); ++i) {
+        const bool readAgain = std::find(outs.begin() + std::ptrdiff_t(i) + 1, outs.end(), outs[i]) != outs.end();
+        outputs.push_back(readAgain ? values[size_t(outs[i])] : std::move(values[size_t(outs[i])]));
+    }
     return outputs;
 }
 
-void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs,
+void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs, std::vector<Tensor>& values,
                               std::vector<Tensor>& outputs, const OuterLookup& lookup) {
     if (PreparedKernel* prepared = size_t(n.id) < prepared_.size() ? prepared_[size_t(n.id)].get() : nullptr) {
         // A prepared kernel was sized for the plan's shapes: an input computed at run time with
@@ -205,12 +223,18 @@ void GraphExecutor::runKernel(const Node& n, std::vector<const Tensor*> inputs,
         prepared->run(inputs, outputs);
         return;
     }
-    SubgraphRunner subgraphs = [this, &lookup](const Graph& g, const std::vector<Tensor>& in) {
+    SubgraphRunner subgraphs = [this, &lookup](const Graph& g, std::vector<Tensor> in) {
         auto& sub = subExecutors_[&g];
         if (!sub) sub = std::make_unique<GraphExecutor>(g, kernels_, opset_, threads_);
-        return sub->runPositional(in, nullptr, lookup);
+        return sub->runPositional(std::move(in), nullptr, lookup);
     };
     KernelContext ctx(n, opset_, std::move(inputs), threads_, std::move(subgraphs));
+    if (const uint64_t last = lastReads_[size_t(n.id)]) {
+        std::vector<Tensor*> lastReaders(n.inputs().size(), nullptr);
+        for (size_t i = 0; i < lastReaders.size() && i < 64; ++i)
+            if (last >> i & 1) lastReaders[i] = &values[size_t(n.input(i))];
+        ctx.setLastReads(std::move(lastReaders));
+    }
     if (!reserved_.empty()) {
         std::vector<Tensor> reserved;
         for (ValueId out : n.outputs()) reserved.push_back(size_t(out) < reserved_.size() ? reserved_[size_t(out)] : Tensor());
@@ -249,7 +273,7 @@ void GraphExecutor::runNode(const Node& n, std::vector<Tensor>& values, Executio
     std::vector<Tensor> outputs(n.outputs().size());
     const int64_t begin = observer ? nowNs() : 0;
     try {
-        runKernel(n, std::move(inputs), outputs, lookup);
+        runKernel(n, std::move(inputs), values, outputs, lookup);
     } catch (const KernelError& e) {
         throw ExecutionError(where() + ": " + e.what());
     } catch (const ExecutionError& e) {

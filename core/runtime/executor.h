@@ -46,7 +46,7 @@ public:
     std::vector<Tensor> run(const std::map<std::string, Tensor>& feeds,
                             ExecutionObserver* observer = nullptr);
     /// Runs with inputs in graph-input order (an empty Tensor takes the initializer default).
-    std::vector<Tensor> runPositional(const std::vector<Tensor>& inputs,
+    std::vector<Tensor> runPositional(std::vector<Tensor> inputs,
                                       ExecutionObserver* observer = nullptr,
                                       const OuterLookup& outer = {});
 
@@ -54,8 +54,8 @@ private:
     void checkFeed(const Value& input, const Tensor& tensor) const;
     void runNode(const Node& node, std::vector<Tensor>& values, ExecutionObserver* observer,
                  const OuterLookup& lookup);
-    void runKernel(const Node& node, std::vector<const Tensor*> inputs, std::vector<Tensor>& outputs,
-                   const OuterLookup& lookup);
+    void runKernel(const Node& node, std::vector<const Tensor*> inputs, std::vector<Tensor>& values,
+                   std::vector<Tensor>& outputs, const OuterLookup& lookup);
     Tensor outputBuffer(ValueId value) const;
 
     const Graph& graph_;
@@ -68,6 +68,7 @@ private:
     std::vector<Tensor> reserved_;            ///< by value id
     Tensor arena_;
     std::vector<std::vector<ValueId>> freeAfter_;  ///< by position in order_
+    std::vector<uint64_t> lastReads_;  ///< by node id: the input slots whose value the node reads last
     std::map<const Graph*, std::unique_ptr<GraphExecutor>> subExecutors_;
 };
 

@@ -19,6 +19,12 @@ const Tensor& KernelContext::input(size_t i) const {
     return *inputs_[i];
 }
 
+Tensor KernelContext::takeInput(size_t i) {
+    const Tensor& in = input(i);
+    if (i < lastReads_.size() && lastReads_[i] == &in) return std::move(*lastReads_[i]);
+    return in;
+}
+
 Tensor& KernelContext::allocateOutput(size_t i, DType dtype, std::vector<int64_t> dims) {
     if (i >= outputs_.size()) throw KernelError("the node has no output " + std::to_string(i));
     for (int64_t d : dims)
@@ -41,10 +47,9 @@ void KernelContext::setOutput(size_t i, Tensor tensor) {
     outputs_[i] = std::move(tensor);
 }
 
-std::vector<Tensor> KernelContext::runSubgraph(const Graph& graph,
-                                               const std::vector<Tensor>& inputs) const {
+std::vector<Tensor> KernelContext::runSubgraph(const Graph& graph, std::vector<Tensor> inputs) const {
     if (!subgraphs_) throw KernelError("sub-graphs cannot run here");
-    return subgraphs_(graph, inputs);
+    return subgraphs_(graph, std::move(inputs));
 }
 
 void KernelRegistry::add(std::string op, KernelFn fn, std::string domain) { kernels_[OpKey(domain, op)] = fn; }

@@ -24,7 +24,9 @@ class KernelContext;
 using KernelFn = void (*)(KernelContext&);
 /// Runs a sub-graph (If/Loop/Scan bodies) with `inputs` for its graph inputs; values it reads
 /// from enclosing scopes are looked up by name in the caller's frame.
-using SubgraphRunner = std::function<std::vector<Tensor>(const Graph&, const std::vector<Tensor>&)>;
+/// The inputs are moved into the sub-graph's frame, so a value the body consumes (a sequence a
+/// Loop carries) has no other holder.
+using SubgraphRunner = std::function<std::vector<Tensor>(const Graph&, std::vector<Tensor>)>;
 
 class KernelContext {
 public:
@@ -42,6 +44,13 @@ public:
     bool hasInput(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
     /// Input `i`; throws KernelError when it is missing.
     const Tensor& input(size_t i) const;
+    /// Input `i` for keeping: moved out of the caller's frame when this node is its last reader
+    /// (input(i) is then empty), else a copy. Sequence kernels take their sequence this way so that
+    /// Tensor::releaseElements() can reuse its elements.
+    Tensor takeInput(size_t i);
+    /// The caller's slots of inputs this node reads last, by input index (null where another
+    /// node or slot still reads the value).
+    void setLastReads(std::vector<Tensor*> lastReaders) { lastReads_ = std::move(lastReaders); }
 
     size_t outputCount() const { return node_.outputs().size(); }
     /// A new zero-filled output tensor; fill it through Tensor::mutableData()/mutableSpan().
@@ -54,12 +63,13 @@ public:
     void setOutput(size_t i, Tensor tensor);
     std::vector<Tensor>& outputs() { return outputs_; }
 
-    std::vector<Tensor> runSubgraph(const Graph& graph, const std::vector<Tensor>& inputs) const;
+    std::vector<Tensor> runSubgraph(const Graph& graph, std::vector<Tensor> inputs) const;
 
 private:
     const Node& node_;
     int64_t opset_;
     std::vector<const Tensor*> inputs_;
+    std::vector<Tensor*> lastReads_;
     std::vector<Tensor> outputs_;
     std::vector<Tensor> reserved_;
     int threads_;

@@ -91,13 +91,14 @@ void loop(KernelContext& ctx) {
         if (trip >= kTripLimit) throw KernelError("Loop ran past 10 million iterations");
         std::vector<Tensor> inputs{Tensor::int64s({}, {trip}),
                                    Tensor::fromVector<uint8_t>(DType::Bool, {}, {uint8_t(cond)})};
-        inputs.insert(inputs.end(), carried.begin(), carried.end());
-        std::vector<Tensor> outs = ctx.runSubgraph(body, inputs);
+        // The carried values move through the body: a sequence it grows has no other holder.
+        for (Tensor& value : carried) inputs.push_back(std::move(value));
+        std::vector<Tensor> outs = ctx.runSubgraph(body, std::move(inputs));
         if (outs.size() != 1 + carried.size() + scanCount)
             throw KernelError("the Loop body returns " + std::to_string(outs.size()) + " values");
         cond = truth(outs[0]);
-        for (size_t i = 0; i < carried.size(); ++i) carried[i] = outs[1 + i];
-        for (size_t i = 0; i < scanCount; ++i) scans[i].push_back(outs[1 + carried.size() + i]);
+        for (size_t i = 0; i < carried.size(); ++i) carried[i] = std::move(outs[1 + i]);
+        for (size_t i = 0; i < scanCount; ++i) scans[i].push_back(std::move(outs[1 + carried.size() + i]));
     }
     for (size_t i = 0; i < carried.size(); ++i) ctx.setOutput(i, carried[i]);
     for (size_t i = 0; i < scanCount; ++i) ctx.setOutput(carried.size() + i, stack(scans[i], nullptr));
@@ -159,14 +160,15 @@ std::vector<Tensor> scanOnce(const KernelContext& ctx, const Graph& body, std::v
     }
     std::vector<std::vector<Tensor>> outputs(scanOutputs);
     for (int64_t step = 0; step < length; ++step) {
-        std::vector<Tensor> inputs = states;
+        std::vector<Tensor> inputs;
+        for (Tensor& state : states) inputs.push_back(std::move(state));
         for (size_t i = 0; i < scans.size(); ++i)
             inputs.push_back(sliceAlong(scans[i], inAxes[i], inDirections[i] ? length - 1 - step : step));
-        std::vector<Tensor> outs = ctx.runSubgraph(body, inputs);
+        std::vector<Tensor> outs = ctx.runSubgraph(body, std::move(inputs));
         if (outs.size() != states.size() + scanOutputs)
             throw KernelError("the Scan body returns " + std::to_string(outs.size()) + " values");
-        for (size_t i = 0; i < states.size(); ++i) states[i] = outs[i];
-        for (size_t k = 0; k < scanOutputs; ++k) outputs[k].push_back(outs[states.size() + k]);
+        for (size_t i = 0; i < states.size(); ++i) states[i] = std::move(outs[i]);
+        for (size_t k = 0; k < scanOutputs; ++k) outputs[k].push_back(std::move(outs[states.size() + k]));
     }
     for (size_t k = 0; k < scanOutputs; ++k) {
         if (outDirections[k]) std::reverse(outputs[k].begin(), outputs[k].end());

@@ -73,9 +73,10 @@ void sequenceInsert(KernelContext& ctx) {
     const Tensor& t = ctx.input(1);
     checkElementType(s.elements().empty() ? s.dtype() : s.elements()[0].dtype(), t);
     checkLength(s.elements().size() + 1, "SequenceInsert");
-    std::vector<Tensor> elements = s.elements();
-    const size_t at = ctx.hasInput(2) ? positionOf(ctx, 2, elements.size(), true) : elements.size();
-    elements.insert(elements.begin() + std::ptrdiff_t(at), t);
+    const size_t at = ctx.hasInput(2) ? positionOf(ctx, 2, s.elements().size(), true) : s.elements().size();
+    Tensor element = t;  // before taking input 0: both inputs may be one value
+    std::vector<Tensor> elements = ctx.takeInput(0).releaseElements();
+    elements.insert(elements.begin() + std::ptrdiff_t(at), std::move(element));
     ctx.setOutput(0, Tensor::sequence(t.dtype(), std::move(elements)));
 }
 
@@ -86,11 +87,12 @@ void sequenceAt(KernelContext& ctx) {
 
 void sequenceErase(KernelContext& ctx) {
     const Tensor& s = sequenceInput(ctx, 0);
-    std::vector<Tensor> elements = s.elements();
-    if (elements.empty()) throw KernelError("SequenceErase of an empty sequence");
-    const size_t at = ctx.hasInput(1) ? positionOf(ctx, 1, elements.size(), false) : elements.size() - 1;
+    if (s.elements().empty()) throw KernelError("SequenceErase of an empty sequence");
+    const size_t at = ctx.hasInput(1) ? positionOf(ctx, 1, s.elements().size(), false) : s.elements().size() - 1;
+    const DType type = s.dtype();
+    std::vector<Tensor> elements = ctx.takeInput(0).releaseElements();
     elements.erase(elements.begin() + std::ptrdiff_t(at));
-    ctx.setOutput(0, Tensor::sequence(s.dtype(), std::move(elements)));
+    ctx.setOutput(0, Tensor::sequence(type, std::move(elements)));
 }
 
 void sequenceLength(KernelContext& ctx) {
@@ -194,7 +196,7 @@ void sequenceMap(KernelContext& ctx) {
         std::vector<Tensor> inputs;
         for (size_t i = 0; i < ctx.inputCount(); ++i)
             inputs.push_back(ctx.input(i).isSequence() ? ctx.input(i).elements()[k] : ctx.input(i));
-        std::vector<Tensor> outs = ctx.runSubgraph(body, inputs);
+        std::vector<Tensor> outs = ctx.runSubgraph(body, std::move(inputs));
         if (outs.size() != outputs.size())
             throw KernelError("the SequenceMap body returns " + std::to_string(outs.size()) + " values");
         for (size_t o = 0; o < outs.size(); ++o) outputs[o].push_back(std::move(outs[o]));

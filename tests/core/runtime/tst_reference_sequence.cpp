@@ -1,6 +1,7 @@
 // Sequence and optional values (Tensor::sequence, Tensor::optional) and their reference kernels:
 // split and concatenated back, inserted, erased and read by position (negative ones too),
-// SequenceMap over two sequences on the executor, optionals with and without a value, the
+// SequenceMap over two sequences on the executor, a Loop growing a sequence in place (and values
+// others hold left as they were), optionals with and without a value, the
 // sentences out-of-range positions and mismatched tensors get, and a sequence graph compiled
 // by the CPU backend (its reference kernels run the sequence ops), whose output compares
 // element by element. The ONNX backend cases (tests/conformance) cover the file formats.
@@ -188,6 +189,68 @@ private slots:
         } catch (const std::exception& e) {
             QVERIFY2(std::string(e.what()).find("the input sequences have different lengths") != std::string::npos, e.what());
         }
+    }
+
+    void releaseElementsMovesOnlyWhatNoOtherTensorHolds() {
+        Tensor alone = seqOf({Tensor::floats({1}, {1}), Tensor::floats({1}, {2})});
+        const Tensor* storage = alone.elements().data();
+        const std::vector<Tensor> moved = std::move(alone).releaseElements();
+        QCOMPARE(moved.data(), storage);
+        QVERIFY(alone.empty());
+        const Tensor kept = seqOf({Tensor::floats({1}, {1}), Tensor::floats({1}, {2})});
+        Tensor shared = kept;
+        std::vector<Tensor> copied = std::move(shared).releaseElements();
+        QVERIFY(copied.data() != kept.elements().data());
+        copied.pop_back();
+        QCOMPARE(kept.elements().size(), size_t(2));
+    }
+
+    void aLoopGrowsASequenceByInsertionWithoutTouchingValuesOthersHold() {
+        // Loop(n) { s = SequenceInsert(s, i) } then ConcatFromSequence(new_axis): 0 .. n-1. The
+        // body takes the carried sequence as its last reader and appends in place; 40,000 steps
+        // are 40,000 insertions (a copy per step made this 800 million tensor copies).
+        GraphBuilder body("body");
+        const ValueId i = body.input("i", DType::Int64, Shape::ofSizes({}));
+        const ValueId cond = body.input("cond", DType::Bool, Shape::ofSizes({}));
+        const ValueId sIn = body.input("s_in", DType::Undefined, Shape());
+        body.output(cond);
+        body.output(body.op("SequenceInsert", {sIn, i}, {}, "insert"));
+        GraphBuilder g;
+        const ValueId n = g.input("n", DType::Int64, Shape::ofSizes({}));
+        const ValueId yes = g.initializer("yes", Tensor::fromVector<uint8_t>(DType::Bool, {}, {1}));
+        const ValueId empty = g.op("SequenceEmpty", {}, {{"dtype", int64_t(7)}}, "empty");
+        const ValueId grown = g.op("Loop", {n, yes, empty}, {{"body", std::make_shared<Graph>(body.graph())}}, "loop");
+        g.output(g.op("ConcatFromSequence", {grown}, {{"axis", int64_t(0)}, {"new_axis", int64_t(1)}}, "stack"));
+        constexpr int64_t steps = 40000;
+        const std::vector<Tensor> out = runReference(g.graph(), 17, {{"n", Tensor::int64s({}, {steps})}});
+        QCOMPARE(out.at(0).dims(), (Dims{steps}));
+        const std::vector<int64_t> got = values<int64_t>(out.at(0));
+        for (int64_t k = 0; k < steps; ++k)
+            if (got[size_t(k)] != k) QFAIL(qPrintable(QString("element %1 is %2").arg(k).arg(got[size_t(k)])));
+
+        // A sequence another node still reads, a graph output and a caller's feed keep their
+        // elements: s is the graph output "before", and "after" = SequenceErase(SequenceInsert(s, t)).
+        GraphBuilder h;
+        const ValueId s = h.input("s", DType::Undefined, Shape());
+        const ValueId t = h.input("t", DType::Float, Shape::ofSizes({1}));
+        const ValueId copy = h.op("Identity", {s}, {}, "copy");
+        const ValueId inserted = h.op("SequenceInsert", {copy, t}, {}, "insert");
+        const ValueId length = h.op("SequenceLength", {copy}, {}, "length");
+        h.output(copy);
+        h.output(length);
+        h.output(h.op("SequenceErase", {inserted}, {}, "erase_last"));
+        const Tensor fed = seqOf({Tensor::floats({1}, {1}), Tensor::floats({1}, {2})});
+        const std::vector<Tensor> r = runReference(h.graph(), 17, {{"s", fed}, {"t", Tensor::floats({1}, {3})}});
+        QCOMPARE(fed.elements().size(), size_t(2));
+        QVERIFY(r.at(0).contentEquals(fed));
+        QCOMPARE(values<int64_t>(r.at(1)), (Ints{2}));
+        QVERIFY(r.at(2).contentEquals(fed));
+        GraphBuilder k;
+        const ValueId fedIn = k.input("s", DType::Undefined, Shape());
+        k.output(k.op("SequenceInsert", {fedIn, k.input("t", DType::Float, Shape::ofSizes({1}))}, {}, "insert"));
+        const std::vector<Tensor> longer = runReference(k.graph(), 17, {{"s", fed}, {"t", Tensor::floats({1}, {3})}});
+        QCOMPARE(longer.at(0).elements().size(), size_t(3));
+        QCOMPARE(fed.elements().size(), size_t(2));
     }
 
     void theCpuBackendRunsASequenceGraphAndFoldingLeavesItsSequencesAlone() {

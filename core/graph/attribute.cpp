@@ -19,18 +19,23 @@ const Attribute* Attributes::find(std::string_view name) const {
     return it == entries_.end() ? nullptr : &it->second;
 }
 
+void Attributes::noteGraphs() {
+    holdsGraphs_.set(std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) {
+        return e.second.holds<GraphPtr>() || e.second.holds<std::vector<GraphPtr>>();
+    }));
+}
+
 void Attributes::set(std::string name, Attribute value) {
-    for (Entry& e : entries_) {
-        if (e.first == name) {
-            e.second = std::move(value);
-            return;
-        }
-    }
-    entries_.emplace_back(std::move(name), std::move(value));
+    const auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.first == name; });
+    if (same != entries_.end()) same->second = std::move(value);
+    else entries_.emplace_back(std::move(name), std::move(value));
+    noteGraphs();
 }
 
 bool Attributes::erase(std::string_view name) {
-    return std::erase_if(entries_, [&](const Entry& e) { return e.first == name; }) > 0;
+    const bool erased = std::erase_if(entries_, [&](const Entry& e) { return e.first == name; }) > 0;
+    noteGraphs();
+    return erased;
 }
 
 int64_t Attributes::getInt(std::string_view name, int64_t fallback) const {

@@ -4,6 +4,7 @@
 
 #include "core/graph/tensor.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,13 +64,48 @@ private:
     Storage value_;
 };
 
+/// Whether one Attributes holds a sub-graph, tallied process-wide: while no Attributes anywhere
+/// holds one (no model with control flow is loaded), a walk for the names sub-graphs read ends at
+/// once instead of visiting every node. Noexcept throughout, so that vectors of nodes move them.
+class SubgraphMark {
+public:
+    SubgraphMark() = default;
+    SubgraphMark(const SubgraphMark& other) noexcept { set(other.on_); }
+    SubgraphMark(SubgraphMark&& other) noexcept : on_(std::exchange(other.on_, false)) {}
+    SubgraphMark& operator=(const SubgraphMark& other) noexcept {
+        set(other.on_);
+        return *this;
+    }
+    SubgraphMark& operator=(SubgraphMark&& other) noexcept {
+        if (this != &other) {
+            set(false);
+            on_ = std::exchange(other.on_, false);
+        }
+        return *this;
+    }
+    ~SubgraphMark() { set(false); }
+
+    void set(bool on) noexcept {
+        if (on == on_) return;
+        live_.fetch_add(on ? 1 : -1, std::memory_order_relaxed);
+        on_ = on;
+    }
+    bool on() const { return on_; }
+    /// True while some Attributes in the process holds a sub-graph.
+    static bool anyLive() { return live_.load(std::memory_order_relaxed) > 0; }
+
+private:
+    bool on_ = false;
+    static inline std::atomic<long> live_{0};
+};
+
 /// Attributes of one node, in file order (so export writes them back in the same order).
 class Attributes {
 public:
     using Entry = std::pair<std::string, Attribute>;
 
     Attributes() = default;
-    Attributes(std::initializer_list<Entry> entries) : entries_(entries) {}
+    Attributes(std::initializer_list<Entry> entries) : entries_(entries) { noteGraphs(); }
 
     const Attribute* find(std::string_view name) const;
     bool has(std::string_view name) const { return find(name) != nullptr; }
@@ -86,9 +122,15 @@ public:
     bool empty() const { return entries_.empty(); }
     auto begin() const { return entries_.begin(); }
     auto end() const { return entries_.end(); }
+    /// True when some attribute is a sub-graph or a list of them (If, Loop, Scan bodies): what
+    /// whole-graph walks for names sub-graphs read check first, node by node.
+    bool holdsGraphs() const { return holdsGraphs_.on(); }
 
 private:
+    void noteGraphs();
+
     std::vector<Entry> entries_;
+    SubgraphMark holdsGraphs_;
 };
 
 } // namespace graphlens

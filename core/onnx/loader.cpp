@@ -9,6 +9,7 @@
 #include "core/onnx/external_data.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
+#include "core/onnx/proto_arena.h"
 #include "core/onnx/raw_data_split.h"
 #include "core/onnx/shape_inference.h"
 #include "core/runtime/op_validation.h"
@@ -43,7 +44,9 @@ namespace fs = std::filesystem;
 using ProtoPtr = std::shared_ptr<onnx::ModelProto>;
 
 ProtoPtr parseModelStream(google::protobuf::io::ZeroCopyInputStream& stream) {
-    auto proto = std::make_shared<onnx::ModelProto>();
+    auto arena = std::make_shared<google::protobuf::Arena>(modelArenaOptions());
+    auto* message = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(arena.get());
+    ProtoPtr proto(arena, message);  // shares the arena's ownership
     google::protobuf::io::CodedInputStream coded(&stream);
     coded.SetTotalBytesLimit(INT_MAX);
     coded.SetRecursionLimit(200);

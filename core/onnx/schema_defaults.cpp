@@ -49,23 +49,18 @@ std::optional<Attribute> schemaDefault(const OpKey& op, int64_t opset, std::stri
     return fromProto(it->second.default_value);
 }
 
-std::optional<std::string> missingRequiredAttribute(const OpKey& op, int64_t opset, const Attributes& attributes) {
+std::optional<std::string> missingRequiredArgument(const OpKey& op, int64_t opset, const Attributes& attributes,
+                                                   const std::vector<bool>& present) {
     registerContribSchemas();
     const onnx::OpSchema* schema = opset > 0 ? onnx::OpSchemaRegistry::Schema(op.op, int(opset), op.domain) : nullptr;
     if (!schema) return std::nullopt;
     for (const auto& entry : schema->attributes())
-        if (entry.second.required && !attributes.has(entry.first)) return entry.first;
-    return std::nullopt;
-}
-
-std::optional<std::string> missingRequiredInput(const OpKey& op, int64_t opset, const std::vector<bool>& present) {
-    registerContribSchemas();
-    const onnx::OpSchema* schema = opset > 0 ? onnx::OpSchemaRegistry::Schema(op.op, int(opset), op.domain) : nullptr;
-    if (!schema) return std::nullopt;
+        if (entry.second.required && !attributes.has(entry.first))
+            return "the required attribute '" + entry.first + "' is missing";
     const auto& formal = schema->inputs();
     for (size_t i = 0; i < formal.size(); ++i)
         if (formal[i].GetOption() == onnx::OpSchema::Single && (i >= present.size() || !present[i]))
-            return std::to_string(i) + " ('" + formal[i].GetName() + "')";
+            return "its required input " + std::to_string(i) + " ('" + formal[i].GetName() + "') is omitted";
     return std::nullopt;
 }
 

@@ -19,14 +19,13 @@ namespace graphlens {
 /// their lists are returned.
 std::optional<Attribute> schemaDefault(const OpKey& op, int64_t opset, std::string_view name);
 
-/// The first attribute the schema of `op` at `opset` requires that `attributes` lacks; nullopt
-/// when none is missing or there is no such schema.
-std::optional<std::string> missingRequiredAttribute(const OpKey& op, int64_t opset, const Attributes& attributes);
-
-/// The first input the schema of `op` at `opset` requires (not optional, not variadic) that is
-/// omitted, as "1 ('starts')", where `present[i]` says whether input i is given; nullopt when none
-/// is missing or there is no such schema.
-std::optional<std::string> missingRequiredInput(const OpKey& op, int64_t opset, const std::vector<bool>& present);
+/// What the schema of `op` at `opset` requires that a node lacks, as a sentence: "the required
+/// attribute 'axis' is missing" (the first attribute the schema requires that `attributes` lacks),
+/// else "its required input 1 ('starts') is omitted" (the first input neither optional nor variadic
+/// that `present[i]` says is not given); nullopt when nothing is missing or there is no such
+/// schema. One schema lookup: validation asks this of every node of a model, twice.
+std::optional<std::string> missingRequiredArgument(const OpKey& op, int64_t opset, const Attributes& attributes,
+                                                   const std::vector<bool>& present);
 
 /// Attribute `name` as the node gives it, else the schema default at `opset`, else the newest
 /// schema's (for ops models use before ONNX took them in, as ONNX Runtime allows). Throws

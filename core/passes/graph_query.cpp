@@ -83,19 +83,21 @@ void collectSubgraphReads(const Graph& graph, std::unordered_set<std::string>& n
             if (sub.value(v).outerScope) names.insert(sub.value(v).name);
         collectSubgraphReads(sub, names);
     };
-    for (NodeId id : graph.nodeIds())
+    for (NodeId id : graph.nodeIds()) {
+        if (!graph.node(id).attributes.holdsGraphs()) continue;
         for (const auto& [name, attribute] : graph.node(id).attributes) {
             if (attribute.holds<GraphPtr>()) visit(*attribute.get<GraphPtr>());
             if (attribute.holds<std::vector<GraphPtr>>())
                 for (const GraphPtr& sub : attribute.get<std::vector<GraphPtr>>()) visit(*sub);
         }
+    }
 }
 
 } // namespace
 
 std::unordered_set<std::string> namesReadBySubgraphs(const Graph& graph) {
     std::unordered_set<std::string> names;
-    collectSubgraphReads(graph, names);
+    if (SubgraphMark::anyLive()) collectSubgraphReads(graph, names);
     return names;
 }
 

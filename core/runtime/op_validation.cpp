@@ -428,17 +428,12 @@ void checkNode(const Graph& g, const Node& n, int64_t opset) {
     const NodeCheck c(g, n, opset);
     const std::string& type = n.opType;
     // Kernels read a required attribute's absence as some default (fuzzing: a Concat without its
-    // axis wrote past its output).
-    if (isDefaultDomain(n.domain))
-        if (const auto missing = missingRequiredAttribute(OpKey::of(n), opset, n.attributes))
-            c.fail("the required attribute '" + *missing + "' is missing");
-    // Kernels read a required input as given (fuzzing: a Slice without starts and ends copied past
-    // its input).
+    // axis wrote past its output), and a required input as given (a Slice without starts and ends
+    // copied past its input).
     if (isDefaultDomain(n.domain)) {
         std::vector<bool> present;
         for (ValueId v : n.inputs()) present.push_back(v != kNoId);
-        if (const auto missing = missingRequiredInput(OpKey::of(n), opset, present))
-            c.fail("its required input " + *missing + " is omitted");
+        if (const auto missing = missingRequiredArgument(OpKey::of(n), opset, n.attributes, present)) c.fail(*missing);
     }
     if (auto it = windowOps().find(type); it != windowOps().end()) checkWindow(c, it->second);
     if (auto it = axisOps().find(type); it != axisOps().end()) checkAxis(c, it->second);

@@ -55,6 +55,27 @@ using Uses = std::vector<Use>;
 class TestGraph : public QObject {
     Q_OBJECT
 private slots:
+    void attributesKnowWhetherTheyHoldSubgraphs() {
+        // What lets walks for the names sub-graphs read skip nodes, and models without control
+        // flow altogether (SubgraphMark::anyLive).
+        Attributes a{{"axis", int64_t(1)}};
+        QVERIFY(!a.holdsGraphs());
+        a.set("body", GraphPtr(std::make_shared<Graph>()));
+        QVERIFY(a.holdsGraphs());
+        QVERIFY(SubgraphMark::anyLive());
+        Attributes copy = a;
+        QVERIFY(copy.holdsGraphs());
+        const Attributes moved = std::move(copy);
+        QVERIFY(moved.holdsGraphs());
+        QVERIFY(a.erase("body"));
+        QVERIFY(!a.holdsGraphs());
+        a.set("branches", std::vector<GraphPtr>{std::make_shared<Graph>()});
+        QVERIFY(a.holdsGraphs());
+        a.set("branches", int64_t(0));
+        QVERIFY(!a.holdsGraphs());
+        QVERIFY(moved.holdsGraphs());
+    }
+
     void builderMakesLinkedNodesAndValues() {
         GraphBuilder b = convRelu();
         const Graph& g = b.graph();

@@ -5,6 +5,7 @@
 #include "core/onnx/exporter.h"
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
+#include "core/onnx/proto_arena.h"
 
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -12,6 +13,8 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -225,6 +228,130 @@ bool shapeOfUntypedValue(const onnx::GraphProto& graph) {
     return false;
 }
 
+/// A small integer tensor's values and rank (0 or 1).
+struct SmallIntegers {
+    std::vector<int64_t> values;
+    int rank = 0;
+};
+
+/// The values of a small integer tensor (int64 or int32, a scalar or 1-D, at most 64 elements);
+/// nullopt for anything else.
+std::optional<SmallIntegers> smallIntegers(const onnx::TensorProto& t) {
+    if (t.dims_size() > 1 || (t.dims_size() == 1 && (t.dims(0) < 0 || t.dims(0) > 64))) return std::nullopt;
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+    const size_t count = t.dims_size() == 0 ? 1 : size_t(t.dims(0));
+    std::vector<int64_t> values;
+    if (t.data_type() == onnx::TensorProto::INT64) {
+        if (t.has_raw_data()) {
+            if (t.raw_data().size() != count * 8) return std::nullopt;
+            values.resize(count);
+            std::memcpy(values.data(), t.raw_data().data(), count * 8);
+        } else {
+            values.assign(t.int64_data().begin(), t.int64_data().end());
+        }
+    } else if (t.data_type() == onnx::TensorProto::INT32) {
+        if (t.has_raw_data()) {
+            if (t.raw_data().size() != count * 4) return std::nullopt;
+            std::vector<int32_t> narrow(count);
+            std::memcpy(narrow.data(), t.raw_data().data(), count * 4);
+            values.assign(narrow.begin(), narrow.end());
+        } else {
+            values.assign(t.int32_data().begin(), t.int32_data().end());
+        }
+    } else {
+        return std::nullopt;
+    }
+    if (values.size() != count) return std::nullopt;
+    return SmallIntegers{std::move(values), t.dims_size()};
+}
+
+/// Shape inputs pinned to constants for one inference run (pinShapeInputs), undone by unpin().
+struct PinnedShapes {
+    std::vector<std::pair<int, std::string>> inputs;  ///< node index, the shape input it read before
+    int initializers = 0;                             ///< added at the end of the graph's list
+};
+
+/// libonnx 1.12 infers Reshape and Expand only from a shape input that is an initializer or a
+/// Constant: a shape computed from constants (PyTorch writes scalar Constants, unsqueezed and
+/// concatenated) leaves the output's rank unknown, and with it the rest of a transformer layer,
+/// though its data propagation knows the values. So a shape input computed from small integer
+/// constants through Unsqueeze, Squeeze and Concat is evaluated here and given to the node as an
+/// initializer for the run. Before, such a model's attention shapes stayed open until constant
+/// folding, and the pipeline inferred the whole model a second time (15% of `optimize`'s
+/// instructions on a 6,000-node encoder).
+PinnedShapes pinShapeInputs(onnx::GraphProto& graph, int opset) {
+    std::unordered_map<std::string, SmallIntegers> known;
+    std::unordered_set<std::string> given;  // initializers and Constant outputs: libonnx reads those
+    for (const onnx::TensorProto& init : graph.initializer()) {
+        given.insert(init.name());
+        if (auto values = smallIntegers(init)) known.emplace(init.name(), std::move(*values));
+    }
+    auto valueOf = [&](const std::string& name) -> const SmallIntegers* {
+        const auto it = known.find(name);
+        return it == known.end() ? nullptr : &it->second;
+    };
+    PinnedShapes pinned;
+    for (int k = 0; k < graph.node_size(); ++k) {
+        onnx::NodeProto& node = *graph.mutable_node(k);
+        if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+        const std::string& op = node.op_type();
+        if (op == "Constant" && node.output_size() == 1) {
+            given.insert(node.output(0));
+            for (const onnx::AttributeProto& a : node.attribute())
+                if (a.name() == "value" && a.has_t())
+                    if (auto values = smallIntegers(a.t())) known[node.output(0)] = std::move(*values);
+        } else if ((op == "Unsqueeze" || op == "Squeeze") && node.input_size() >= 1 && node.output_size() == 1) {
+            // A scalar unsqueezed at its only axis, or a one-element vector squeezed there.
+            const bool unsqueeze = op == "Unsqueeze";
+            const SmallIntegers* x = valueOf(node.input(0));
+            if (!x || x->values.size() != 1 || x->rank != (unsqueeze ? 0 : 1)) continue;
+            std::optional<std::vector<int64_t>> axes;
+            if (opset >= 13) {
+                if (node.input_size() > 1 && !node.input(1).empty()) {
+                    const SmallIntegers* a = valueOf(node.input(1));
+                    if (!a) continue;
+                    axes = a->values;
+                }
+            } else {
+                for (const onnx::AttributeProto& a : node.attribute())
+                    if (a.name() == "axes") axes = std::vector<int64_t>(a.ints().begin(), a.ints().end());
+            }
+            const bool oneAxis = axes && axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1);
+            if (unsqueeze ? !oneAxis : (axes && !oneAxis)) continue;
+            known[node.output(0)] = SmallIntegers{x->values, unsqueeze ? 1 : 0};
+        } else if (op == "Concat" && node.output_size() == 1 && node.input_size() >= 1) {
+            SmallIntegers joined{{}, 1};
+            bool all = true;
+            for (const auto& a : node.attribute())
+                if (a.name() == "axis" && a.i() != 0 && a.i() != -1) all = false;
+            for (int i = 0; i < node.input_size() && all; ++i) {
+                const SmallIntegers* part = valueOf(node.input(i));
+                all = part && part->rank == 1;
+                if (all) joined.values.insert(joined.values.end(), part->values.begin(), part->values.end());
+            }
+            if (all && joined.values.size() <= 64) known[node.output(0)] = std::move(joined);
+        } else if ((op == "Reshape" || op == "Expand") && node.input_size() == 2) {
+            const std::string& shape = node.input(1);
+            const SmallIntegers* values = valueOf(shape);
+            if (!values || values->rank != 1 || given.count(shape)) continue;
+            onnx::TensorProto& pin = *graph.add_initializer();
+            pin.set_name(shape + "/graphlens_pinned_shape");
+            pin.set_data_type(onnx::TensorProto::INT64);
+            pin.add_dims(int64_t(values->values.size()));
+            for (int64_t v : values->values) pin.add_int64_data(v);
+            ++pinned.initializers;
+            pinned.inputs.emplace_back(k, shape);
+            node.set_input(1, pin.name());
+        }
+    }
+    return pinned;
+}
+
+void unpin(onnx::GraphProto& graph, const PinnedShapes& pinned) {
+    for (const auto& [k, shape] : pinned.inputs) graph.mutable_node(k)->set_input(1, shape);
+    for (int i = 0; i < pinned.initializers; ++i) graph.mutable_initializer()->RemoveLast();
+}
+
 } // namespace
 
 void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
@@ -255,9 +382,12 @@ void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
         const onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/strict ? 1 : 0,
                                                   /*data_propagation=*/true);
         std::unordered_map<std::string, onnx::TensorShapeProto> shapeData;
+        const PinnedShapes pinned = pinShapeInputs(*proto.mutable_graph(), opsets.count("") ? opsets.at("") : 0);
         try {
             onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options, &shapeData);
+            unpin(*proto.mutable_graph(), pinned);
         } catch (const std::exception&) {
+            unpin(*proto.mutable_graph(), pinned);
             // libonnx 1.12's data propagation refuses some valid graphs (Concat's propagator applies
             // the node's axis to 1-D shape data: a Pack of [1]-shaped ints along axis 1, as in
             // MoveNet); inference without it still gives every shape it can.
@@ -279,7 +409,8 @@ void inferShapesForInputs(Model& model, const std::map<std::string, std::vector<
     }
     SaveOptions options;
     options.omitDataAboveBytes = 4096;  // shape inference reads small constants (shapes), not weights
-    onnx::ModelProto proto;
+    google::protobuf::Arena arena(modelArenaOptions());
+    onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     modelToProto(model, proto, options);
     auto* graph = proto.mutable_graph();
     graph->clear_value_info();

@@ -48,6 +48,50 @@ private slots:
         QCOMPARE(logits.shape, Shape({1, 10}));
     }
 
+    void shapesComputedFromScalarConstantsAreInferredAtLoad() {
+        // As PyTorch writes a Reshape's shape: scalar Constants, each unsqueezed, concatenated.
+        // libonnx alone leaves such a Reshape's (and an Expand's) output rank unknown.
+        onnx::ModelProto p = emptyModel(13);
+        auto& g = *p.mutable_graph();
+        addInput(g, "x", {2, 8});
+        addInput(g, "b", {4, 1});
+        auto constant = [&](const std::string& name, std::vector<int64_t> dims, std::vector<int64_t> values) {
+            auto* value = addNode(g, "Constant", {}, {name}, name).add_attribute();
+            value->set_name("value");
+            value->set_type(onnx::AttributeProto::TENSOR);
+            auto* t = value->mutable_t();
+            t->set_data_type(onnx::TensorProto::INT64);
+            for (int64_t d : dims) t->add_dims(d);
+            for (int64_t v : values) t->add_int64_data(v);
+        };
+        constant("minus_one", {1}, {-1});
+        constant("four", {}, {4});
+        constant("axis0", {1}, {0});
+        addNode(g, "Unsqueeze", {"four", "axis0"}, {"four_1d"}, "unsqueeze");
+        auto alongAxis0 = [](onnx::NodeProto& concat) {
+            auto* axis = concat.add_attribute();
+            axis->set_name("axis");
+            axis->set_type(onnx::AttributeProto::INT);
+            axis->set_i(0);
+        };
+        alongAxis0(addNode(g, "Concat", {"minus_one", "four_1d"}, {"shape"}, "concat"));
+        addNode(g, "Reshape", {"x", "shape"}, {"y"}, "reshape");
+        alongAxis0(addNode(g, "Concat", {"four_1d", "four_1d"}, {"wide"}, "concat_wide"));
+        addNode(g, "Expand", {"b", "wide"}, {"z"}, "expand");
+        auto* y = g.add_output();
+        y->set_name("y");
+        y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+        auto* z = g.add_output();
+        z->set_name("z");
+        z->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+        const Model m = loadModelFromBytes(p.SerializeAsString());
+        QCOMPARE(m.graph.value(*m.graph.findValue("y")).shape, Shape({4, 4}));
+        QCOMPARE(m.graph.value(*m.graph.findValue("z")).shape, Shape({4, 4}));
+        // The model itself is as the file has it: the Reshape still reads the Concat's output.
+        QCOMPARE(m.graph.value(m.graph.node(*m.graph.findNode("reshape")).input(1)).name, std::string("shape"));
+        QCOMPARE(m.graph.initializers().size(), size_t(0));
+    }
+
     void initializersViewTheParsedBytesWithoutCopies() {
         const Model m = loadModel(kSample.toStdString());
         const Tensor& w = *m.graph.value(*m.graph.findValue("stem.conv.weight")).initializer;

@@ -245,7 +245,7 @@ std::optional<SmallIntegers> smallIntegers(const onnx::TensorProto& t) {
         if (t.has_raw_data()) {
             if (t.raw_data().size() != count * 8) return std::nullopt;
             values.resize(count);
-            std::memcpy(values.data(), t.raw_data().data(), count * 8);
+            if (count) std::memcpy(values.data(), t.raw_data().data(), count * 8);
         } else {
             values.assign(t.int64_data().begin(), t.int64_data().end());
         }
@@ -253,7 +253,7 @@ std::optional<SmallIntegers> smallIntegers(const onnx::TensorProto& t) {
         if (t.has_raw_data()) {
             if (t.raw_data().size() != count * 4) return std::nullopt;
             std::vector<int32_t> narrow(count);
-            std::memcpy(narrow.data(), t.raw_data().data(), count * 4);
+            if (count) std::memcpy(narrow.data(), t.raw_data().data(), count * 4);
             values.assign(narrow.begin(), narrow.end());
         } else {
             values.assign(t.int32_data().begin(), t.int32_data().end());

@@ -6,6 +6,7 @@
 #include "core/onnx/onnx_error.h"
 #include "core/onnx/onnx_types.h"
 #include "core/onnx/proto_arena.h"
+#include "core/onnx/tensor_proto.h"
 
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -13,7 +14,6 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -234,35 +234,22 @@ struct SmallIntegers {
     int rank = 0;
 };
 
-/// The values of a small integer tensor (int64 or int32, a scalar or 1-D, at most 64 elements);
-/// nullopt for anything else.
-std::optional<SmallIntegers> smallIntegers(const onnx::TensorProto& t) {
-    if (t.dims_size() > 1 || (t.dims_size() == 1 && (t.dims(0) < 0 || t.dims(0) > 64))) return std::nullopt;
-    if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-    const size_t count = t.dims_size() == 0 ? 1 : size_t(t.dims(0));
-    std::vector<int64_t> values;
-    if (t.data_type() == onnx::TensorProto::INT64) {
-        if (t.has_raw_data()) {
-            if (t.raw_data().size() != count * 8) return std::nullopt;
-            values.resize(count);
-            if (count) std::memcpy(values.data(), t.raw_data().data(), count * 8);
-        } else {
-            values.assign(t.int64_data().begin(), t.int64_data().end());
-        }
-    } else if (t.data_type() == onnx::TensorProto::INT32) {
-        if (t.has_raw_data()) {
-            if (t.raw_data().size() != count * 4) return std::nullopt;
-            std::vector<int32_t> narrow(count);
-            if (count) std::memcpy(narrow.data(), t.raw_data().data(), count * 4);
-            values.assign(narrow.begin(), narrow.end());
-        } else {
-            values.assign(t.int32_data().begin(), t.int32_data().end());
-        }
-    } else {
-        return std::nullopt;
+/// The values of a small integer tensor (int64 or int32, a scalar or 1-D, at most 64 elements),
+/// read as the loader reads any tensor; nullopt for anything else.
+std::optional<SmallIntegers> smallIntegers(const onnx::TensorProto& proto) {
+    const bool small = proto.dims_size() == 0 || (proto.dims_size() == 1 && proto.dims(0) >= 0 && proto.dims(0) <= 64);
+    const bool integers = proto.data_type() == onnx::TensorProto::INT64 || proto.data_type() == onnx::TensorProto::INT32;
+    if (!small || !integers || proto.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+    Tensor t;
+    try {
+        t = tensorFromProto(proto, nullptr, nullptr, "a shape constant");
+    } catch (const OnnxError&) {
+        return std::nullopt;  // data that does not match its shape: libonnx says so, or not
     }
-    if (values.size() != count) return std::nullopt;
-    return SmallIntegers{std::move(values), t.dims_size()};
+    SmallIntegers out{{}, proto.dims_size()};
+    if (t.dtype() == DType::Int64) out.values.assign(t.span<int64_t>().begin(), t.span<int64_t>().end());
+    else out.values.assign(t.span<int32_t>().begin(), t.span<int32_t>().end());
+    return out;
 }
 
 /// Shape inputs pinned to constants for one inference run (pinShapeInputs), undone by unpin().

@@ -74,9 +74,8 @@ void sequenceInsert(KernelContext& ctx) {
     checkElementType(s.elements().empty() ? s.dtype() : s.elements()[0].dtype(), t);
     checkLength(s.elements().size() + 1, "SequenceInsert");
     const size_t at = ctx.hasInput(2) ? positionOf(ctx, 2, s.elements().size(), true) : s.elements().size();
-    Tensor element = t;  // before taking input 0: both inputs may be one value
     std::vector<Tensor> elements = ctx.takeInput(0).releaseElements();
-    elements.insert(elements.begin() + std::ptrdiff_t(at), std::move(element));
+    elements.insert(elements.begin() + std::ptrdiff_t(at), t);
     ctx.setOutput(0, Tensor::sequence(t.dtype(), std::move(elements)));
 }
 

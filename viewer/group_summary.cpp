@@ -27,7 +27,9 @@ std::string opKey(const Node& node) {
 
 GroupSummary summarizeGroup(const Graph& graph, const ScopeTree& scopes, GroupId group) {
     const ScopeGroup& g = scopes.group(group);
-    GroupSummary summary{g.name, g.path};
+    GroupSummary summary;
+    summary.name = g.name;
+    summary.path = g.path;
     summary.subgroups = g.children.size();
     std::vector<NodeId> nodes;
     collectNodes(scopes, group, nodes);

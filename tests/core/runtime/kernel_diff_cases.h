@@ -35,7 +35,6 @@
 #include "core/graph/attribute.h"
 #include "core/graph/tensor.h"
 
-#include <limits>
 #include <optional>
 #include <string>
 #include <utility>

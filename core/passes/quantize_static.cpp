@@ -196,7 +196,10 @@ public:
                "(ONNX Runtime's ClipQuantFusion test) and DequantizeLinear -> Conv -> Clip -> QuantizeLinear runs "
                "as one QLinearConv. Where it is not (an all-zero calibrated output), the node's own output "
                "is quantized and the Clip stays float between a DequantizeLinear and the next QuantizeLinear, "
-               "as the tabulated activations do. Graph outputs stay float. The notes report the error each quantized node's output has on the first "
+               "as the tabulated activations do. A MaxPool between quantized values (or before a quantized node, after a float "
+               "one such as SqueezeNet's Concat) gets a pair on its input too, and its output takes its input's scale and zero "
+               "point, as ONNX Runtime's quantizer shares them: the CPU plan then pools the u8 codes themselves. "
+               "Graph outputs stay float. The notes report the error each quantized node's output has on the first "
                "calibration input against the float model, and the graph outputs' error. It declines "
                "weights read by several nodes or not float32, and models before opset 13.";
     }
@@ -206,11 +209,16 @@ public:
         std::vector<Target> targets = findTargets(rw, context);
         if (targets.empty()) return;
 
-        // The tensors to calibrate: each node's input, its output and the Relu's or Clip's after it.
+        // The tensors to calibrate: each node's input, its output and the Relu's or Clip's after it,
+        // and the input of each MaxPool whose output is quantized.
         std::vector<ValueId> calibrated;
         for (const Target& t : targets)
             for (ValueId v : {t.input, t.output, t.product, t.activation})
                 if (v != kNoId && std::find(calibrated.begin(), calibrated.end(), v) == calibrated.end()) calibrated.push_back(v);
+        const std::vector<NodeId> pools = maxPoolsBetweenQuantized(rw.graph(), calibrated);
+        for (NodeId p : pools)
+            if (std::find(calibrated.begin(), calibrated.end(), rw.graph().node(p).input(0)) == calibrated.end())
+                calibrated.push_back(rw.graph().node(p).input(0));
 
         // Calibrate: run the float model on every input set, keep each activation's range and
         // the first set's float values of every probed tensor.
@@ -262,8 +270,19 @@ public:
                 ++clipsKept;
             }
         }
+        // A MaxPool's output takes its input's parameters (the input's range holds the output's),
+        // so the plan pools the codes.
+        for (NodeId id : pools) {
+            const Node& pool = rw.graph().node(id);
+            const ValueId in = pool.input(0);
+            if (!params.count(in)) params[in] = activationParams(rangeOf(in).first, rangeOf(in).second);
+            params[pool.output(0)] = params[in];
+        }
         // Rewrite: activations first (a bias needs its input's scale), then each node's weights.
         std::vector<ValueId> activations;  // in the order the nodes come
+        for (NodeId id : pools)
+            if (std::find(activations.begin(), activations.end(), rw.graph().node(id).input(0)) == activations.end())
+                activations.push_back(rw.graph().node(id).input(0));
         size_t tabulated = 0;
         for (const Target& t : targets) {
             for (ValueId v : {t.input, t.output, t.activation})
@@ -315,6 +334,9 @@ public:
             notes.push_back(std::to_string(tabulated) + " activation" + (tabulated == 1 ? "" : "s") +
                             " after a quantized node (HardSwish, Sigmoid, x * Sigmoid(x)...) quantized on both sides: the CPU "
                             "plan runs each as a 256-entry int8 lookup table");
+        if (!pools.empty())
+            notes.push_back(std::to_string(pools.size()) + " MaxPool" + (pools.size() == 1 ? "" : "s") +
+                            " quantized on both sides with their input's scale and zero point: the CPU plan pools the u8 codes");
         if (clipsImplied + clipsKept > 0)
             notes.push_back(std::to_string(clipsImplied) + " of " + std::to_string(clipsImplied + clipsKept) +
                             " Clips after a quantized node are implied by their output's u8 range (the CPU plan and ONNX "
@@ -497,6 +519,20 @@ private:
             return false;
         });
         return targets;
+    }
+
+    /// The MaxPools (without Indices) whose output is one of `quantized` and whose input is float,
+    /// in graph order.
+    static std::vector<NodeId> maxPoolsBetweenQuantized(const Graph& g, const std::vector<ValueId>& quantized) {
+        std::vector<NodeId> pools;
+        for (NodeId id : g.topologicalOrder()) {
+            const Node& n = g.node(id);
+            if (!n.domain.empty() || n.opType != "MaxPool" || !hasInput(n, 0) || (n.outputs().size() > 1 && n.output(1) != kNoId))
+                continue;
+            if (g.value(n.input(0)).dtype != DType::Float) continue;
+            if (std::find(quantized.begin(), quantized.end(), n.output(0)) != quantized.end()) pools.push_back(id);
+        }
+        return pools;
     }
 
     /// t -> QuantizeLinear -> DequantizeLinear, and every node that read t reads the result.

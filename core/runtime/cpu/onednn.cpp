@@ -205,6 +205,7 @@ void registerOneDnnKernels(CpuKernelRegistry& registry) {
     onednn::registerQuantizeLinearKernels(registry);
     onednn::registerLookupTableKernels(registry);
     onednn::registerSqueezeExcitationKernels(registry);
+    onednn::registerQLinearConcatKernels(registry);
 }
 
 } // namespace graphlens

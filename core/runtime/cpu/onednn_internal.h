@@ -96,6 +96,7 @@ void registerInt8Kernels(CpuKernelRegistry& registry);    // onednn_int8.cpp: QL
 void registerQuantizeLinearKernels(CpuKernelRegistry& registry);  // quantize_linear.cpp: QuantizeLinear, DequantizeLinear
 void registerLookupTableKernels(CpuKernelRegistry& registry);     // qlinear_lookup_table.cpp: QLinearLookupTable
 void registerSqueezeExcitationKernels(CpuKernelRegistry& registry);  // qlinear_squeeze_excitation.cpp: QLinearMul, QLinearGlobalAveragePool
+void registerQLinearConcatKernels(CpuKernelRegistry& registry);     // qlinear_concat.cpp: QLinearConcat
 
 // Blocked variants for chains of oneDNN kernels (see prepareBlockedVariant in onednn_layout.h).
 /// A (transposed) convolution that computes blocked where alone it would not (large 1x1).

@@ -1,6 +1,7 @@
 // oneDNN pooling: MaxPool (without Indices), AveragePool (count_include_pad, ceil_mode) and their
 // Global forms, over 1 to 3 spatial axes, in the layout the graph stores (NCHW) or, between
-// blocked convolutions, in theirs.
+// blocked convolutions, in theirs. MaxPool and GlobalMaxPool also take u8/s8 tensors (what the
+// CPU plan makes of a QDQ MaxPool, qdq_fusion.h), channels-last between int8 convolutions.
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/reference/neural_net_internal.h"
@@ -61,6 +62,7 @@ private:
 /// A pooling node in oneDNN's terms.
 struct PoolSetup {
     dnnl::algorithm algorithm = dnnl::algorithm::pooling_max;
+    dt type = dt::f32;  ///< of both the input and the output
     std::vector<int64_t> src, dst;
     Dims kernel, strides, dilation, padL, padR;
 };
@@ -71,7 +73,11 @@ std::optional<PoolSetup> poolSetup(const NodeDescriptor& info) {
     const std::string& op = info.node.opType;
     const bool global = op == "GlobalAveragePool" || op == "GlobalMaxPool";
     const bool max = op == "MaxPool" || op == "GlobalMaxPool";
-    if (info.inputDims.size() != 1 || !info.hasInput(0) || info.outputDims.empty() || !allFloat(info)) return std::nullopt;
+    if (info.inputDims.size() != 1 || !info.hasInput(0) || info.outputDims.empty() || info.outputTypes.empty()) return std::nullopt;
+    // The maximum of u8 or s8 codes is exact; averages of them are not the reference's.
+    const DType type = info.inputTypes[0];
+    const bool int8 = type == DType::UInt8 || type == DType::Int8;
+    if (info.outputTypes[0] != type || !(type == DType::Float || (int8 && max))) return std::nullopt;
     // MaxPool's Indices output is the reference kernel's.
     if (info.node.outputs().size() > 1 && info.node.output(1) != kNoId) return std::nullopt;
     const auto& x = info.inputDims[0];
@@ -95,6 +101,7 @@ std::optional<PoolSetup> poolSetup(const NodeDescriptor& info) {
         }
     }
     PoolSetup setup;
+    setup.type = type == DType::Float ? dt::f32 : type == DType::UInt8 ? dt::u8 : dt::s8;
     setup.src = x;
     setup.dst = {x[0], x[1]};
     setup.dst.insert(setup.dst.end(), g.outSizes.begin(), g.outSizes.end());
@@ -136,8 +143,11 @@ std::unique_ptr<PreparedKernel> makePoolKernel(const PoolSetup& p, const memory:
 
 std::unique_ptr<PreparedKernel> makePool(const NodeDescriptor& info) {
     const std::optional<PoolSetup> p = poolSetup(info);
-    if (!p) return nullptr;
-    return makePoolKernel(*p, plainDesc(p->src), plainDesc(p->dst), info.threads, false);
+    // oneDNN pools u8/s8 NCHW with its reference loops (SqueezeNet's 55x55 pools: 7 ms each);
+    // pool.cpp's kernel does those, this one the channels-last variant below.
+    if (!p || p->type != dt::f32) return nullptr;
+    const auto plain = [&](const std::vector<int64_t>& dims) { return memory::desc(toDims(dims), p->type, plainStrides(toDims(dims))); };
+    return makePoolKernel(*p, plain(p->src), plain(p->dst), info.threads, false);
 }
 
 } // namespace
@@ -146,8 +156,9 @@ std::unique_ptr<PreparedKernel> prepareBlockedPool(const NodeDescriptor& info, c
     const std::string& op = info.node.opType;
     if (op != "MaxPool" && op != "AveragePool") return nullptr;  // global pools: plain is as fast
     const std::optional<PoolSetup> p = poolSetup(info);
-    if (!p || src.dims() != toDims(p->src) || src == plainDesc(p->src)) return nullptr;
-    return makePoolKernel(*p, src, memory::desc(toDims(p->dst), dt::f32, memory::format_tag::any), info.threads, true);
+    if (!p || src.dims() != toDims(p->src) || src.data_type() != p->type) return nullptr;
+    if (src == memory::desc(toDims(p->src), p->type, plainStrides(toDims(p->src)))) return nullptr;
+    return makePoolKernel(*p, src, memory::desc(toDims(p->dst), p->type, memory::format_tag::any), info.threads, true);
 }
 
 void registerPoolKernels(CpuKernelRegistry& registry) {

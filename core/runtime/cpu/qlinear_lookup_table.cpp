@@ -6,6 +6,7 @@
 // Runtime's QLinearSigmoid and QLinearLeakyRelu do. Element-wise, so any layout x and y share
 // works: where the plan passes x or y channels-last (the int8 convolutions' layout), the other
 // is reordered to it, as QLinearAdd does.
+#include "core/runtime/cpu/byte_table.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 
@@ -20,11 +21,30 @@
 #endif
 
 namespace graphlens::onednn {
+
+using Table = std::array<uint8_t, 256>;
+
+#ifdef GRAPHLENS_HAS_SIMD_LOOKUP
+/// The table as vpshufb reads it on AVX2 machines: row k holds entries 16k..16k+15, and each
+/// row is stored as its difference (xor) from the row before it within its half (rows 0 and 8
+/// as they are), in both 128-bit lanes.
+struct ShuffleRows {
+    __m256i rows[16];
+    __attribute__((target("avx2"))) explicit ShuffleRows(const Table& t) {
+        for (int k = 0; k < 16; ++k) {
+            __m128i row = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data() + 16 * k));
+            if (k % 8 != 0) row = _mm_xor_si128(row, _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data() + 16 * (k - 1))));
+            rows[k] = _mm256_broadcastsi128_si256(row);
+        }
+    }
+};
+#else
+struct ShuffleRows {};
+#endif
+
 namespace {
 
 using memory = dnnl::memory;
-
-using Table = std::array<uint8_t, 256>;
 
 void lookupScalar(const uint8_t* x, uint8_t* y, int64_t n, const Table& t) {
     for (int64_t i = 0; i < n; ++i) y[i] = t[x[i]];
@@ -51,20 +71,6 @@ bool hasVbmi() {
     static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
     return has;
 }
-
-/// The table as vpshufb reads it on AVX2 machines: row k holds entries 16k..16k+15, and each
-/// row is stored as its difference (xor) from the row before it within its half (rows 0 and 8
-/// as they are), in both 128-bit lanes.
-struct ShuffleRows {
-    __m256i rows[16];
-    __attribute__((target("avx2"))) explicit ShuffleRows(const Table& t) {
-        for (int k = 0; k < 16; ++k) {
-            __m128i row = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data() + 16 * k));
-            if (k % 8 != 0) row = _mm_xor_si128(row, _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data() + 16 * (k - 1))));
-            rows[k] = _mm256_broadcastsi128_si256(row);
-        }
-    }
-};
 
 /// 32 bytes at a time. vpshufb looks up 16 entries by an index's low 4 bits and gives 0 where
 /// its top bit is set. For a code v under 128, the index v - 16k is in [0, 127] for the rows k
@@ -93,26 +99,12 @@ bool hasAvx2() {
     static const bool has = __builtin_cpu_supports("avx2");
     return has;
 }
-#else
-struct ShuffleRows {};
 #endif
-
-/// y = t[x] on the widest path the machine has (`rows`: the AVX2 form of t, where that path is taken).
-void lookup(const uint8_t* x, uint8_t* y, int64_t n, const Table& t, const ShuffleRows* rows) {
-#ifdef GRAPHLENS_HAS_SIMD_LOOKUP
-    if (hasVbmi()) return lookupVbmi(x, y, n, t);
-    if (rows) return lookupAvx2(x, y, n, *rows, t);
-#endif
-    lookupScalar(x, y, n, t);
-}
 
 class LookupTableKernel final : public PreparedKernel, public BlockedLayoutKernel {
 public:
     LookupTableKernel(const Table& table, DType x, DType y, const std::vector<int64_t>& dims, int threads)
         : table_(table), threads_(threads), n_(elementCount(dims)) {
-#ifdef GRAPHLENS_HAS_SIMD_LOOKUP
-        if (!hasVbmi() && hasAvx2()) rows_ = std::make_unique<ShuffleRows>(table);
-#endif
         const auto type = [](DType t) { return t == DType::Int8 ? memory::data_type::s8 : memory::data_type::u8; };
         channelsLast_ = dims.size() == 4 && dims[1] > 1 && dims[2] * dims[3] > 1;
         if (!channelsLast_) return;
@@ -172,13 +164,12 @@ private:
         // a run against 64 KiB chunks).
         const int64_t chunk = 1 << 14;
         const int64_t chunks = (n_ + chunk - 1) / chunk;
-        if (chunks <= 1) return lookup(x, y, n_, table_, rows_.get());
+        if (chunks <= 1) return table_.map(x, y, n_);
 #pragma omp parallel for schedule(static)
-        for (int64_t c = 0; c < chunks; ++c) lookup(x + c * chunk, y + c * chunk, std::min(n_, (c + 1) * chunk) - c * chunk, table_, rows_.get());
+        for (int64_t c = 0; c < chunks; ++c) table_.map(x + c * chunk, y + c * chunk, std::min(n_, (c + 1) * chunk) - c * chunk);
     }
 
-    Table table_;
-    std::unique_ptr<ShuffleRows> rows_;
+    ByteTable table_;
     int threads_;
     int64_t n_;
     memory::desc plain_[2], last_[2];
@@ -200,6 +191,23 @@ std::unique_ptr<PreparedKernel> prepareLookupTable(const NodeDescriptor& info) {
 }
 
 } // namespace
+
+ByteTable::ByteTable(const Table& table) : table_(table) {
+#ifdef GRAPHLENS_HAS_SIMD_LOOKUP
+    if (!hasVbmi() && hasAvx2()) rows_ = std::make_unique<ShuffleRows>(table);
+#endif
+}
+ByteTable::~ByteTable() = default;
+ByteTable::ByteTable(ByteTable&&) noexcept = default;
+ByteTable& ByteTable::operator=(ByteTable&&) noexcept = default;
+
+void ByteTable::map(const uint8_t* x, uint8_t* y, int64_t n) const {
+#ifdef GRAPHLENS_HAS_SIMD_LOOKUP
+    if (hasVbmi()) return lookupVbmi(x, y, n, table_);
+    if (rows_) return lookupAvx2(x, y, n, *rows_, table_);
+#endif
+    lookupScalar(x, y, n, table_);
+}
 
 void registerLookupTableKernels(CpuKernelRegistry& registry) {
     registry.add("QLinearLookupTable", prepareLookupTable, "ai.graphlens");

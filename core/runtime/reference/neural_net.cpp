@@ -248,6 +248,7 @@ void registerNeuralNetKernels(KernelRegistry& registry) {
     registry.add("QLinearAdd", nn::qlinearAdd, "com.microsoft");
     registry.add("QLinearLookupTable", nn::qlinearLookupTable, "ai.graphlens");
     registry.add("QLinearMul", nn::qlinearMul, "com.microsoft");
+    registry.add("QLinearConcat", nn::qlinearConcat, "com.microsoft");
     registry.add("QLinearGlobalAveragePool", nn::qlinearGlobalAveragePool, "com.microsoft");
     registry.add("FusedGemm", nn::fusedGemm, "com.microsoft");
     registry.add("FusedMatMul", nn::fusedMatMul, "com.microsoft");

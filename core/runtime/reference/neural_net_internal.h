@@ -98,6 +98,7 @@ void dequantizeLinear(KernelContext& ctx);
 void qlinearAdd(KernelContext& ctx);        // com.microsoft QLinearAdd (neural_net_quant.cpp)
 void qlinearLookupTable(KernelContext& ctx);  // ai.graphlens QLinearLookupTable (the CPU plan's)
 void qlinearMul(KernelContext& ctx);        // com.microsoft QLinearMul
+void qlinearConcat(KernelContext& ctx);     // com.microsoft QLinearConcat
 void qlinearGlobalAveragePool(KernelContext& ctx);  // com.microsoft QLinearGlobalAveragePool
 void dynamicQuantizeLinear(KernelContext& ctx);
 void resize(KernelContext& ctx);           // neural_net_resize.cpp

@@ -1,10 +1,13 @@
 // Reference kernels for linear quantization: QuantizeLinear and DequantizeLinear (per tensor or
-// per axis), DynamicQuantizeLinear, ONNX Runtime's QLinearAdd and the CPU plan's QLinearLookupTable.
+// per axis), DynamicQuantizeLinear, ONNX Runtime's QLinearAdd, QLinearMul, QLinearConcat and QLinearGlobalAveragePool,
+// and the CPU plan's QLinearLookupTable.
 // Scaling is done in float, as ONNX's reference does.
 #include "core/runtime/reference/neural_net_internal.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <numeric>
 
 namespace graphlens::nn {
 namespace {
@@ -118,6 +121,53 @@ void qlinearAdd(KernelContext& ctx) {
 /// com.microsoft QLinearMul: DQ(A) * DQ(B) -> Q.
 void qlinearMul(KernelContext& ctx) {
     qlinearBinary(ctx, "QLinearMul", [](float x, float y) { return x * y; });
+}
+
+/// com.microsoft QLinearConcat (Y_scale, Y_zero_point, then X, X_scale, X_zero_point for each
+/// input; axis): Q(Concat(DQ(X_1), DQ(X_2), ...)), each step in float as those ops compute it.
+void qlinearConcat(KernelContext& ctx) {
+    if (ctx.inputCount() < 5 || (ctx.inputCount() - 2) % 3 != 0)
+        throw KernelError("QLinearConcat takes Y_scale, Y_zero_point and a tensor, scale and zero point per input");
+    const auto scalarAt = [&](size_t i) {
+        const std::vector<double> v = doublesOf(ctx.input(i));
+        if (v.size() != 1) throw KernelError("QLinearConcat takes one scale and zero point per tensor");
+        return v[0];
+    };
+    const float ys = float(scalarAt(0));
+    const double yz = scalarAt(1);
+    const DType yType = ctx.input(1).dtype();
+    const size_t count = (ctx.inputCount() - 2) / 3;
+    const Tensor& first = ctx.input(2);
+    const int64_t axis = ref::normalizeAxis(ctx.attributes().getInt("axis", 0), int64_t(first.rank()));
+    std::vector<int64_t> dims = first.dims();
+    dims[size_t(axis)] = 0;
+    for (size_t k = 0; k < count; ++k) {
+        const Tensor& x = ctx.input(2 + 3 * k);
+        if (x.rank() != first.rank()) throw KernelError("QLinearConcat's inputs have different ranks");
+        for (size_t d = 0; d < x.rank(); ++d)
+            if (int64_t(d) != axis && x.dims()[d] != first.dims()[d])
+                throw KernelError("QLinearConcat's inputs differ in a dimension other than the axis");
+        dims[size_t(axis)] += x.dims()[size_t(axis)];
+    }
+    const int64_t outer = std::accumulate(dims.begin(), dims.begin() + axis, int64_t(1), std::multiplies<>());
+    const int64_t inner = std::accumulate(dims.begin() + axis + 1, dims.end(), int64_t(1), std::multiplies<>());
+    const int64_t row = dims[size_t(axis)] * inner;
+    std::vector<double> y(size_t(outer * row));
+    int64_t offset = 0;
+    for (size_t k = 0; k < count; ++k) {
+        const Tensor& x = ctx.input(2 + 3 * k);
+        const float xs = float(scalarAt(3 + 3 * k));
+        const double xz = scalarAt(4 + 3 * k);
+        const std::vector<double> xv = doublesOf(x);
+        const int64_t width = x.dims()[size_t(axis)] * inner;
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t i = 0; i < width; ++i) {
+                const float v = float(xv[size_t(o * width + i)] - xz) * xs;
+                y[size_t(o * row + offset + i)] = saturateRound(std::nearbyint(double(v / ys)) + yz, yType);
+            }
+        offset += width;
+    }
+    ctx.setOutput(0, tensorOfDoubles(yType, dims, y));
 }
 
 /// com.microsoft QLinearGlobalAveragePool (X, x_scale, x_zero, y_scale, y_zero; channels_last 0):

@@ -562,6 +562,56 @@ private slots:
         QVERIFY(c.maxAbsError > 0);
     }
 
+    void aMaxPoolAfterAConcatSharesItsQuantizationSoTheCpuPlanRunsBothInt8() {
+        // SqueezeNet's Fire module: x -> squeeze -> (left, right) -> Concat -> MaxPool -> conv -> pool. The
+        // MaxPool's input (the Concat's float output) gets a pair too, and its output takes the
+        // same scale and zero point, so the CPU plan pools the u8 codes and runs the Concat as
+        // QLinearConcat: no float between the convolutions.
+        GraphBuilder b;
+        auto x = b.input("x", DType::Float, {1, 4, 7, 7});
+        const auto conv = [&](ValueId in, int64_t channels, int64_t out, uint64_t seed, const std::string& name) {
+            return b.op("Relu", {b.op("Conv", {in, b.initializer(name + ".w", seeded({out, channels, 1, 1}, seed, -0.6f, 0.6f)),
+                                               b.initializer(name + ".b", seeded({out}, seed + 1, -0.2f, 0.2f))}, {}, name)}, {},
+                        name + "_relu");
+        };
+        const ValueId squeezed = conv(x, 4, 4, 1, "squeeze");
+        Attributes axis;
+        axis.set("axis", int64_t(1));
+        const ValueId cat = b.op("Concat", {conv(squeezed, 4, 8, 3, "left"), conv(squeezed, 4, 8, 5, "right")}, axis, "concat");
+        Attributes window;
+        window.set("kernel_shape", std::vector<int64_t>{3, 3});
+        window.set("strides", std::vector<int64_t>{2, 2});
+        const ValueId pooled = b.op("MaxPool", {cat}, window, "pool");
+        b.output(b.op("GlobalAveragePool", {b.op("Conv", {pooled, b.initializer("last.w", seeded({4, 16, 1, 1}, 7, -0.6f, 0.6f))}, {}, "last")}, {},
+                      "head"));
+        Model m = withShapes(b.model(17));
+        const Model original = m;
+        const InputSet feeds{{"x", seeded({1, 4, 7, 7}, 9, -2.f, 2.f)}};
+        const PassResult r = quantizeOn(m, feeds);
+        QCOMPARE(r.counter("numQuantized"), int64_t(4));
+        // x, squeeze, left, right, the Concat's output, the MaxPool's output and the last conv's
+        QCOMPARE(countOps(m.graph, "QuantizeLinear"), 7);
+        const Node& pool = m.graph.node(*m.graph.findNode("pool"));
+        const Node& dq = m.graph.node(m.graph.value(pool.input(0)).producer());
+        const Node& q = m.graph.node(m.graph.value(pool.output(0)).uses().at(0).node);
+        QCOMPARE(dq.opType, std::string("DequantizeLinear"));
+        QCOMPARE(q.opType, std::string("QuantizeLinear"));
+        QCOMPARE(m.graph.constantValue(q.input(1))->toDoubles(), m.graph.constantValue(dq.input(1))->toDoubles());
+        QCOMPARE(m.graph.constantValue(q.input(2))->toDoubles(), m.graph.constantValue(dq.input(2))->toDoubles());
+        QVERIFY(std::find(r.notes.begin(), r.notes.end(),
+                          "1 MaxPool quantized on both sides with their input's scale and zero point: the CPU plan pools the u8 codes") !=
+                r.notes.end());
+        QCOMPARE(countKernels(m, "qlinear-concat[nhwc in,out]"), 1);
+        QCOMPARE(countKernels(m, "onednn:pool[blocked in,out]"), 1);
+        QCOMPARE(countKernels(m, "qlinear_conv"), 4);
+        // Near the float model: its output within a few steps of the last convolution's input.
+        const Tensor expected = makeCpuBackend()->compile(original, {})->run(feeds).at(0);
+        const Tensor got = makeCpuBackend()->compile(m, {})->run(feeds).at(0);
+        const TensorComparison c = compareTensors(got, expected, 0, 0.1);
+        QVERIFY2(c.matches, c.mismatch.c_str());
+        QVERIFY(c.maxAbsError > 0);
+    }
+
     void aFusedGemmIsSplitSoItsGemmIsQuantized() {
         // x [2, 16] -> Gemm g1 (8x16, transB, bias) -> Tanh -> Gemm g2 (4x8, transB, bias) -> y; default
         // makes g1 and the Tanh one FusedGemm, which the pass splits again: g1 is int8 and the Tanh

@@ -533,6 +533,17 @@ const std::vector<Case>& kCases() {
                 Case{"com.microsoft:QLinearGlobalAveragePool", {ints(I8, {1, 40, 5, 5}, -128, 127), scalar(0.02f), konst(i8({}, {3})), scalar(0.005f),
                                                                 konst(i8({}, {-2}))}, {{"channels_last", 0}}}
                     .tol(Tol{0, 1, "int32 sums: one output step"}).only(Target::Cpu),
+                // ONNX Runtime's QLinearConcat (the CPU plan's QDQ Concat): each input requantized
+                // to the output's parameters through a table, or copied where they are the same; exact
+                Case{"com.microsoft:QLinearConcat", {scalar(0.05f), konst(u8({}, {100})), ints(U8, {2, 16, 5, 7}, 0, 255), scalar(0.03f),
+                                                     konst(u8({}, {120})), ints(U8, {2, 8, 5, 7}, 0, 255), scalar(0.05f), konst(u8({}, {100}))},
+                     {{"axis", 1}}}.tol(kExact).only(Target::Cpu),
+                Case{"com.microsoft:QLinearConcat", {scalar(0.02f), konst(i8({}, {-3})), ints(I8, {3, 5, 4}, -128, 127), scalar(0.07f),
+                                                     konst(i8({}, {10})), ints(I8, {3, 5, 9}, -128, 127), scalar(0.01f), konst(i8({}, {0}))},
+                     {{"axis", -1}}}.tol(kExact).only(Target::Cpu),
+                // MaxPool of u8 and s8 codes (the CPU plan's QDQ MaxPool), exact
+                Case{"MaxPool", {ints(U8, {1, 3, 9, 9}, 0, 255)}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"ceil_mode", 1}}}.tol(kExact).only(Target::Cpu),
+                Case{"MaxPool", {ints(I8, {2, 2, 8, 7}, -128, 127)}, {{"kernel_shape", {2, 3}}, {"pads", {1, 1, 1, 1}}}}.tol(kExact).only(Target::Cpu),
                 // The CPU plan's lookup table (DQ -> activation -> Q): y = table[x's byte], exact
                 Case{"ai.graphlens:QLinearLookupTable", {ints(U8, {2, 16, 5, 7}, 0, 255), konst(ints(U8, {256}, 0, 255))}}.tol(kExact).only(Target::Cpu),
                 Case{"ai.graphlens:QLinearLookupTable", {ints(I8, {3, 100}, -128, 127), konst(ints(I8, {256}, -128, 127))}}.tol(kExact).only(Target::Cpu),

@@ -851,6 +851,47 @@ private slots:
         QVERIFY2(differ * 10 < got.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(got.size())));
     }
 
+    /// A SqueezeNet Fire module in QDQ form (a squeeze convolution, two expand convolutions, Concat,
+    /// MaxPool, a convolution) runs int8 from end to end: the Concat as QLinearConcat, which maps one
+    /// expand output's codes to the Concat's scale and copies the other's (quantized alike), and the
+    /// MaxPool on the u8 codes, all channels-last. Both are exact; the convolutions may round a step.
+    void qdqFireModuleRunsAsInt8() {
+        GraphBuilder b;
+        const ValueId x = b.input("x", DType::Float, Shape::ofSizes({1, 16, 9, 9}));
+        const QdqBuilder qdq{b};
+        const auto q = [&](ValueId v, float scale, int zero, const std::string& name) { return qdq.q(v, scale, zero, name); };
+        const auto dq = [&](ValueId v, const std::string& name) { return qdq.dq(v, name); };
+        const ValueId squeezed = q(qdq.conv1x1(dq(q(x, 0.01f, 128, "xq"), "xdq"), 71, "squeeze"), 0.02f, 128, "sq");
+        const ValueId left = q(qdq.conv1x1(dq(squeezed, "sdq_left"), 72, "left"), 0.015f, 120, "lq");
+        const ValueId right = q(qdq.conv1x1(dq(squeezed, "sdq_right"), 73, "right"), 0.025f, 100, "rq");
+        Attributes axis;
+        axis.set("axis", int64_t(1));
+        const ValueId cat = q(b.op("Concat", {dq(left, "ldq"), dq(right, "rdq")}, axis, "concat"), 0.025f, 100, "cq");
+        Attributes window;
+        window.set("kernel_shape", std::vector<int64_t>{3, 3});
+        window.set("strides", std::vector<int64_t>{2, 2});
+        window.set("ceil_mode", int64_t(1));
+        const ValueId pooled = q(b.op("MaxPool", {dq(cat, "cdq")}, window, "pool"), 0.025f, 100, "pq");
+        b.output(dq(q(qdq.conv1x1(dq(pooled, "pdq"), 74, "conv", 32), 0.01f, 128, "oq"), "out"));
+        const Model m = b.model(17);
+        const Tensor input = seeded({1, 16, 9, 9}, 75, -1.2f, 1.2f);
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const std::vector<double> expected = makeCpuBackend()->compile(m, reference)->run({{"x", input}}).at(0).toDoubles();
+        auto plan = makeCpuBackend()->compile(m, {});
+        QCOMPARE(kernelsOf(*plan), (std::vector<std::string>{"cpu:quantize", "onednn:qlinear_conv", "onednn:qlinear_conv", "onednn:qlinear_conv",
+                                                              "cpu:qlinear-concat[nhwc in,out]", "onednn:pool[blocked in,out]",
+                                                              "onednn:qlinear_conv", "cpu:dequantize"}));
+        QVERIFY(saysInItsPreparation(*plan, "ran 1 QDQ max pools on their int8 codes and 1 QDQ Concat as int8 QLinearConcat"));
+        const std::vector<double> got = plan->run({{"x", input}}).at(0).toDoubles();
+        const auto [worst, differ] = difference(got, expected);
+        qInfo("largest difference %g, %zu of %zu outputs differ", worst, differ, got.size());
+        // A step of an expand output (0.025 at most) through the last convolution (sum |w| * 0.004
+        // over 32 inputs, |w| <= 64), plus its own step.
+        QVERIFY2(worst <= 4 * 0.01 + 1e-6, qPrintable(QString("off by %1").arg(worst)));
+        QVERIFY2(differ * 10 < got.size(), qPrintable(QString("%1 of %2 differ").arg(differ).arg(got.size())));
+    }
+
     void quantizeAndDequantizeMatchTheReference() {
         for (DType t : {DType::UInt8, DType::Int8}) {
             GraphBuilder b;

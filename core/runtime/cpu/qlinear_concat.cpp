@@ -51,7 +51,7 @@ public:
         for (int64_t d = 0; d < axis; ++d) outer_ *= dims[size_t(d)];
         inner_ = 1;
         for (size_t d = size_t(axis) + 1; d < dims.size(); ++d) inner_ *= dims[d];
-        channelsLast_ = dims.size() == 4 && axis == 1 && dims[2] * dims[3] > 1;
+        channelsLast_ = dims.size() == 4 && axis == 1 && dims[2] * dims[3] > 1 && elementCount(dims) > 0;
         if (channelsLast_) last_ = memory::desc(toDims(dims), type, memory::format_tag::nhwc);
     }
 
@@ -90,6 +90,7 @@ public:
         for (const Part& p : parts_) rowWidth += p.width * unit;
         int64_t offset = 0;
         for (const Part& p : parts_) {
+            if (p.width == 0 || rows == 0) continue;  // nothing to copy (and maybe no buffer)
             const auto* x = static_cast<const uint8_t*>(handleOf(*in[2 + 3 * (&p - parts_.data())]));
             if (p.arrivesLast != lastOut_) {  // into the output's layout first
                 void* scratch = scratchBuffer(0, p.plain.get_size());
@@ -135,14 +136,13 @@ std::unique_ptr<PreparedKernel> prepareQLinearConcat(const NodeDescriptor& info)
     int64_t axis = info.attributes().getInt("axis", 0);
     if (axis < 0) axis += rank;
     if (axis < 0 || axis >= rank) return nullptr;
-    int64_t inner = 1;
-    for (int64_t d = axis + 1; d < rank; ++d) inner *= dims[size_t(d)];
     const memory::data_type dt = type == DType::UInt8 ? memory::data_type::u8 : memory::data_type::s8;
     std::vector<Part> parts;
     int64_t total = 0;
     for (size_t i = 2; i < n; i += 3) {
         const auto xs = scalar(i + 1), xz = scalar(i + 2);
-        if (!info.hasInput(i) || info.inputTypes[i] != type || !xs || !xz || !(*xs > 0) || info.inputDims[i].size() != dims.size())
+        if (!info.hasInput(i) || info.inputTypes[i] != type || info.inputTypes[i + 2] != type || !xs || !xz || !(*xs > 0) ||
+            info.inputDims[i].size() != dims.size())
             return nullptr;
         Part p;
         const std::vector<int64_t>& x = info.inputDims[i];

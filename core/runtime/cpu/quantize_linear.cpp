@@ -229,6 +229,7 @@ std::unique_ptr<PreparedKernel> prepareQuantizeLinear(const NodeDescriptor& info
         scales.push_back(float(v));
     }
     std::vector<int32_t> zeros(scales.size(), 0);
+    if (info.hasInput(2) && info.constants[2]->dtype() != integer) return nullptr;  // a float zero point: not the op's
     if (info.hasInput(2)) {
         const std::vector<double> z = info.constants[2]->toDoubles();
         for (size_t i = 0; i < z.size(); ++i) zeros[i] = int32_t(z[i]);

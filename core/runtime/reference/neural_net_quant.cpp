@@ -138,6 +138,7 @@ void qlinearConcat(KernelContext& ctx) {
     const DType yType = ctx.input(1).dtype();
     const size_t count = (ctx.inputCount() - 2) / 3;
     const Tensor& first = ctx.input(2);
+    if (first.rank() == 0) throw KernelError("QLinearConcat cannot concatenate scalars");
     const int64_t axis = ref::normalizeAxis(ctx.attributes().getInt("axis", 0), int64_t(first.rank()));
     std::vector<int64_t> dims = first.dims();
     dims[size_t(axis)] = 0;

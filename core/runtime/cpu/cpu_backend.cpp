@@ -360,7 +360,7 @@ public:
             fuseQdqMatMuls(prepared, &fusions.reportedAs);
             fuseQdqLookupTables(prepared, &fusions.reportedAs);
             fuseQdqSqueezeExcitation(prepared, &fusions.reportedAs);
-            fuseQdqPoolsAndConcats(prepared, &fusions.reportedAs);
+            fuseQdqSelections(prepared, &fusions.reportedAs);
         }
         dequantizeConstantWeights(prepared);
         if (!options.referenceOnly && options.fuseKernels) fuseConvolutionKernels(prepared, fusions);

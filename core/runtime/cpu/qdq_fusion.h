@@ -53,12 +53,14 @@ size_t fuseQdqLookupTables(PreparedModel& prepared, std::map<NodeId, NodeId>* re
 /// -> QuantizeLinear (b of a's shape or [N, C, 1, 1]) com.microsoft QLinearMul
 /// (qdq_squeeze_excitation.cpp). Adds one line to the steps; returns how many.
 size_t fuseQdqSqueezeExcitation(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
-/// The same for max pooling and concatenation (qdq_select.cpp): DequantizeLinear -> MaxPool or
-/// GlobalMaxPool -> QuantizeLinear with the same constant per-tensor scale and zero point on both
-/// sides becomes the pool of the u8/s8 codes themselves, DequantizeLinear on every input -> Concat
-/// -> QuantizeLinear com.microsoft QLinearConcat; both exact. Adds one line to the steps ("ran 3
-/// QDQ max pools on their int8 codes and 8 QDQ Concat as int8 QLinearConcat"); returns how many.
-size_t fuseQdqPoolsAndConcats(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
+/// The same for ops that select or move values, and concatenation (qdq_select.cpp):
+/// DequantizeLinear -> MaxPool, GlobalMaxPool, Reshape, Flatten, Squeeze, Unsqueeze, Transpose,
+/// Slice, DepthToSpace or SpaceToDepth -> QuantizeLinear with the same constant per-tensor scale and
+/// zero point on both sides becomes the op on the u8/s8 codes themselves, DequantizeLinear on every
+/// input -> Concat -> QuantizeLinear com.microsoft QLinearConcat; all exact. Adds one line to the
+/// steps ("ran 5 QDQ nodes on their int8 codes (3 MaxPool, 2 Reshape) and 8 QDQ Concat as int8
+/// QLinearConcat"); returns how many.
+size_t fuseQdqSelections(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs = nullptr);
 /// True when `node` is a one-input activation (of the default domain, or com.microsoft's QuickGelu,
 /// Gelu and FastGelu) that fuseQdqLookupTables tabulates between a DequantizeLinear and a
 /// QuantizeLinear (every kind of the activation table but Relu, Clip and Identity, which the int8

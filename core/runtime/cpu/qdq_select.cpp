@@ -1,10 +1,12 @@
 // The QDQ patterns of qdq_fusion.h whose op only selects or moves values, so it can run on the
 // int8 codes themselves:
-//   DequantizeLinear(x_q; s, z) -> MaxPool -> QuantizeLinear(s, z) -> MaxPool(x_q)
-// as ONNX Runtime's QDQ transformer drops such pairs. Dequantizing with a positive scale keeps
-// the codes' order, so the largest value of a window is the largest code's, and quantizing it
-// again with the same scale and zero point gives that code back (v / s is within two float
-// roundings of the integer q - z, far inside the half step that rounds to it).
+//   DequantizeLinear(x_q; s, z) -> op -> QuantizeLinear(s, z) -> op(x_q)
+// for MaxPool, GlobalMaxPool and the ops that move values (Reshape, Flatten, Squeeze, Unsqueeze,
+// Transpose, Slice, DepthToSpace, SpaceToDepth), as ONNX Runtime's QDQ transformer drops such
+// pairs. Dequantizing with a positive scale keeps the codes' order, so the largest value of a
+// window is the largest code's, and quantizing a dequantized code again with the same scale and
+// zero point gives it back (v / s is within two float roundings of the integer q - z, far inside
+// the half step that rounds to it).
 //   DequantizeLinear(x_k; s_k, z_k) for every input -> Concat -> QuantizeLinear(s, z)
 //     -> com.microsoft QLinearConcat(s, z, x_1, s_1, z_1, ...)
 // whose kernel maps each input's codes to the output's through a table (qlinear_concat.cpp).
@@ -17,6 +19,7 @@
 #include "core/runtime/node_descriptor.h"
 
 #include <algorithm>
+#include <set>
 
 namespace graphlens {
 namespace {
@@ -28,33 +31,42 @@ double zeroPointValue(const Graph& g, const Node& n) {
     return n.inputs().size() > 2 && n.input(2) != kNoId ? g.constantValue(n.input(2))->toDoubles()[0] : 0.0;
 }
 
-class FuseQdqPoolsAndConcats final : public Pass {
+/// Ops whose output holds values of input 0 (the others are shapes, axes or starts): the
+/// maximum of a window, or values moved.
+bool selectsValues(const Node& n) {
+    static const std::set<std::string> ops{"MaxPool", "GlobalMaxPool", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                           "Transpose", "Slice", "DepthToSpace", "SpaceToDepth"};
+    return n.domain.empty() && ops.count(n.opType) > 0;
+}
+
+class FuseQdqSelections final : public Pass {
 public:
-    std::string id() const override { return "fuse-qdq-pool-concat"; }
-    std::string title() const override { return "Run QDQ max pooling and concatenation on the int8 codes"; }
+    std::string id() const override { return "fuse-qdq-select"; }
+    std::string title() const override { return "Run QDQ pooling, data movement and concatenation on the int8 codes"; }
     std::string explanation() const override {
-        return "DequantizeLinear -> MaxPool -> QuantizeLinear with the same scale and zero point on both sides pools "
-               "the int8 codes themselves: the largest code dequantizes to the largest value. DequantizeLinear on "
-               "every input -> Concat -> QuantizeLinear becomes QLinearConcat, which maps each input's codes to the "
-               "output's through a 256-entry table.";
+        return "DequantizeLinear -> MaxPool (or Reshape, Transpose, Slice...) -> QuantizeLinear with the same scale and "
+               "zero point on both sides runs on the int8 codes themselves: the largest code dequantizes to the largest "
+               "value, and moved codes are the codes of moved values. DequantizeLinear on every input -> Concat -> "
+               "QuantizeLinear becomes QLinearConcat, which maps each input's codes to the output's through a 256-entry table.";
     }
     std::map<NodeId, NodeId> replaced;
-    int64_t pools = 0, concats = 0;
+    std::map<std::string, int64_t> selections;  ///< by op type
+    int64_t concats = 0;
 
     void run(Rewriter& rw, PassContext&) override {
         for (NodeId id : rw.graph().topologicalOrder()) {
             if (!rw.graph().hasNode(id)) continue;
             const Node& n = rw.graph().node(id);
             if (!n.domain.empty()) continue;
-            if (n.opType == "MaxPool" || n.opType == "GlobalMaxPool") fusePool(rw, n);
+            if (selectsValues(n) && !n.inputs().empty() && n.input(0) != kNoId) fuseSelection(rw, n);
             else if (n.opType == "Concat" && !n.inputs().empty()) fuseConcat(rw, n);
         }
     }
 
 private:
-    void fusePool(Rewriter& rw, const Node& pool) {
+    void fuseSelection(Rewriter& rw, const Node& pool) {
         const Graph& g = rw.graph();
-        if (pool.outputs().size() > 1 && pool.output(1) != kNoId) return;  // Indices: positions in the float tensor
+        if (pool.outputs().size() > 1 && pool.output(1) != kNoId) return;  // MaxPool's Indices: positions in the float tensor
         const Node* dq = perTensorDequantizer(g, pool.input(0));
         const Node* q = perTensorQuantizerAfter(g, pool.output(0));
         if (!dq || !q) return;
@@ -63,16 +75,20 @@ private:
         const float dqScale = float(g.constantValue(dq->input(1))->toDoubles()[0]);
         const float qScale = float(g.constantValue(q->input(1))->toDoubles()[0]);
         if (dqScale != qScale || zeroPointValue(g, *dq) != zeroPointValue(g, *q)) return;
+        for (size_t i = 1; i < pool.inputs().size(); ++i)
+            if (pool.input(i) == pool.input(0)) return;  // the float tensor as a shape or axes too
         std::vector<NodeId> nodes{pool.id};
         if (onlyFeeds(g, *dq, 1)) nodes.push_back(dq->id);
         nodes.push_back(q->id);
-        const std::string label = nodeLabel(pool);
+        std::vector<ValueId> inputs = pool.inputs();
+        inputs[0] = dq->input(0);
+        const std::string label = nodeLabel(pool), op = pool.opType;
         const NodeId reported = pool.id;
-        const NodeId fused = rw.replaceNodes(nodes, pool.opType, {dq->input(0)}, pool.attributes, "", Rewriter::KeepName::OfFirst);
+        const NodeId fused = rw.replaceNodes(nodes, op, std::move(inputs), pool.attributes, "", Rewriter::KeepName::OfFirst);
         replaced[fused] = reported;
-        ++pools;
+        ++selections[op];
         rw.count("numFused");
-        rw.commit("fuse-qdq-max-pool", "ran the QDQ " + label + " on its int8 codes");
+        rw.commit("fuse-qdq-select", "ran the QDQ " + label + " on its int8 codes");
     }
 
     void fuseConcat(Rewriter& rw, const Node& concat) {
@@ -112,15 +128,26 @@ private:
 
 } // namespace
 
-size_t fuseQdqPoolsAndConcats(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
+size_t fuseQdqSelections(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
     PassContext context = contextFor(prepared.model);
-    FuseQdqPoolsAndConcats pass;
+    FuseQdqSelections pass;
     const PassResult result = runPass(pass, prepared.model, context, false);
     const size_t fused = size_t(result.counter("numFused"));
     if (reportedAs) reportedAs->insert(pass.replaced.begin(), pass.replaced.end());
-    if (fused)
-        prepared.steps.push_back("ran " + std::to_string(pass.pools) + " QDQ max pools on their int8 codes and " +
-                                 std::to_string(pass.concats) + " QDQ Concat as int8 QLinearConcat");
+    if (!fused) return 0;
+    std::string line = "ran ";
+    if (!pass.selections.empty()) {
+        int64_t total = 0;
+        std::string kinds;
+        for (const auto& [op, count] : pass.selections) {
+            total += count;
+            kinds += (kinds.empty() ? "" : ", ") + std::to_string(count) + " " + op;
+        }
+        line += std::to_string(total) + " QDQ " + (total == 1 ? "node on its" : "nodes on their") + " int8 codes (" + kinds + ")";
+    }
+    if (pass.concats > 0)
+        line += std::string(pass.selections.empty() ? "" : " and ") + std::to_string(pass.concats) + " QDQ Concat as int8 QLinearConcat";
+    prepared.steps.push_back(line);
     return fused;
 }
 

@@ -51,7 +51,7 @@ public:
         for (int64_t d = 0; d < axis; ++d) outer_ *= dims[size_t(d)];
         inner_ = 1;
         for (size_t d = size_t(axis) + 1; d < dims.size(); ++d) inner_ *= dims[d];
-        channelsLast_ = dims.size() == 4 && axis == 1 && dims[2] * dims[3] > 1 && elementCount(dims) > 0;
+        channelsLast_ = dims.size() == 4 && axis == 1 && dims[2] * dims[3] > 1;
         if (channelsLast_) last_ = memory::desc(toDims(dims), type, memory::format_tag::nhwc);
     }
 
@@ -133,6 +133,9 @@ std::unique_ptr<PreparedKernel> prepareQLinearConcat(const NodeDescriptor& info)
     if (!ys || !yz || !(*ys > 0) || info.inputTypes[1] != type) return nullptr;
     const std::vector<int64_t>& dims = info.outputDims[0];
     const int64_t rank = int64_t(dims.size());
+    int64_t count = 1;  // empty or overflowing shapes go to the reference kernel
+    for (int64_t d : dims)
+        if (d <= 0 || __builtin_mul_overflow(count, d, &count)) return nullptr;
     int64_t axis = info.attributes().getInt("axis", 0);
     if (axis < 0) axis += rank;
     if (axis < 0 || axis >= rank) return nullptr;

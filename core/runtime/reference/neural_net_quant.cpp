@@ -148,8 +148,10 @@ void qlinearConcat(KernelContext& ctx) {
         for (size_t d = 0; d < x.rank(); ++d)
             if (int64_t(d) != axis && x.dims()[d] != first.dims()[d])
                 throw KernelError("QLinearConcat's inputs differ in a dimension other than the axis");
-        dims[size_t(axis)] += x.dims()[size_t(axis)];
+        if (__builtin_add_overflow(dims[size_t(axis)], x.dims()[size_t(axis)], &dims[size_t(axis)]))
+            throw KernelError("QLinearConcat's inputs are too long along the axis together");
     }
+    if (ref::elementCount(dims) == 0) return ctx.setOutput(0, tensorOfDoubles(yType, dims, {}));
     const int64_t outer = std::accumulate(dims.begin(), dims.begin() + axis, int64_t(1), std::multiplies<>());
     const int64_t inner = std::accumulate(dims.begin() + axis + 1, dims.end(), int64_t(1), std::multiplies<>());
     const int64_t row = dims[size_t(axis)] * inner;

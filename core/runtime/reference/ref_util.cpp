@@ -21,7 +21,10 @@ int64_t normalizeAxis(int64_t axis, int64_t rank, const char* what) {
 
 std::vector<int64_t> stridesOf(const std::vector<int64_t>& dims) {
     std::vector<int64_t> strides(dims.size(), 1);
-    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+    // A product past int64 means a tensor with no elements ([0, 2^63 - 1, 6]): nothing is ever
+    // indexed with such a stride, so it is 0 rather than undefined (fuzz_run).
+    for (size_t i = dims.size(); i-- > 1;)
+        if (__builtin_mul_overflow(strides[i], dims[i], &strides[i - 1])) strides[i - 1] = 0;
     return strides;
 }
 

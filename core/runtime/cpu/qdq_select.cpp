@@ -64,27 +64,27 @@ public:
     }
 
 private:
-    void fuseSelection(Rewriter& rw, const Node& pool) {
+    void fuseSelection(Rewriter& rw, const Node& node) {
         const Graph& g = rw.graph();
-        if (pool.outputs().size() > 1 && pool.output(1) != kNoId) return;  // MaxPool's Indices: positions in the float tensor
-        const Node* dq = perTensorDequantizer(g, pool.input(0));
-        const Node* q = perTensorQuantizerAfter(g, pool.output(0));
+        if (node.outputs().size() > 1 && node.output(1) != kNoId) return;  // MaxPool's Indices: positions in the float tensor
+        const Node* dq = perTensorDequantizer(g, node.input(0));
+        const Node* q = perTensorQuantizerAfter(g, node.output(0));
         if (!dq || !q) return;
         const DType type = valueType(g, dq->input(0));
         if (quantizedType(g, *q) != type) return;
         const float dqScale = float(g.constantValue(dq->input(1))->toDoubles()[0]);
         const float qScale = float(g.constantValue(q->input(1))->toDoubles()[0]);
         if (dqScale != qScale || zeroPointValue(g, *dq) != zeroPointValue(g, *q)) return;
-        for (size_t i = 1; i < pool.inputs().size(); ++i)
-            if (pool.input(i) == pool.input(0)) return;  // the float tensor as a shape or axes too
-        std::vector<NodeId> nodes{pool.id};
+        for (size_t i = 1; i < node.inputs().size(); ++i)
+            if (node.input(i) == node.input(0)) return;  // the float tensor as a shape or axes too
+        std::vector<NodeId> nodes{node.id};
         if (onlyFeeds(g, *dq, 1)) nodes.push_back(dq->id);
         nodes.push_back(q->id);
-        std::vector<ValueId> inputs = pool.inputs();
+        std::vector<ValueId> inputs = node.inputs();
         inputs[0] = dq->input(0);
-        const std::string label = nodeLabel(pool), op = pool.opType;
-        const NodeId reported = pool.id;
-        const NodeId fused = rw.replaceNodes(nodes, op, std::move(inputs), pool.attributes, "", Rewriter::KeepName::OfFirst);
+        const std::string label = nodeLabel(node), op = node.opType;
+        const NodeId reported = node.id;
+        const NodeId fused = rw.replaceNodes(nodes, op, std::move(inputs), node.attributes, "", Rewriter::KeepName::OfFirst);
         replaced[fused] = reported;
         ++selections[op];
         rw.count("numFused");

@@ -135,9 +135,9 @@ Dims plainStrides(const Dims& dims) {
     return strides;
 }
 
-dnnl::memory::desc plainDesc(const std::vector<int64_t>& dims) {
+dnnl::memory::desc plainDesc(const std::vector<int64_t>& dims, dnnl::memory::data_type type) {
     const Dims d = toDims(dims);
-    return dnnl::memory::desc(d, dnnl::memory::data_type::f32, plainStrides(d));
+    return dnnl::memory::desc(d, type, plainStrides(d));
 }
 
 bool allFloat(const NodeDescriptor& info) {

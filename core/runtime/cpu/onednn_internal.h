@@ -62,8 +62,8 @@ using Dims = dnnl::memory::dims;
 Dims toDims(const std::vector<int64_t>& dims);
 /// The row-major ("a", "ab", "abc", ...) format tag of `rank`, e.g. nchw for rank 4.
 dnnl::memory::format_tag plainTag(size_t rank);
-/// A float32 memory descriptor of `dims` in row-major order.
-dnnl::memory::desc plainDesc(const std::vector<int64_t>& dims);
+/// A memory descriptor of `dims` in row-major order (float32 unless `type` says otherwise).
+dnnl::memory::desc plainDesc(const std::vector<int64_t>& dims, dnnl::memory::data_type type = dnnl::memory::data_type::f32);
 /// The row length (in floats) to store a matrix of `columns` columns with, for oneDNN's gemm: 16
 /// floats more where rows of a multiple of 1 KiB would make its reads of successive rows compete
 /// for the same cache sets (see constantWeightsDesc in onednn_matmul.cpp for the figures).

@@ -146,8 +146,7 @@ std::unique_ptr<PreparedKernel> makePool(const NodeDescriptor& info) {
     // oneDNN pools u8/s8 NCHW with its reference loops (SqueezeNet's 55x55 pools: 7 ms each);
     // pool.cpp's kernel does those, this one the channels-last variant below.
     if (!p || p->type != dt::f32) return nullptr;
-    const auto plain = [&](const std::vector<int64_t>& dims) { return memory::desc(toDims(dims), p->type, plainStrides(toDims(dims))); };
-    return makePoolKernel(*p, plain(p->src), plain(p->dst), info.threads, false);
+    return makePoolKernel(*p, plainDesc(p->src), plainDesc(p->dst), info.threads, false);
 }
 
 } // namespace
@@ -156,8 +155,7 @@ std::unique_ptr<PreparedKernel> prepareBlockedPool(const NodeDescriptor& info, c
     const std::string& op = info.node.opType;
     if (op != "MaxPool" && op != "AveragePool") return nullptr;  // global pools: plain is as fast
     const std::optional<PoolSetup> p = poolSetup(info);
-    if (!p || src.dims() != toDims(p->src) || src.data_type() != p->type) return nullptr;
-    if (src == memory::desc(toDims(p->src), p->type, plainStrides(toDims(p->src)))) return nullptr;
+    if (!p || src.dims() != toDims(p->src) || src.data_type() != p->type || src == plainDesc(p->src, p->type)) return nullptr;
     return makePoolKernel(*p, src, memory::desc(toDims(p->dst), p->type, memory::format_tag::any), info.threads, true);
 }
 

@@ -9,6 +9,7 @@
 #include "core/runtime/cpu/byte_table.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
+#include "core/runtime/cpu/requantize.h"  // hasAvx2
 
 #include <algorithm>
 #include <array>
@@ -93,11 +94,6 @@ __attribute__((target("avx2"))) void lookupAvx2(const uint8_t* x, uint8_t* y, in
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_blendv_epi8(fromLow, fromHigh, v));
     }
     lookupScalar(x + i, y + i, n - i, table);
-}
-
-bool hasAvx2() {
-    static const bool has = __builtin_cpu_supports("avx2");
-    return has;
 }
 #endif
 

@@ -73,9 +73,7 @@ const Node* activationAfter(const Graph& g, ValueId v) {
 /// True when quantizing with `q`'s constant scale and zero point (of `type`) saturates at least
 /// as tightly as `activation` (a Relu or Clip of activationAfter), so Q(activation(t)) = Q(t).
 bool impliedByQuantize(const Graph& g, const Node& activation, const Node& q, DType type) {
-    const float scale = float(g.constantValue(q.input(1))->toDoubles()[0]);
-    const bool hasZero = q.inputs().size() > 2 && q.input(2) != kNoId;
-    const float zero = hasZero ? float(g.constantValue(q.input(2))->toDoubles()[0]) : 0.f;
+    const auto [scale, zero] = qdq::perTensorParams(g, q);
     const float qmin = type == DType::UInt8 ? 0.f : -128.f, qmax = type == DType::UInt8 ? 255.f : 127.f;
     if (activation.opType == "Relu") return zero == qmin;
     const std::vector<float> bounds = fusableActivation(g, activation)->params;
@@ -540,29 +538,20 @@ bool isQdqWeight(const Graph& g, NodeId dq) {
 }
 
 size_t fuseQdqConvolutions(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
-    PassContext context = contextFor(prepared.model);
     FuseQdqConvolutions pass;
-    const PassResult result = runPass(pass, prepared.model, context, false);
-    const size_t fused = size_t(result.counter("numFused"));
-    if (reportedAs) reportedAs->insert(pass.replacedConv.begin(), pass.replacedConv.end());
+    const size_t fused = qdq::runPlanRewrite(pass, prepared, pass.replacedConv, reportedAs);
     if (fused)
         prepared.steps.push_back("ran " + std::to_string(fused) + " QDQ convolution" + (fused == 1 ? "" : "s") +
                                  " as int8 QLinearConv (int8 activations between them)");
     FuseQdqAdds adds;
-    const PassResult addResult = runPass(adds, prepared.model, context, false);
-    if (const int64_t n = addResult.counter("numFused"); n > 0) {
+    if (const size_t n = qdq::runPlanRewrite(adds, prepared, adds.replacedAdd, reportedAs); n > 0)
         prepared.steps.push_back("ran " + std::to_string(n) + " QDQ addition" + (n == 1 ? "" : "s") + " as int8 QLinearAdd");
-        if (reportedAs) reportedAs->insert(adds.replacedAdd.begin(), adds.replacedAdd.end());
-    }
     return fused;
 }
 
 size_t fuseQdqMatMuls(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
-    PassContext context = contextFor(prepared.model);
     FuseQdqProducts pass;
-    const PassResult result = runPass(pass, prepared.model, context, false);
-    const size_t fused = size_t(result.counter("numFused"));
-    if (reportedAs) reportedAs->insert(pass.replaced.begin(), pass.replaced.end());
+    const size_t fused = qdq::runPlanRewrite(pass, prepared, pass.replaced, reportedAs);
     if (fused) {
         std::string kinds;
         for (const char* kind : {"QLinearMatMul", "QGemm", "MatMulIntegerToFloat", "QGemm with a float output"})

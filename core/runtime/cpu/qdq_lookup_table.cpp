@@ -176,11 +176,8 @@ bool tabulatesActivation(const Node& n) {
 }
 
 size_t fuseQdqLookupTables(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
-    PassContext context = contextFor(prepared.model);
     FuseQdqLookupTables pass;
-    const PassResult result = runPass(pass, prepared.model, context, false);
-    const size_t fused = size_t(result.counter("numFused"));
-    if (reportedAs) reportedAs->insert(pass.replaced.begin(), pass.replaced.end());
+    const size_t fused = qdq::runPlanRewrite(pass, prepared, pass.replaced, reportedAs);
     if (fused) {
         std::string kinds;
         for (const auto& [what, n] : pass.made) kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + what;

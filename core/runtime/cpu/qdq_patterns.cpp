@@ -1,6 +1,7 @@
 // The QDQ element-wise patterns' common matches (qdq_patterns.h).
 #include "core/runtime/cpu/qdq_patterns.h"
 
+#include "core/passes/pass_manager.h"
 #include "core/runtime/node_descriptor.h"
 
 #include <cmath>
@@ -49,6 +50,13 @@ const Node* perTensorQuantizerAfter(const Graph& g, ValueId v) {
     return ok && (!z || isInt8(z->dtype())) ? &q : nullptr;
 }
 
+PerTensorParams perTensorParams(const Graph& g, const Node& n) {
+    PerTensorParams p;
+    p.scale = float(g.constantValue(n.input(1))->toDoubles()[0]);
+    if (n.inputs().size() > 2 && n.input(2) != kNoId) p.zero = float(g.constantValue(n.input(2))->toDoubles()[0]);
+    return p;
+}
+
 ValueId zeroPointOf(Rewriter& rw, const Node& n, DType type, const std::string& name) {
     if (n.inputs().size() > 2 && n.input(2) != kNoId) return n.input(2);
     return rw.addInitializer(name, Tensor::allocate(type, {}));
@@ -60,6 +68,14 @@ DType quantizedType(const Graph& g, const Node& q) {
 
 bool onlyFeeds(const Graph& g, const Node& dq, size_t readers) {
     return g.value(dq.output(0)).uses().size() == readers && !g.isGraphOutput(dq.output(0));
+}
+
+size_t runPlanRewrite(Pass& pass, PreparedModel& prepared, const std::map<NodeId, NodeId>& replaced,
+                      std::map<NodeId, NodeId>* reportedAs) {
+    PassContext context = contextFor(prepared.model);
+    const PassResult result = runPass(pass, prepared.model, context, false);
+    if (reportedAs) reportedAs->insert(replaced.begin(), replaced.end());
+    return size_t(result.counter("numFused"));
 }
 
 } // namespace graphlens::qdq

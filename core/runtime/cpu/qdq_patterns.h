@@ -5,8 +5,11 @@
 #pragma once
 
 #include "core/graph/graph.h"
+#include "core/passes/pass.h"
 #include "core/passes/rewriter.h"
+#include "core/runtime/prepare.h"
 
+#include <map>
 #include <string>
 
 namespace graphlens::qdq {
@@ -21,6 +24,14 @@ const Node* perTensorDequantizer(const Graph& g, ValueId v);
 /// output), or nullptr.
 const Node* perTensorQuantizerAfter(const Graph& g, ValueId v);
 
+/// The constant per-tensor scale and zero point (0 where it has none) of a QuantizeLinear or
+/// DequantizeLinear that perTensorDequantizer or perTensorQuantizerAfter accepted.
+struct PerTensorParams {
+    float scale = 1.f, zero = 0.f;
+    bool operator==(const PerTensorParams&) const = default;
+};
+PerTensorParams perTensorParams(const Graph& g, const Node& n);
+
 /// The zero point input of a QuantizeLinear or DequantizeLinear, or a new 0 of `type` named
 /// `name` where it has none (the int8 ops take it as an input).
 ValueId zeroPointOf(Rewriter& rw, const Node& n, DType type, const std::string& name);
@@ -31,5 +42,11 @@ DType quantizedType(const Graph& g, const Node& q);
 /// True when `readers` nodes read the DequantizeLinear's output and nothing else does (it then
 /// goes with the pattern instead of staying for the others).
 bool onlyFeeds(const Graph& g, const Node& dq, size_t readers);
+
+/// Runs the plan rewrite `pass` on the prepared model (what each fuseQdq* of qdq_fusion.h does),
+/// adds the nodes it made to `reportedAs`, each mapped to the node it reports under (`replaced`,
+/// which the pass fills as it runs), and returns how many it fused (its numFused counter).
+size_t runPlanRewrite(Pass& pass, PreparedModel& prepared, const std::map<NodeId, NodeId>& replaced,
+                      std::map<NodeId, NodeId>* reportedAs);
 
 } // namespace graphlens::qdq

@@ -26,11 +26,6 @@ namespace {
 
 using namespace qdq;
 
-/// The zero point a QuantizeLinear or DequantizeLinear applies (0 without one).
-double zeroPointValue(const Graph& g, const Node& n) {
-    return n.inputs().size() > 2 && n.input(2) != kNoId ? g.constantValue(n.input(2))->toDoubles()[0] : 0.0;
-}
-
 /// Ops whose output holds values of input 0 (the others are shapes, axes or starts): the
 /// maximum of a window, or values moved.
 bool selectsValues(const Node& n) {
@@ -72,9 +67,7 @@ private:
         if (!dq || !q) return;
         const DType type = valueType(g, dq->input(0));
         if (quantizedType(g, *q) != type) return;
-        const float dqScale = float(g.constantValue(dq->input(1))->toDoubles()[0]);
-        const float qScale = float(g.constantValue(q->input(1))->toDoubles()[0]);
-        if (dqScale != qScale || zeroPointValue(g, *dq) != zeroPointValue(g, *q)) return;
+        if (perTensorParams(g, *dq) != perTensorParams(g, *q)) return;
         for (size_t i = 1; i < node.inputs().size(); ++i)
             if (node.input(i) == node.input(0)) return;  // the float tensor as a shape or axes too
         std::vector<NodeId> nodes{node.id};
@@ -129,11 +122,8 @@ private:
 } // namespace
 
 size_t fuseQdqSelections(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
-    PassContext context = contextFor(prepared.model);
     FuseQdqSelections pass;
-    const PassResult result = runPass(pass, prepared.model, context, false);
-    const size_t fused = size_t(result.counter("numFused"));
-    if (reportedAs) reportedAs->insert(pass.replaced.begin(), pass.replaced.end());
+    const size_t fused = runPlanRewrite(pass, prepared, pass.replaced, reportedAs);
     if (!fused) return 0;
     std::string line = "ran ";
     if (!pass.selections.empty()) {

@@ -103,11 +103,8 @@ private:
 } // namespace
 
 size_t fuseQdqSqueezeExcitation(PreparedModel& prepared, std::map<NodeId, NodeId>* reportedAs) {
-    PassContext context = contextFor(prepared.model);
     FuseQdqSqueezeExcitation pass;
-    const PassResult result = runPass(pass, prepared.model, context, false);
-    const size_t fused = size_t(result.counter("numFused"));
-    if (reportedAs) reportedAs->insert(pass.replaced.begin(), pass.replaced.end());
+    const size_t fused = runPlanRewrite(pass, prepared, pass.replaced, reportedAs);
     if (fused)
         prepared.steps.push_back("ran " + std::to_string(pass.pools) + " QDQ GlobalAveragePool and " + std::to_string(pass.products) +
                                  " QDQ Mul as int8 QLinearGlobalAveragePool and QLinearMul");

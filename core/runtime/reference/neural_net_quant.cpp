@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <optional>
 
 namespace graphlens::nn {
 namespace {
@@ -85,18 +86,22 @@ void dynamicQuantizeLinear(KernelContext& ctx) {
 
 namespace {
 
+/// Input `i` of ONNX Runtime's QLinear op `name`: its one scale or zero point; `fallback` where
+/// the input is omitted, and without a fallback an omitted input is an error (as input() says).
+double scalarParameter(const KernelContext& ctx, size_t i, const char* name, std::optional<double> fallback = std::nullopt) {
+    if (fallback && !ctx.hasInput(i)) return *fallback;
+    const std::vector<double> v = doublesOf(ctx.input(i));
+    if (v.size() != 1) throw KernelError(std::string(name) + " takes one scale and zero point per input");
+    return v[0];
+}
+
 /// C = QuantizeLinear(DequantizeLinear(A) op DequantizeLinear(B)) with broadcasting, each step in
 /// float as the three ops compute it (A, A_scale, A_zero, B, B_scale, B_zero, C_scale, C_zero).
 template <typename Op>
 void qlinearBinary(KernelContext& ctx, const char* name, Op op) {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(3);
-    const auto scalarAt = [&](size_t i, double fallback) {
-        if (!ctx.hasInput(i)) return fallback;
-        const std::vector<double> v = doublesOf(ctx.input(i));
-        if (v.size() != 1) throw KernelError(std::string(name) + " takes one scale and zero point per input");
-        return v[0];
-    };
+    const auto scalarAt = [&](size_t i, double fallback) { return scalarParameter(ctx, i, name, fallback); };
     const float as = float(scalarAt(1, 1)), bs = float(scalarAt(4, 1)), cs = float(scalarAt(6, 1));
     const double az = scalarAt(2, 0), bz = scalarAt(5, 0), cz = scalarAt(7, 0);
     const DType cType = ctx.hasInput(7) ? ctx.input(7).dtype() : a.dtype();
@@ -128,11 +133,7 @@ void qlinearMul(KernelContext& ctx) {
 void qlinearConcat(KernelContext& ctx) {
     if (ctx.inputCount() < 5 || (ctx.inputCount() - 2) % 3 != 0)
         throw KernelError("QLinearConcat takes Y_scale, Y_zero_point and a tensor, scale and zero point per input");
-    const auto scalarAt = [&](size_t i) {
-        const std::vector<double> v = doublesOf(ctx.input(i));
-        if (v.size() != 1) throw KernelError("QLinearConcat takes one scale and zero point per tensor");
-        return v[0];
-    };
+    const auto scalarAt = [&](size_t i) { return scalarParameter(ctx, i, "QLinearConcat"); };
     const float ys = float(scalarAt(0));
     const double yz = scalarAt(1);
     const DType yType = ctx.input(1).dtype();

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The torchvision CNNs this machine cannot export (no PyTorch here), built with onnx.helper.
 
-squeezenet1_1, mobilenet_v3_small and efficientnet_b0 with torchvision's exact architectures
+squeezenet1_1, mobilenet_v3_small, efficientnet_b0, resnet18, resnet50 and mobilenet_v2 with torchvision's exact architectures
 (layer sizes, strides, paddings, squeeze-and-excitation widths), written the way
 torch.onnx.export at opset 17 writes them in PRESERVE mode: BatchNormalization nodes kept after
 bias-free convolutions, nn.Hardswish as HardSwish, nn.Hardsigmoid as HardSigmoid(alpha=1/6,
@@ -14,7 +14,8 @@ Weights are random with a fixed seed and He-scaled (std sqrt(2 / fan_in)); Batch
 are random too, with the projection BatchNorms of residual blocks scaled down so the residual
 stream stays near unit scale through the network. Input "input" [1, 3, 224, 224], output "logits".
 
-usage: make_cnn_models.py OUT_DIR [squeezenet1_1 mobilenet_v3_small efficientnet_b0]
+usage: make_cnn_models.py OUT_DIR [squeezenet1_1 mobilenet_v3_small efficientnet_b0 resnet18 resnet50
+                                   mobilenet_v2]
 """
 import os
 import sys
@@ -78,6 +79,11 @@ class Builder:
             return self.node("Sigmoid", [x])
         if kind == "silu":
             return self.node("Mul", [x, self.node("Sigmoid", [x])])
+        if kind == "relu6":  # nn.ReLU6 exports as Clip with scalar min and max inputs
+            if not any(t.name == "relu6.min" for t in self.inits):
+                self.const("relu6.min", np.float32(0.0))
+                self.const("relu6.max", np.float32(6.0))
+            return self.node("Clip", [x, "relu6.min", "relu6.max"])
         assert kind is None, kind
         return x
 
@@ -205,8 +211,72 @@ def efficientnet_b0():
     return b.model(y)
 
 
+def resnet(name, bottleneck, layers, seed):
+    """torchvision's ResNet v1.5 (the stride on the 3x3 convolution of a bottleneck)."""
+    b = Builder(name, seed)
+    expansion = 4 if bottleneck else 1
+    x = b.conv_bn_act("input", 3, 64, 7, stride=2)
+    x = b.node("MaxPool", [x], ceil_mode=0, dilations=[1, 1], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+               strides=[2, 2])
+    cin = 64
+    for stage, blocks in enumerate(layers):
+        width = 64 << stage
+        for i in range(blocks):
+            stride = 2 if stage > 0 and i == 0 else 1
+            cout = width * expansion
+            if bottleneck:
+                y = b.conv_bn_act(x, cin, width, 1)
+                y = b.conv_bn_act(y, width, width, 3, stride=stride)
+                y = b.conv_bn_act(y, width, cout, 1, act=None, scale=0.5)
+            else:
+                y = b.conv_bn_act(x, cin, width, 3, stride=stride)
+                y = b.conv_bn_act(y, width, cout, 3, act=None, scale=0.5)
+            shortcut = x
+            if stride != 1 or cin != cout:
+                shortcut = b.conv_bn_act(x, cin, cout, 1, stride=stride, act=None, scale=0.5)
+            x = b.act(b.node("Add", [y, shortcut]), "relu")
+            cin = cout
+    x = b.head(x)
+    y = b.linear(x, cin, 1000)
+    return b.model(y)
+
+
+def resnet18():
+    return resnet("resnet18", False, [2, 2, 2, 2], 18)
+
+
+def resnet50():
+    return resnet("resnet50", True, [3, 4, 6, 3], 51)
+
+
+def mobilenet_v2():
+    b = Builder("mobilenet_v2", 20)
+    # expand_ratio, out_c, repeats, stride
+    settings = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+                (6, 160, 3, 2), (6, 320, 1, 1)]
+    x = b.conv_bn_act("input", 3, 32, 3, stride=2, act="relu6")
+    cin = 32
+    for ratio, cout, repeats, first_stride in settings:
+        for i in range(repeats):
+            stride = first_stride if i == 0 else 1
+            residual = stride == 1 and cin == cout
+            exp = cin * ratio
+            y = x
+            if ratio != 1:
+                y = b.conv_bn_act(y, cin, exp, 1, act="relu6")
+            y = b.conv_bn_act(y, exp, exp, 3, stride=stride, groups=exp, act="relu6")
+            y = b.conv_bn_act(y, exp, cout, 1, act=None, scale=0.5 if residual else 1.0)
+            x = b.node("Add", [x, y]) if residual else y
+            cin = cout
+    x = b.conv_bn_act(x, 320, 1280, 1, act="relu6")
+    x = b.head(x)
+    y = b.linear(x, 1280, 1000)
+    return b.model(y)
+
+
 MODELS = {"squeezenet1_1": squeezenet1_1, "mobilenet_v3_small": mobilenet_v3_small,
-          "efficientnet_b0": efficientnet_b0}
+          "efficientnet_b0": efficientnet_b0, "resnet18": resnet18, "resnet50": resnet50,
+          "mobilenet_v2": mobilenet_v2}
 
 
 def main():

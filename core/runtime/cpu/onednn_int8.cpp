@@ -19,10 +19,12 @@
 // Machines without VNNI (AVX2, AVX-512 without VNNI) multiply u8 x s8 pairs into saturating
 // 16-bit sums (vpmaddubsw): exact while |w| <= 64 for u8 inputs; for s8 inputs oneDNN halves the
 // weights (and doubles the output scale), exact for even weights. ONNX Runtime's MLAS has the
-// same limit there (its quantization tools offer reduce_range for it).
+// same limit there (its quantization tools offer reduce_range for it). There, products of one row
+// (a classifier's last layer) run on int8_gemv.h's kernel instead, whose sums are exact.
 //
 // Convolutions compute on channels-last activations (nhwc), which the plan keeps between
 // consecutive int8 convolutions (see onednn_layout.h); matmuls on plain row-major data.
+#include "core/runtime/cpu/int8_gemv.h"
 #include "core/runtime/cpu/onednn_internal.h"
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/reference/neural_net_internal.h"
@@ -348,12 +350,13 @@ private:
     std::unordered_map<int, memory> args_;
 };
 
-/// The kernel's name for bench --by-op and profiles: what ran, on which oneDNN implementation.
+/// What a product kernel computes, for its name in bench --by-op and profiles ("onednn:" or
+/// "cpu:" before it, the implementation after it).
 std::string matMulKernelName(const std::string& op, bool floatOutput) {
-    if (op == "QLinearMatMul") return "onednn:qlinear_matmul";
-    if (op == "MatMulInteger") return "onednn:matmul_integer";
-    if (op == "MatMulIntegerToFloat") return "onednn:matmul_integer_to_float";
-    return floatOutput ? "onednn:qgemm_to_float" : "onednn:qgemm";
+    if (op == "QLinearMatMul") return "qlinear_matmul";
+    if (op == "MatMulInteger") return "matmul_integer";
+    if (op == "MatMulIntegerToFloat") return "matmul_integer_to_float";
+    return floatOutput ? "qgemm_to_float" : "qgemm";
 }
 
 std::unique_ptr<PreparedKernel> prepareInt8MatMul(const NodeDescriptor& info) {
@@ -376,8 +379,13 @@ std::unique_ptr<PreparedKernel> prepareInt8MatMul(const NodeDescriptor& info) {
     auto q = transB ? readQuantization(info, n, [k](size_t i) { return size_t(int64_t(i) / k); })
                     : readQuantization(info, n, [n](size_t i) { return size_t(int64_t(i) % n); });
     if (!q) return nullptr;
-    const dt srcType = int8Type(info.inputTypes[0]);
     const bool floatOutput = info.outputTypes[0] == DType::Float;
+    if (m == 1 && int8GemvWanted()) {
+        Int8Gemv gemv{k, n, transB, info.inputTypes[0], info.outputTypes[0], q->srcZero, q->dstZero, q->scales, q->weights, q->bias};
+        if (auto kernel = prepareInt8Gemv("cpu:" + matMulKernelName(op, floatOutput) + "(gemv:avx2)", std::move(gemv), info.threads))
+            return kernel;
+    }
+    const dt srcType = int8Type(info.inputTypes[0]);
     const dt dstType = q->scales.empty() ? dt::s32 : floatOutput ? dt::f32 : int8Type(info.outputTypes[0]);
     const memory::desc userWeights({k, n}, dt::s8, transB ? tag::ba : tag::ab);
     const memory::desc bias = q->bias.empty() ? memory::desc() : memory::desc({1, n}, dt::s32, tag::ab);
@@ -388,7 +396,7 @@ std::unique_ptr<PreparedKernel> prepareInt8MatMul(const NodeDescriptor& info) {
                                       memory::desc({m, n}, dstType, tag::ab));
         const dnnl::matmul::primitive_desc pd(desc, attr, engine());
         const std::string impl = implementationOf(pd);
-        return std::make_unique<Int8MatMulKernel>(matMulKernelName(op, floatOutput) + "(" + impl + ")", pd, *q, userWeights, info.threads);
+        return std::make_unique<Int8MatMulKernel>("onednn:" + matMulKernelName(op, floatOutput) + "(" + impl + ")", pd, *q, userWeights, info.threads);
     } catch (const dnnl::error&) {
         return nullptr;
     }

@@ -142,6 +142,14 @@ const Node& onlyNode(const Graph& g, const std::string& opType) {
 /// The node producing input `index` of `n`.
 const Node& producerOfInput(const Graph& g, const Node& n, size_t index) { return g.node(g.value(n.input(index)).producer()); }
 
+/// x [rows, 64] -> MatMul(W [64, 8], every weight in [0.5, 1]) -> y, shapes inferred.
+Model productOfOnes(int64_t rows) {
+    GraphBuilder b;
+    auto x = b.input("x", DType::Float, {rows, 64});
+    b.output(b.op("MatMul", {x, b.initializer("w", seeded({64, 8}, 1, 0.5f, 1.f))}, {}, "mm"));
+    return withShapes(b.model(13));
+}
+
 int countKernels(const Model& m, const std::string& kernel) {
     int count = 0;
     const auto plan = makeCpuBackend()->compile(m, {});
@@ -714,22 +722,21 @@ private slots:
     }
 
     void reduceRangeKeepsWeightsWithin63SoTheInt8KernelsComputeTheModelExactly() {
-        // x [1, 64] -> MatMul(W [64, 8], every weight in [0.5, 1]) -> y, calibrated on x in
+        // x [2, 64] -> MatMul(W [64, 8], every weight in [0.5, 1]) -> y, calibrated on x in
         // [-1, 1], then run on x = 1 everywhere: u8 code 255 times the largest weight codes, the
         // case where a pair of u8 x s8 products overflows a 16-bit sum (255 * 127 * 2 = 64770).
-        GraphBuilder b;
-        auto x = b.input("x", DType::Float, {1, 64});
-        const Tensor w = seeded({64, 8}, 1, 0.5f, 1.f);
-        b.output(b.op("MatMul", {x, b.initializer("w", w)}, {}, "mm"));
-        const Model original = withShapes(b.model(13));
-        InputSet ones{{"x", Tensor::floats({1, 64}, std::vector<float>(64, 1.f))}};
+        // (Two rows: a product of one row runs on int8_gemv.h's exact kernel on such machines,
+        // see aOneRowProductIsExactOnEveryMachine.)
+        const Model original = productOfOnes(2);
+        const Tensor w = seeded({64, 8}, 1, 0.5f, 1.f);  // its weights
+        InputSet ones{{"x", Tensor::floats({2, 64}, std::vector<float>(128, 1.f))}};
         CompileOptions reference;
         reference.referenceOnly = true;
 
         auto quantized = [&](bool reduceRange) {
             Model m = original;
             PassContext context;
-            context.calibration.inputSets = {inputSpanning(-1, 1, 5, {1, 64})};
+            context.calibration.inputSets = {inputSpanning(-1, 1, 5, {2, 64})};
             context.reduceRange = reduceRange;
             const PassResult r = quantize(m, context);
             return std::pair{m, r};
@@ -773,6 +780,24 @@ private slots:
               reduced, error, int8ProductsSaturate() ? "saturating products" : "VNNI");
         if (int8ProductsSaturate()) QVERIFY2(error > 0.1, std::to_string(error).c_str());
         else QVERIFY2(error < 1e-5, std::to_string(error).c_str());
+    }
+
+    void aOneRowProductIsExactOnEveryMachine() {
+        // The same product of one row (a classifier's last layer) with full-range weights: where
+        // oneDNN's sums would saturate, int8_gemv.h's kernel runs it with exact sums, so the int8
+        // kernels compute the written model (the float scaling alone rounds) on every machine.
+        Model m = productOfOnes(1);
+        PassContext context;
+        context.calibration.inputSets = {inputSpanning(-1, 1, 5, {1, 64})};
+        QCOMPARE(quantize(m, context).counter("numQuantized"), int64_t(1));
+        const InputSet ones{{"x", Tensor::floats({1, 64}, std::vector<float>(64, 1.f))}};
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const Tensor exact = makeCpuBackend()->compile(m, reference)->run(ones).at(0);
+        const Tensor got = makeCpuBackend()->compile(m, {})->run(ones).at(0);
+        QCOMPARE(countKernels(m, int8ProductsSaturate() ? "cpu:matmul_integer_to_float(gemv:avx2)" : "onednn:matmul_integer_to_float"), 1);
+        const double error = compareTensors(got, exact, 0, 0).maxAbsError / maxAbs(exact.span<float>());
+        QVERIFY2(error < 1e-5, std::to_string(error).c_str());
     }
 };
 

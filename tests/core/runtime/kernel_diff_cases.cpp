@@ -562,6 +562,19 @@ const std::vector<Case>& kCases() {
                                              scalar(0.01f), konst(i8({}, {0})), konst(ints(I32, {24}, -3000, 3000))}}.only(Target::Cpu),
                 Case{"com.microsoft:MatMulIntegerToFloat", {ints(U8, {2, 3, 40}, 0, 255), konst(ints(I8, {40, 24}, -64, 64)), scalar(0.05f),
                                                             konst(f32({24}, 0.005, 0.02)), konst(u8({}, {130})), konst(i8({}, {0}))}}.only(Target::Cpu),
+                // Products of one row (a classifier's last layer) with full-range weights: exact sums
+                // on every machine (VNNI, or int8_gemv.h's kernel where oneDNN's sums saturate)
+                Case{"MatMulInteger", {ints(U8, {1, 300}, 0, 255), konst(ints(I8, {300, 37}, -128, 127)), konst(u8({}, {7}))}}.tol(kExact),
+                Case{"MatMulInteger", {ints(I8, {1, 1, 70}, -128, 127), konst(ints(I8, {70, 9}, -126, 127)), konst(i8({}, {-4})),
+                                       konst(i8({}, {2}))}}.tol(kExact),
+                Case{"com.microsoft:QGemm", {ints(U8, {1, 300}, 0, 255), scalar(0.02f), konst(u8({}, {131})), konst(ints(I8, {37, 300}, -128, 127)),
+                                             konst(f32({37}, 0.002, 0.01)), konst(i8({}, {0})), konst(ints(I32, {37}, -30000, 30000)),
+                                             scalar(0.5f), konst(u8({}, {100}))}, {{"transB", 1}}}
+                    .tol(Tol{0, 1, "requantized: one output step"}).only(Target::Cpu),
+                Case{"com.microsoft:QGemm", {ints(U8, {1, 300}, 0, 255), scalar(0.02f), konst(u8({}, {131})), konst(ints(I8, {300, 37}, -128, 127)),
+                                             konst(f32({37}, 0.002, 0.01)), konst(i8({}, {0})), konst(ints(I32, {37}, -30000, 30000))}}.only(Target::Cpu),
+                Case{"QLinearMatMul", {ints(I8, {1, 70}, -128, 127), scalar(0.05f), konst(i8({}, {-3})), konst(ints(I8, {70, 9}, -128, 127)),
+                                       scalar(0.01f), konst(i8({}, {0})), scalar(0.7f), konst(i8({}, {5}))}}.tol(Tol{0, 1, "requantized: one output step"}),
                 // constants and known outputs
                 Case{"Constant", {}, {{"value", Tensor::fromVector(DType::Int32, {2, 3}, std::vector<int32_t>{1, -2, 3, -4, 5, 1 << 30})}}}.tol(kExact),
                 Case{"Constant", {}, {{"value_floats", std::vector<float>{0.5f, -1.5f, 3.f}}}}.tol(kExact),

@@ -20,7 +20,8 @@
 // 16-bit sums (vpmaddubsw): exact while |w| <= 64 for u8 inputs; for s8 inputs oneDNN halves the
 // weights (and doubles the output scale), exact for even weights. ONNX Runtime's MLAS has the
 // same limit there (its quantization tools offer reduce_range for it). There, products of one row
-// (a classifier's last layer) run on int8_gemv.h's kernel instead, whose sums are exact.
+// (a classifier's last layer, a squeeze-and-excitation block's 1x1 convolutions) run on
+// int8_gemv.h's kernel instead, whose sums are exact.
 //
 // Convolutions compute on channels-last activations (nhwc), which the plan keeps between
 // consecutive int8 convolutions (see onednn_layout.h); matmuls on plain row-major data.
@@ -29,6 +30,7 @@
 #include "core/runtime/cpu/onednn_layout.h"
 #include "core/runtime/reference/neural_net_internal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -272,6 +274,16 @@ std::unique_ptr<PreparedKernel> prepareInt8Conv(const NodeDescriptor& info) {
     auto q = readQuantization(info, shapes.outChannels, [perChannel](size_t i) { return size_t(int64_t(i) / perChannel); });
     if (!q) return nullptr;
     const nn::WindowGeometry& w = shapes.window;
+    // A 1x1 convolution of one 1x1 plane (a squeeze-and-excitation block's) is a product of one
+    // row: its weights [M, C, 1, 1] are the rows, and without leading padding it reads the plane.
+    const bool onePoint = elementCount(xd) == shapes.inChannels && elementCount(info.outputDims[0]) == shapes.outChannels;
+    if (onePoint && shapes.group == 1 && perChannel == shapes.inChannels && std::ranges::all_of(w.padsBegin, [](int64_t p) { return p == 0; }) &&
+        int8GemvWanted()) {
+        Int8Gemv gemv{shapes.inChannels, shapes.outChannels, true, info.inputTypes[0], qlinear ? info.outputTypes[0] : DType::Int32,
+                      q->srcZero, q->dstZero, q->scales, q->weights, q->bias};
+        if (auto kernel = prepareInt8Gemv(std::string(qlinear ? "cpu:qlinear_conv" : "cpu:conv_integer") + "(gemv:avx2)", std::move(gemv), info.threads))
+            return kernel;
+    }
     Dims strides, dilates, padL, padR;
     for (size_t i = 0; i < w.inSizes.size(); ++i) {
         strides.push_back(w.strides[i]);

@@ -575,6 +575,16 @@ const std::vector<Case>& kCases() {
                                              konst(f32({37}, 0.002, 0.01)), konst(i8({}, {0})), konst(ints(I32, {37}, -30000, 30000))}}.only(Target::Cpu),
                 Case{"QLinearMatMul", {ints(I8, {1, 70}, -128, 127), scalar(0.05f), konst(i8({}, {-3})), konst(ints(I8, {70, 9}, -128, 127)),
                                        scalar(0.01f), konst(i8({}, {0})), scalar(0.7f), konst(i8({}, {5}))}}.tol(Tol{0, 1, "requantized: one output step"}),
+                // ... and 1x1 convolutions of one 1x1 plane (squeeze-and-excitation blocks)
+                Case{"ConvInteger", {ints(U8, {1, 72, 1, 1}, 0, 255), konst(ints(I8, {18, 72, 1, 1}, -128, 127)), konst(u8({}, {12}))}}.tol(kExact),
+                Case{"QLinearConv", {ints(U8, {1, 72, 1, 1}, 0, 255), scalar(0.02f), konst(u8({}, {10})), konst(ints(I8, {18, 72, 1, 1}, -128, 127)),
+                                     konst(f32({18}, 0.002, 0.01)), konst(i8({}, {0})), scalar(0.3f), konst(u8({}, {128})),
+                                     konst(ints(I32, {18}, -20000, 20000))}}.tol(Tol{0, 1, "requantized: one output step"}),
+                Case{"QLinearConv", {ints(I8, {1, 40, 1, 1}, -128, 127), scalar(0.02f), konst(i8({}, {-7})), konst(ints(I8, {24, 40, 1, 1}, -128, 127)),
+                                     scalar(0.004f), konst(i8({}, {0})), scalar(0.2f), konst(i8({}, {3}))},
+                     {{"strides", {2, 2}}, {"pads", {0, 0, 1, 1}}}}.tol(Tol{0, 1, "requantized: one output step"}),
+                Case{"ConvInteger", {ints(U8, {1, 40, 1, 1}, 0, 255), konst(ints(I8, {24, 40, 1, 1}, -128, 127)), konst(u8({}, {9}))},
+                     {{"strides", {2, 2}}, {"pads", {1, 1, 0, 0}}}}.tol(kExact),  // reads padding only
                 // constants and known outputs
                 Case{"Constant", {}, {{"value", Tensor::fromVector(DType::Int32, {2, 3}, std::vector<int32_t>{1, -2, 3, -4, 5, 1 << 30})}}}.tol(kExact),
                 Case{"Constant", {}, {{"value_floats", std::vector<float>{0.5f, -1.5f, 3.f}}}}.tol(kExact),

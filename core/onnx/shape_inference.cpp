@@ -14,6 +14,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -85,6 +86,54 @@ void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
                 if (a.name() == "value" && a.has_t()) ranks[node.output(0)] = stated(a.t().dims());
 }
 
+/// The ops whose inference makes one dim per value of a shape input (libonnx's getShapeInput),
+/// and the most dims a shape may have here.
+struct ShapeInput { const char* op; int input; };
+constexpr ShapeInput kShapeInputs[] = {{"Reshape", 1}, {"Expand", 1}, {"ConstantOfShape", 0}, {"Resize", 3}};
+constexpr int64_t kMaxDims = 1024;
+
+/// libonnx's inference of kShapeInputs' ops makes as many unknown dims as a shape input is long
+/// when its values are unknown; inferenceHazard() refuses lengths the file states, but a length
+/// inference finds (fuzzing: QuantizeLinear of an input declared [2^63 - 1], read as Expand's
+/// shape) made dims until the process ran out of memory. So their inference functions are
+/// wrapped, once per process, to fail first on a shape input longer than kMaxDims; inference then
+/// leaves that node's output without a shape, as for any node it cannot infer, and the first such
+/// refusal on this thread is kept here for runOnnxShapeInference to report.
+thread_local std::string refusedShapeInput;
+
+void guardShapeInputs() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const auto& latest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+        const int last = latest.count("") ? latest.at("").second : 1;
+        for (const ShapeInput& rule : kShapeInputs) {
+            std::unordered_set<const onnx::OpSchema*> wrapped;
+            for (int version = 1; version <= last; ++version) {
+                const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(rule.op, version, "");
+                if (!schema || !wrapped.insert(schema).second || !schema->GetTypeAndShapeInferenceFunction()) continue;
+                const size_t input = size_t(rule.input);
+                // The registry hands out const schemas; this is their one change, made before any inference.
+                auto& editable = const_cast<onnx::OpSchema&>(*schema);
+                const std::string op = rule.op;
+                editable.TypeAndShapeInferenceFunction([inner = schema->GetTypeAndShapeInferenceFunction(), input, op](onnx::InferenceContext& ctx) {
+                    const onnx::TypeProto* type = input < ctx.getNumInputs() ? ctx.getInputType(input) : nullptr;
+                    if (type && type->has_tensor_type() && type->tensor_type().has_shape()) {
+                        const onnx::TensorShapeProto& shape = type->tensor_type().shape();
+                        if (shape.dim_size() == 1 && shape.dim(0).has_dim_value() && shape.dim(0).dim_value() > kMaxDims) {
+                            const std::string problem = op + "'s shape input has " + std::to_string(shape.dim(0).dim_value()) +
+                                                        " values, more than the " + std::to_string(kMaxDims) +
+                                                        " dims a shape may have here, so its output's shape was not inferred";
+                            if (refusedShapeInput.empty()) refusedShapeInput = problem;
+                            fail_shape_inference(problem);
+                        }
+                    }
+                    inner(ctx);
+                });
+            }
+        }
+    });
+}
+
 /// What in `node` breaks an assumption libonnx's inference function for it makes without checking:
 /// a rank it indexes (judged on the ranks the file states), a value it divides by; empty when
 /// nothing does.
@@ -112,10 +161,7 @@ std::string inferenceHazard(const onnx::NodeProto& node, const KnownRanks& ranks
     }
     // Reshape's, Expand's and ConstantOfShape's make one dim per value of their shape input, as
     // many as its stated length when the values are unknown (fuzzing: a length of 2^63 - 1).
-    struct ShapeInput { const char* op; int input; };
-    static constexpr ShapeInput shapeInputs[] = {{"Reshape", 1}, {"Expand", 1}, {"ConstantOfShape", 0}};
-    constexpr int64_t kMaxDims = 1024;
-    for (const ShapeInput& rule : shapeInputs) {
+    for (const ShapeInput& rule : kShapeInputs) {
         if (node.op_type() != rule.op || node.input_size() <= rule.input) continue;
         const auto known = ranks.find(node.input(rule.input));
         if (known != ranks.end() && known->second.largest > kMaxDims)
@@ -343,6 +389,8 @@ void unpin(onnx::GraphProto& graph, const PinnedShapes& pinned) {
 
 void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
     registerContribSchemas();  // FusedConv and FusedGemm keep their shapes
+    guardShapeInputs();
+    refusedShapeInput.clear();
     // libonnx's inference functions take a graph input's type as given (fuzzing: a Shape reading an
     // input without one crashed inside libonnx).
     for (const onnx::ValueInfoProto& input : proto.graph().input())
@@ -385,6 +433,7 @@ void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
     } catch (const std::exception& e) {
         throw OnnxError(firstLine(e));
     }
+    if (!refusedShapeInput.empty()) throw OnnxError(refusedShapeInput);  // the shapes inferred stay in `proto`
 }
 
 void inferShapesForInputs(Model& model, const std::map<std::string, std::vector<int64_t>>& inputShapes) {

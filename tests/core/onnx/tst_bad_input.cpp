@@ -341,8 +341,9 @@ private slots:
         QVERIFY(warned);
     }
 
-    /// More fuzzed models libonnx's inference read out of bounds: a GatherND with batch_dims -2 and
-    /// a LayerNormalization of a scalar. Each loads with a warning that names what is wrong.
+    /// More fuzzed models libonnx's inference read out of bounds or made too many dims for: a
+    /// GatherND with batch_dims -2, a LayerNormalization of a scalar, an Expand to 2^63 - 1 dims.
+    /// Each loads with a warning that names what is wrong.
     void inferenceHazardsAreNamed_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("expected");
@@ -361,6 +362,10 @@ private slots:
                                                      << "the graph input 'W' is a sparse tensor, so shape inference did not run";
         QTest::newRow("Expand to 2^63 - 1 dims") << "fuzz_load/expand_shape_of_2_63_values.onnx"
                                                  << "its shape input ('shape') has 9223372036854775807 values, more than the 1024 dims";
+        // The same length found by inference (QuantizeLinear of an input declared [2^63 - 1], read
+        // as Expand's shape): libonnx made dims until `info` was killed at 24 GB.
+        QTest::newRow("Expand to a computed 2^63 - 1 dims") << "fuzz_run/expand_shape_input_of_computed_length_2_63.onnx"
+                                                            << "Expand's shape input has 9223372036854775807 values, more than the 1024 dims";
     }
     void inferenceHazardsAreNamed() {
         QFETCH(QString, file);

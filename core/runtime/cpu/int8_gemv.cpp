@@ -119,6 +119,8 @@ std::unique_ptr<PreparedKernel> prepareInt8Gemv(std::string name, Int8Gemv produ
     const Int8Gemv& p = product;
     const bool int8Output = p.y == DType::UInt8 || p.y == DType::Int8;
     if (p.k <= 0 || p.n <= 0 || p.k > kMaxDepth || (p.a != DType::UInt8 && p.a != DType::Int8)) return nullptr;
+    // A zero point of A's own type keeps A - a_zero within 16 bits (a file may type it otherwise).
+    if (p.a == DType::UInt8 ? p.aZero < 0 || p.aZero > 255 : p.aZero < -128 || p.aZero > 127) return nullptr;
     if (p.y == DType::Int32 ? !p.scales.empty() || !p.bias.empty() : !(int8Output || p.y == DType::Float)) return nullptr;
     if (p.y != DType::Int32 && p.scales.size() != 1 && int64_t(p.scales.size()) != p.n) return nullptr;
     if ((!p.bias.empty() && int64_t(p.bias.size()) != p.n) || int64_t(p.weights.size()) != p.k * p.n) return nullptr;

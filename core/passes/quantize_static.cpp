@@ -346,8 +346,9 @@ public:
             notes.push_back("weights within [-63, 63] (--reduce-range): int8 products add pairs of u8 x s8 products "
                             "in 16-bit sums without saturating on every machine, at twice the weight rounding error");
         else if (int8ProductsSaturate())
-            notes.push_back("this machine's int8 products (no VNNI) add pairs of u8 x s8 products in saturating "
-                            "16-bit sums, so full-range weights can lose precision in the CPU plan's int8 kernels "
+            notes.push_back("this machine's int8 convolutions and products of more than one row (no VNNI) add pairs "
+                            "of u8 x s8 products in saturating 16-bit sums, so full-range weights can lose precision "
+                            "in the CPU plan's int8 kernels "
                             "(the errors below include it); --reduce-range keeps weights within [-63, 63], where "
                             "they cannot, at twice the rounding error of each weight");
         notes.push_back("largest node output error on calibration input 1: " + worstNode + ", " + describeError(worst));

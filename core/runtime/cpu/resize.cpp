@@ -153,8 +153,8 @@ std::optional<std::vector<double>> constantScales(const NodeDescriptor& info, st
     const size_t scalesInput = info.opset >= 11 ? 2 : 1, sizesInput = 3;
     std::vector<double> scales;
     if (info.opset >= 11 && info.hasInput(sizesInput) && ref::elementCount(info.inputDims[sizesInput]) > 0) {
-        if (!info.constants[sizesInput]) return std::nullopt;
-        for (double s : info.constants[sizesInput]->toDoubles()) outDims.push_back(int64_t(s));
+        if (!info.constants[sizesInput] || info.constants[sizesInput]->dtype() != DType::Int64) return std::nullopt;
+        outDims = ref::toInt64s(*info.constants[sizesInput]);
         if (outDims.size() != in.size()) return std::nullopt;
         for (size_t d = 0; d < in.size(); ++d) scales.push_back(double(outDims[d]) / double(in[d]));
         return scales;
@@ -163,8 +163,11 @@ std::optional<std::vector<double>> constantScales(const NodeDescriptor& info, st
     scales = info.constants[scalesInput]->toDoubles();
     if (scales.size() != in.size()) return std::nullopt;
     for (size_t d = 0; d < in.size(); ++d) {
-        if (!(scales[d] > 0.0)) return std::nullopt;
-        outDims.push_back(int64_t(scales[d] * double(in[d])));
+        // The reference refuses what is not a size (NaN, infinite, over 1e12) and says why; the
+        // kernel leaves such a node to it instead of converting it to an integer.
+        const double size = scales[d] * double(in[d]);
+        if (!(scales[d] > 0.0) || !(size <= 1e12)) return std::nullopt;
+        outDims.push_back(int64_t(size));
     }
     return scales;
 }

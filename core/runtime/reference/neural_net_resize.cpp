@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace graphlens::nn {
 namespace {
@@ -162,7 +163,12 @@ std::vector<int64_t> scaledDims(const std::vector<int64_t>& in, const std::vecto
     std::vector<int64_t> out(in.size());
     for (size_t d = 0; d < in.size(); ++d) {
         const double size = scales[d] * double(in[d]);
-        if (!(size >= 0.0) || size > 1e12) throw KernelError("scales give an invalid output size");
+        if (!(size >= 0.0) || size > 1e12) {
+            std::ostringstream why;
+            why << "its scale " << scales[d] << " for axis " << d << " (of size " << in[d] << ") gives an output size of "
+                << size << ", which is not a size from 0 to 1e12";
+            throw KernelError(why.str());
+        }
         out[d] = int64_t(size);
     }
     return out;

@@ -394,6 +394,22 @@ private slots:
         }
     }
 
+    /// A Resize whose constant scale is infinite: the CPU kernel's plan converted inf * 2 rows to
+    /// an integer (undefined behaviour, found by fuzz_plan); it now leaves the node to the
+    /// reference, which names the scale, the axis and the size it would give.
+    void resizeScaleOfInfinityIsRefused() {
+        const Model model = loadModel(GRAPHLENS_SOURCE_DIR "/fuzz/regressions/fuzz_plan/resize_scale_of_infinity.onnx");
+        const std::map<std::string, Tensor> feeds{{"x", Tensor::floats({1, 1, 2, 2}, {1, 2, 3, 4})}};
+        try {
+            (void)makeCpuBackend()->compile(model, {})->run(feeds);
+            QFAIL("Resize ran with an infinite scale");
+        } catch (const std::exception& e) {
+            QVERIFY2(std::string(e.what()).find("its scale inf for axis 2 (of size 2) gives an output size of inf, which is "
+                                                "not a size from 0 to 1e12") != std::string::npos,
+                     e.what());
+        }
+    }
+
     /// Fuzzed models the validation on loading refuses in one sentence: a Slice without its starts
     /// (the copy kernel read past its input), pooling pads of 2^20 beside a kernel of 3 or 1 (100
     /// million outputs of padding: minutes in the reference kernel).

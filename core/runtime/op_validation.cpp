@@ -233,7 +233,9 @@ void checkWindow(const NodeCheck& c, const WindowOp& op) {
         const int64_t in = c.dim(op.x, int64_t(i) + 2).value_or(-1);
         if (k <= 0 || k > kMaxWindowValue || in < 0) continue;
         const int64_t d = i < dilations.size() ? dilations[i] : 1;
-        const int64_t padded = in + (pads.empty() ? 0 : pads[i] + pads[i + spatial]);
+        const int64_t padding = pads.empty() ? 0 : pads[i] + pads[i + spatial];  // each at most kMaxWindowValue
+        if (in > INT64_MAX - padding) continue;  // a padded axis past int64 holds any window (fuzzing: [2^63 - 1] + 4)
+        const int64_t padded = in + padding;
         const int64_t extent = (k - 1) * d + 1;  // both factors at most kMaxWindowValue: no overflow
         if (extent > padded)
             c.fail("the window of spatial axis " + std::to_string(i) + " spans " + std::to_string(extent) +

@@ -410,6 +410,16 @@ private slots:
         }
     }
 
+    /// An AveragePool over an axis declared 2^63 - 1 long, padded by 4: the window check added the
+    /// pads to the axis past int64 (undefined behaviour, found by fuzz_plan). Such an axis holds
+    /// any window, so the model loads (running it is refused for its size: `graphlens run --dim n=4`).
+    void windowOverAnAxisOf2To63Loads() {
+        const Model model = loadModel(GRAPHLENS_SOURCE_DIR "/fuzz/regressions/fuzz_plan/averagepool_padded_past_2_63.onnx");
+        QCOMPARE(int(model.graph.nodeCount()), 1);
+        QCOMPARE(QString::fromStdString(model.graph.value(*model.graph.findValue("x")).shape.toString()),
+                 QString("[1,1,n,9223372036854775807]"));
+    }
+
     /// Fuzzed models the validation on loading refuses in one sentence: a Slice without its starts
     /// (the copy kernel read past its input), pooling pads of 2^20 beside a kernel of 3 or 1 (100
     /// million outputs of padding: minutes in the reference kernel).

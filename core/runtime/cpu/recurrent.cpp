@@ -363,6 +363,11 @@ std::unique_ptr<PreparedKernel> prepareRecurrent(const NodeDescriptor& info, Rnn
                                        return info.inputDims[i];
                                    });
         if (spec.seqLength == 0 || spec.batch == 0) return nullptr;
+        // The kernel writes Y, Y_h and Y_c in the sizes the inputs give; a file whose stated output
+        // shapes disagree (fuzzing: a GRU of layout 1 with Y stated [3,1,1,6] for [1,18,1,6]) goes
+        // to the reference kernel, which makes its outputs itself.
+        for (size_t k = 0; k < info.outputDims.size(); ++k)
+            if (info.hasOutput(k) && info.outputDims[k] != (k == 0 ? spec.yDims() : spec.stateDims())) return nullptr;
         return std::make_unique<RecurrentKernel>(std::move(spec), info.constants.size() > 1 ? info.constants[1] : nullptr,
                                                  info.constants.size() > 2 ? info.constants[2] : nullptr,
                                                  info.threads);

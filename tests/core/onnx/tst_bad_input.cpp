@@ -420,6 +420,32 @@ private slots:
                  QString("[1,1,n,9223372036854775807]"));
     }
 
+    /// A GRU whose file states outputs smaller than its inputs give ([3,1,1,6] for [1,1,18,6]; the
+    /// model's opset is 0 and libonnx's inference did not run): the CPU recurrent kernel wrote 108
+    /// values into the 18 the plan had made (heap overflow, found by fuzz_passes). It now leaves
+    /// such a node to the reference kernel, which makes its outputs itself.
+    void recurrentOutputsStatedSmallerRunOnTheReference() {
+        const Model model = loadModel(GRAPHLENS_SOURCE_DIR
+                                      "/fuzz/regressions/fuzz_passes/gru_of_outputs_stated_smaller_than_computed.onnx");
+        std::vector<float> w(36), r(108);
+        for (size_t i = 0; i < w.size(); ++i) w[i] = float(i % 7) / 7.f - 0.4f;
+        for (size_t i = 0; i < r.size(); ++i) r[i] = float(i % 5) / 10.f - 0.2f;
+        const std::map<std::string, Tensor> feeds{{"X", Tensor::floats({3, 1, 2}, {0, 0, 0, 0, 0, 0})},
+                                                  {"W", Tensor::floats({1, 18, 2}, w)},
+                                                  {"R", Tensor::floats({1, 18, 6}, r)}};
+        CompileOptions reference;
+        reference.referenceOnly = true;
+        const auto expected = makeCpuBackend()->compile(model, reference)->run(feeds);
+        const auto outputs = makeCpuBackend()->compile(model, {})->run(feeds);
+        QCOMPARE(outputs.size(), size_t(2));
+        QCOMPARE(outputs[0].dims(), (std::vector<int64_t>{1, 1, 18, 6}));
+        QCOMPARE(outputs[1].dims(), (std::vector<int64_t>{1, 18, 6}));
+        for (size_t k = 0; k < 2; ++k) {
+            const auto got = outputs[k].span<float>(), want = expected[k].span<float>();
+            QVERIFY(std::equal(got.begin(), got.end(), want.begin(), want.end()));
+        }
+    }
+
     /// Fuzzed models the validation on loading refuses in one sentence: a Slice without its starts
     /// (the copy kernel read past its input), pooling pads of 2^20 beside a kernel of 3 or 1 (100
     /// million outputs of padding: minutes in the reference kernel).

@@ -86,6 +86,30 @@ void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
                 if (a.name() == "value" && a.has_t()) ranks[node.output(0)] = stated(a.t().dims());
 }
 
+/// libonnx 1.12's data propagation for Shape reads its input's type without checking that there is
+/// one; a value whose producer inference could not type has none (fuzzing: a Constant without a
+/// value, or a Cast to type 100, read by Shape, read by another node, crashed inside libonnx). So
+/// Shape's propagation is wrapped, once per process, to propagate nothing from an untyped input;
+/// Shape's inference itself already leaves such an output without dims.
+void guardShapePropagation() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const auto& latest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+        const int last = latest.count("") ? latest.at("").second : 1;
+        std::unordered_set<const onnx::OpSchema*> wrapped;
+        for (int version = 1; version <= last; ++version) {
+            const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema("Shape", version, "");
+            if (!schema || !wrapped.insert(schema).second || !schema->has_data_propagation_function()) continue;
+            // The registry hands out const schemas; this is their one change, made before any inference.
+            auto& editable = const_cast<onnx::OpSchema&>(*schema);
+            editable.PartialDataPropagationFunction([inner = schema->GetDataPropagationFunction()](onnx::DataPropagationContext& ctx) {
+                const onnx::TypeProto* type = ctx.getNumInputs() > 0 ? ctx.getInputType(0) : nullptr;
+                if (type && type->has_tensor_type()) inner(ctx);
+            });
+        }
+    });
+}
+
 /// The ops whose inference makes one dim per value of a shape input (libonnx's getShapeInput),
 /// and the most dims a shape may have here.
 struct ShapeInput { const char* op; int input; };
@@ -390,6 +414,7 @@ void unpin(onnx::GraphProto& graph, const PinnedShapes& pinned) {
 void runOnnxShapeInference(onnx::ModelProto& proto, bool strict) {
     registerContribSchemas();  // FusedConv and FusedGemm keep their shapes
     guardShapeInputs();
+    guardShapePropagation();
     refusedShapeInput.clear();
     // libonnx's inference functions take a graph input's type as given (fuzzing: a Shape reading an
     // input without one crashed inside libonnx).

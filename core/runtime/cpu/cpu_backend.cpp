@@ -32,6 +32,15 @@ bool hasEmptyTensor(const NodeDescriptor& info) {
     return !info.inputDims.empty() && std::find(info.inputDims[0].begin(), info.inputDims[0].end(), 0) != info.inputDims[0].end();
 }
 
+/// Whether an input or output of the node has more elements than int64 counts (a file may state
+/// [3, 2^63 - 1]): the optimized kernels multiply sizes as they prepare (fuzzing: Softmax's rows
+/// overflowed), so such a node goes to the reference kernels, which refuse it when it runs.
+bool hasUncountableTensor(const NodeDescriptor& info) {
+    const auto uncountable = [](const std::vector<int64_t>& dims) { return !checkedElementCount(dims); };
+    return std::any_of(info.inputDims.begin(), info.inputDims.end(), uncountable) ||
+           std::any_of(info.outputDims.begin(), info.outputDims.end(), uncountable);
+}
+
 /// "float[1,3,224,224], int64[2]": a node's input types and shapes, for a decline's sentence.
 std::string inputsText(const NodeDescriptor& d) {
     std::string text;
@@ -377,6 +386,7 @@ CpuClaim claimOnCpu(const std::optional<NodeDescriptor>& node, const Node& n, co
     // Empty data (a zero batch) runs on the reference kernels, which handle it; the optimized
     // ones divide by its sizes.
     if (hasEmptyTensor(*node)) return {nullptr, "its data has no elements"};
+    if (hasUncountableTensor(*node)) return {nullptr, "its data has more elements than 64 bits count"};
     if (!node->allOutputsGiven()) return {nullptr, "an output of it is omitted"};
     if (auto kernel = cpuKernels().prepare(*node)) return {std::move(kernel), {}};
     return {nullptr, "the optimized CPU kernels for " + OpKey::of(n).toString() + " decline these inputs (" +

@@ -291,6 +291,17 @@ void convertConvBackpropInput(NodeConverter& c) {
     const auto [sh, sw] = spatialPair(c, "strides", 1);
     const auto [dh, dw] = spatialPair(c, "dilations", 1);
     const int64_t kh = f->dims()[0], kw = f->dims()[1];
+    // The sizes below are computed here, before any validation sees the node: strides and
+    // dilations must be positive, and every size must leave that arithmetic inside int64 (fuzzing:
+    // a stride of 0 divided by zero).
+    constexpr int64_t kMaxSize = 2147483647;
+    for (const auto& [name, v] : {std::pair{"strides", sh}, {"strides", sw}, {"dilations", dh}, {"dilations", dw}})
+        if (v < 1 || v > kMaxSize)
+            c.fail("has " + std::string(name) + " of " + std::to_string(v) + " on a spatial axis; " + name +
+                   " must be from 1 to " + std::to_string(kMaxSize));
+    for (int64_t size : {kh, kw, in[2].size(), in[3].size()})
+        if (size > kMaxSize) c.fail("has a filter or input size of " + std::to_string(size) + ", above the " +
+                                    std::to_string(kMaxSize) + " GraphLens imports");
     const bool samePadding = c.attrString("padding", "VALID") == "SAME";
     std::vector<int64_t> outSize;
     if (c.constant(0)) {
@@ -303,6 +314,9 @@ void convertConvBackpropInput(NodeConverter& c) {
         outSize = c.isNchwFormat() ? std::vector<int64_t>{0, 0, oh0, ow0} : std::vector<int64_t>{0, oh0, ow0, 0};
     }
     const int64_t oh = c.isNchwFormat() ? outSize[2] : outSize[1], ow = c.isNchwFormat() ? outSize[3] : outSize[2];
+    if (oh < 0 || ow < 0 || oh > kMaxSize || ow > kMaxSize)
+        c.fail("has the output size " + std::to_string(oh) + " x " + std::to_string(ow) + "; each must be from 0 to " +
+               std::to_string(kMaxSize));
     std::vector<int64_t> pads{0, 0, 0, 0};
     const std::string padding = c.attrString("padding", "VALID");
     auto same = [](int64_t out, int64_t stride, int64_t k, int64_t d) {

@@ -267,6 +267,11 @@ private slots:
         QTest::newRow("splat constant of 8 GiB") << "const_splat_of_8_gib.pb" << "would take 8192 MiB, more than the 2048 MiB";
         QTest::newRow("convolution with a stride of 0") << "conv_with_zero_stride.pb" << "node 'conv2' (Conv): strides[0] is 0; strides must be positive";
         QTest::newRow("Unpack into -3 outputs") << "unpack_num_negative.pb" << "has num -3; it must be between 1 and 65536";
+        // The transposed convolution computes its sizes at import, before validation: a stride of 0
+        // divided by zero there.
+        QTest::newRow("transposed convolution with a stride of 0")
+            << "conv_backprop_input_with_zero_stride.pb"
+            << "node 'deconv' (Conv2DBackpropInput) has strides of 0 on a spatial axis; strides must be from 1 to 2147483647";
     }
     void fuzzedGraphDefsAreRefused() {
         QFETCH(QString, file);

@@ -14,8 +14,12 @@
 namespace graphlens::tf {
 namespace {
 
-/// `t` with its axes reordered by `perm` (out dim j = in dim perm[j]).
-Tensor transposed(const Tensor& t, const std::vector<int64_t>& perm) {
+/// Constant `t` of node `c` with its axes reordered by `perm` (out dim j = in dim perm[j]); a
+/// constant of strings (a file may type a filter so) is refused in one sentence, as its elements
+/// have no fixed size to move (fuzzing: a MatMul's string weight crashed the copy).
+Tensor transposed(const NodeConverter& c, const Tensor& t, const std::vector<int64_t>& perm) {
+    if (t.dtype() == DType::String || dtypeBits(t.dtype()) < 8)
+        c.fail("needs numeric constant weights, but one holds " + std::string(dtypeName(t.dtype())) + " values");
     const auto& in = t.dims();
     std::vector<int64_t> outDims;
     for (int64_t p : perm) outDims.push_back(in[size_t(p)]);
@@ -129,10 +133,10 @@ ValueId convWeight(NodeConverter& c, ConvKind kind, int64_t& group) {
     group = 1;
     if (const Tensor* f = c.constant(1)) {
         if (f->rank() != 4 || !isFloatingPoint(f->dtype())) c.fail("needs a 4-D floating-point filter");
-        if (kind == ConvKind::Regular) return c.constantValue(transposed(*f, {3, 2, 0, 1}), "filter_oihw");
+        if (kind == ConvKind::Regular) return c.constantValue(transposed(c, *f, {3, 2, 0, 1}), "filter_oihw");
         const auto& d = f->dims();  // H, W, C, M
         group = d[2];
-        Tensor cmhw = transposed(*f, {2, 3, 0, 1});
+        Tensor cmhw = transposed(c, *f, {2, 3, 0, 1});
         Tensor weight = Tensor::fromBytes(f->dtype(), {d[2] * d[3], 1, d[0], d[1]},
                                           std::string(reinterpret_cast<const char*>(cmhw.data()), cmhw.byteSize()));
         return c.constantValue(std::move(weight), "filter_oihw");
@@ -333,7 +337,7 @@ void convertConvBackpropInput(NodeConverter& c) {
     const int64_t fullW = sw * (iw - 1) + (kw - 1) * dw + 1 - pads[1] - pads[3];
     Attributes attrs{{"strides", std::vector<int64_t>{sh, sw}}, {"dilations", std::vector<int64_t>{dh, dw}},
                      {"pads", pads}, {"output_padding", std::vector<int64_t>{oh - fullH, ow - fullW}}};
-    const ValueId w = c.constantValue(transposed(*f, {3, 2, 0, 1}), "filter_iohw");
+    const ValueId w = c.constantValue(transposed(c, *f, {3, 2, 0, 1}), "filter_iohw");
     c.produce("ConvTranspose", {x, w}, attrs, outputLayout(c));
 }
 
@@ -353,7 +357,7 @@ void activation(ConverterTable& t, const std::string& tfOp) {
 ValueId matmulOperand(NodeConverter& c, size_t i, bool transpose) {
     if (!transpose) return c.input(i);
     if (const Tensor* t = c.constant(i); t && t->rank() == 2)
-        return c.constantValue(transposed(*t, {1, 0}), "transposed_" + std::to_string(i));
+        return c.constantValue(transposed(c, *t, {1, 0}), "transposed_" + std::to_string(i));
     return c.add("Transpose", {c.input(i)}, {{"perm", std::vector<int64_t>{1, 0}}});
 }
 

@@ -272,6 +272,8 @@ private slots:
         QTest::newRow("transposed convolution with a stride of 0")
             << "conv_backprop_input_with_zero_stride.pb"
             << "node 'deconv' (Conv2DBackpropInput) has strides of 0 on a spatial axis; strides must be from 1 to 2147483647";
+        QTest::newRow("MatMul of a string weight") << "matmul_of_string_weight.pb"
+                                                   << "node 'matmul' (MatMul) needs numeric constant weights, but one holds string values";
     }
     void fuzzedGraphDefsAreRefused() {
         QFETCH(QString, file);

@@ -156,9 +156,12 @@ void makeAtrous(NodeConverter& c, Attributes& attrs) {
         c.fail("reads a SpaceToBatchND but is not followed by one BatchToSpaceND");
     const auto crops = c.state().constValueOf(tensorName(consumers[0]->input(2)));
     if (!crops || crops->numel() != 4) c.fail("is followed by a BatchToSpaceND whose crops are not 4 constants");
-    const std::vector<double> cr = crops->toDoubles();
+    const std::vector<double> cr = crops->toDoubles();  // none for strings (fuzzing: read past an empty vector)
+    if (cr.size() != 4) c.fail("is followed by a BatchToSpaceND whose crops are not 4 numbers");
     for (double d : cr)
         if (!(std::abs(d) <= double(INT32_MAX))) c.fail("is followed by a BatchToSpaceND whose crops are not sizes");
+    for (int64_t p : paddings)
+        if (p < 0 || p > INT32_MAX) c.fail("reads a SpaceToBatchND whose paddings are not sizes");
     std::vector<int64_t> pads{paddings[0] - int64_t(cr[0]), paddings[2] - int64_t(cr[2]), paddings[1] - int64_t(cr[1]),
                               paddings[3] - int64_t(cr[3])};
     for (int64_t p : pads)

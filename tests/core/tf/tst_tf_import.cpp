@@ -272,6 +272,9 @@ private slots:
         QTest::newRow("transposed convolution with a stride of 0")
             << "conv_backprop_input_with_zero_stride.pb"
             << "node 'deconv' (Conv2DBackpropInput) has strides of 0 on a spatial axis; strides must be from 1 to 2147483647";
+        QTest::newRow("dilated convolution with string crops")
+            << "atrous_conv_with_string_crops.pb"
+            << "node 'dw' (DepthwiseConv2dNative) is followed by a BatchToSpaceND whose crops are not 4 numbers";
         QTest::newRow("MatMul of a string weight") << "matmul_of_string_weight.pb"
                                                    << "node 'matmul' (MatMul) needs numeric constant weights, but one holds string values";
     }

@@ -136,4 +136,12 @@ void registerShapeOps(ConverterTable& table);  ///< tf_ops_shape.cpp: shapes, sl
 /// Converts a float tensor of TF's NHWC-broadcast shape (rank <= 4) to the NCHW one.
 Tensor permuteToNchw(const Tensor& t);
 
+/// The NCHW axis of NHWC axis `axis` of a 4-D tensor (negative axes count from the end); an axis
+/// outside [-4, 3] is returned as it is, for validation to refuse (fuzzing: a Concat axis of -7
+/// indexed the map at -3).
+inline int64_t toNchwAxis(int64_t axis) {
+    static constexpr int64_t map[] = {0, 2, 3, 1};
+    return axis >= -4 && axis <= 3 ? map[(axis + 4) % 4] : axis;
+}
+
 } // namespace graphlens::tf

@@ -59,12 +59,6 @@ void composite(ConverterTable& t, const std::string& tfOp, size_t arity, Body bo
     };
 }
 
-/// NHWC axis -> NCHW axis of a 4-D tensor.
-int64_t toNchwAxis(int64_t axis) {
-    static const int64_t map[] = {0, 2, 3, 1};
-    return map[(axis + 4) % 4];
-}
-
 void reduction(ConverterTable& t, const std::string& tfOp, const std::string& onnxOp) {
     t[tfOp] = [onnxOp](NodeConverter& c) {
         std::vector<int64_t> axes = c.constInts(1);
@@ -74,7 +68,7 @@ void reduction(ConverterTable& t, const std::string& tfOp, const std::string& on
         if (c.hasNchw(0)) {
             bool h = false, w = false, ch = false;
             for (int64_t a : axes) {
-                const int64_t n = (a + 4) % 4;
+                const int64_t n = a >= -4 && a <= 3 ? (a + 4) % 4 : -1;  // others: refused by validation
                 h = h || n == 1;
                 w = w || n == 2;
                 ch = ch || n == 3;

@@ -10,11 +10,6 @@
 namespace graphlens::tf {
 namespace {
 
-int64_t toNchwAxis(int64_t axis) {
-    static const int64_t map[] = {0, 2, 3, 1};
-    return map[(axis + 4) % 4];
-}
-
 void convertIdentity(NodeConverter& c) {
     if (c.hasNchw(0)) return c.alias(0, c.input(0, Layout::NCHW), Layout::NCHW);
     c.alias(0, c.input(0));

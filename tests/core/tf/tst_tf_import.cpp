@@ -275,6 +275,8 @@ private slots:
         QTest::newRow("dilated convolution with string crops")
             << "atrous_conv_with_string_crops.pb"
             << "node 'dw' (DepthwiseConv2dNative) is followed by a BatchToSpaceND whose crops are not 4 numbers";
+        QTest::newRow("Concat axis of -7 in NCHW") << "concat_of_nchw_inputs_axis_minus_7.pb"
+                                                   << "node 'concat' (Concat): axis is -7; it must be in [-4, 3] for rank 4";
         QTest::newRow("MatMul of a string weight") << "matmul_of_string_weight.pb"
                                                    << "node 'matmul' (MatMul) needs numeric constant weights, but one holds string values";
     }

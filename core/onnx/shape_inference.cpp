@@ -86,6 +86,19 @@ void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
                 if (a.name() == "value" && a.has_t()) ranks[node.output(0)] = stated(a.t().dims());
 }
 
+/// Calls `edit` once on each distinct schema of standard-domain op `op` over every opset libonnx
+/// knows. The registry hands out const schemas; the guards below are their one change, made once
+/// per process before any inference.
+template <typename Edit>
+void forEachStandardSchema(const char* op, Edit edit) {
+    const auto& latest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    const int last = latest.count("") ? latest.at("").second : 1;
+    std::unordered_set<const onnx::OpSchema*> seen;
+    for (int version = 1; version <= last; ++version)
+        if (const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(op, version, ""); schema && seen.insert(schema).second)
+            edit(const_cast<onnx::OpSchema&>(*schema));
+}
+
 /// libonnx 1.12's data propagation for Shape reads its input's type without checking that there is
 /// one; a value whose producer inference could not type has none (fuzzing: a Constant without a
 /// value, or a Cast to type 100, read by Shape, read by another node, crashed inside libonnx). So
@@ -94,19 +107,13 @@ void collectRanks(const onnx::GraphProto& graph, KnownRanks& ranks) {
 void guardShapePropagation() {
     static std::once_flag once;
     std::call_once(once, [] {
-        const auto& latest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-        const int last = latest.count("") ? latest.at("").second : 1;
-        std::unordered_set<const onnx::OpSchema*> wrapped;
-        for (int version = 1; version <= last; ++version) {
-            const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema("Shape", version, "");
-            if (!schema || !wrapped.insert(schema).second || !schema->has_data_propagation_function()) continue;
-            // The registry hands out const schemas; this is their one change, made before any inference.
-            auto& editable = const_cast<onnx::OpSchema&>(*schema);
-            editable.PartialDataPropagationFunction([inner = schema->GetDataPropagationFunction()](onnx::DataPropagationContext& ctx) {
+        forEachStandardSchema("Shape", [](onnx::OpSchema& schema) {
+            if (!schema.has_data_propagation_function()) return;
+            schema.PartialDataPropagationFunction([inner = schema.GetDataPropagationFunction()](onnx::DataPropagationContext& ctx) {
                 const onnx::TypeProto* type = ctx.getNumInputs() > 0 ? ctx.getInputType(0) : nullptr;
                 if (type && type->has_tensor_type()) inner(ctx);
             });
-        }
+        });
     });
 }
 
@@ -128,18 +135,12 @@ thread_local std::string refusedShapeInput;
 void guardShapeInputs() {
     static std::once_flag once;
     std::call_once(once, [] {
-        const auto& latest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-        const int last = latest.count("") ? latest.at("").second : 1;
         for (const ShapeInput& rule : kShapeInputs) {
-            std::unordered_set<const onnx::OpSchema*> wrapped;
-            for (int version = 1; version <= last; ++version) {
-                const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(rule.op, version, "");
-                if (!schema || !wrapped.insert(schema).second || !schema->GetTypeAndShapeInferenceFunction()) continue;
+            forEachStandardSchema(rule.op, [&rule](onnx::OpSchema& schema) {
+                if (!schema.GetTypeAndShapeInferenceFunction()) return;
                 const size_t input = size_t(rule.input);
-                // The registry hands out const schemas; this is their one change, made before any inference.
-                auto& editable = const_cast<onnx::OpSchema&>(*schema);
                 const std::string op = rule.op;
-                editable.TypeAndShapeInferenceFunction([inner = schema->GetTypeAndShapeInferenceFunction(), input, op](onnx::InferenceContext& ctx) {
+                schema.TypeAndShapeInferenceFunction([inner = schema.GetTypeAndShapeInferenceFunction(), input, op](onnx::InferenceContext& ctx) {
                     const onnx::TypeProto* type = input < ctx.getNumInputs() ? ctx.getInputType(input) : nullptr;
                     if (type && type->has_tensor_type() && type->tensor_type().has_shape()) {
                         const onnx::TensorShapeProto& shape = type->tensor_type().shape();
@@ -153,7 +154,7 @@ void guardShapeInputs() {
                     }
                     inner(ctx);
                 });
-            }
+            });
         }
     });
 }

@@ -68,10 +68,10 @@ void reduction(ConverterTable& t, const std::string& tfOp, const std::string& on
         if (c.hasNchw(0)) {
             bool h = false, w = false, ch = false;
             for (int64_t a : axes) {
-                const int64_t n = a >= -4 && a <= 3 ? (a + 4) % 4 : -1;  // others: refused by validation
-                h = h || n == 1;
-                w = w || n == 2;
-                ch = ch || n == 3;
+                const int64_t n = toNchwAxis(a);  // an axis outside [-4, 3] matches none: validation refuses it
+                h = h || n == 2;
+                w = w || n == 3;
+                ch = ch || n == 1;
             }
             if (keep || (h && w) || ch) {
                 in = Layout::NCHW;
